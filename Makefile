@@ -1,0 +1,67 @@
+# Stet — build, boot, test and benchmark.
+#
+#   make run          build everything and boot Stet in QEMU (Ctrl-A X quits)
+#   make test         host unit tests + system tests in QEMU; last line "N passed, M failed"
+#   make test T=name  one system test (tests/system/<name>.toml)
+#   make bench        benchmarks under -icount: instructions per operation
+#   make lint         clippy (host and kernel/user targets) and rustfmt --check
+
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+TARGET := x86_64-unknown-none
+BUILD := build
+KERNEL_FLAGS := -C relocation-model=static
+USER_FLAGS := -C relocation-model=static -C code-model=small
+PROGRAMS := hello spin-a spin-b fault-ro fault-ud fault-div fault-kjump badcalls bench
+HARNESS := target/release/stet-harness
+KERNEL_CARGO := CARGO_TARGET_X86_64_UNKNOWN_NONE_RUSTFLAGS="$(KERNEL_FLAGS)" cargo
+USER_CARGO := CARGO_TARGET_X86_64_UNKNOWN_NONE_RUSTFLAGS="$(USER_FLAGS)" cargo
+
+.PHONY: all deps kernel user harness run test bench lint fmt clean
+
+all: kernel user harness
+
+# Installs what a fresh Debian machine lacks (run as root).
+deps:
+	@bash tools/deps.sh
+
+kernel: deps
+	$(KERNEL_CARGO) build -p stet-kernel --target $(TARGET) --release --target-dir target/kernel
+	@mkdir -p $(BUILD)
+	@cp target/kernel/$(TARGET)/release/stet-kernel $(BUILD)/stet-kernel
+
+user: deps
+	$(USER_CARGO) build -p stet-programs --target $(TARGET) --release --target-dir target/user
+	@mkdir -p $(BUILD)/user
+	@for p in $(PROGRAMS); do cp target/user/$(TARGET)/release/$$p $(BUILD)/user/$$p; done
+
+harness: deps
+	cargo build -p stet-harness --release
+
+run: all
+	$(HARNESS) run $(if $(PROGRAMS_RUN),--programs $(PROGRAMS_RUN)) $(if $(APPEND),--append "$(APPEND)")
+
+ifeq ($(T),)
+test: all
+	@mkdir -p $(BUILD)
+	cargo test --workspace --no-fail-fast 2>&1 | tee $(BUILD)/host-tests.txt || true
+	$(HARNESS) test --host-results $(BUILD)/host-tests.txt
+else
+test: all
+	$(HARNESS) test --only $(T)
+endif
+
+bench: all
+	$(HARNESS) bench
+
+lint: deps
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	$(KERNEL_CARGO) clippy -p stet-kernel --target $(TARGET) --release --target-dir target/kernel -- -D warnings
+	$(USER_CARGO) clippy -p stet-programs -p stet-rt --target $(TARGET) --release --target-dir target/user -- -D warnings
+
+fmt:
+	cargo fmt --all
+
+clean:
+	rm -rf $(BUILD) target

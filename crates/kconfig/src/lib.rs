@@ -1,0 +1,129 @@
+//! The kernel command line (`-append` under QEMU, the GRUB `multiboot2`
+//! line on real machines), parsed into a [`Config`].
+//!
+//! Words are separated by spaces. Recognised words:
+//!
+//! | word | meaning |
+//! |---|---|
+//! | `hz=N` | timer interrupt rate, 10..=10000 (default 100) |
+//! | `exit_on_idle` | exit QEMU with success once every program has ended (tests, benchmarks) |
+//! | `selftest=NAME` | run a kernel self-test instead of the normal boot: `kfault` (a deliberate kernel page fault), `smep` (kernel jumps into a user page), `smap` (kernel reads a user page), `hang` (spin forever, interrupts off), `alloc` (try to allocate after sealing) |
+//!
+//! Unknown words are reported back, not fatal: a typo must not stop a boot.
+#![cfg_attr(not(test), no_std)]
+#![deny(unsafe_code)]
+
+/// Default timer rate.
+pub const DEFAULT_HZ: u32 = 100;
+
+/// Kernel self-tests selectable from the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelfTest {
+    /// Dereference an unmapped kernel address.
+    KernelFault,
+    /// Execute code in a user page from ring 0 (SMEP must stop it).
+    Smep,
+    /// Read a user page from ring 0 without STAC (SMAP must stop it).
+    Smap,
+    /// Spin forever with interrupts off (the harness must call this a hang).
+    Hang,
+    /// Allocate after the boot allocator is sealed (must be refused).
+    LateAlloc,
+}
+
+/// The parsed command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Timer interrupts per second.
+    pub hz: u32,
+    /// Exit QEMU once no program is left.
+    pub exit_on_idle: bool,
+    /// A self-test to run, if any.
+    pub selftest: Option<SelfTest>,
+    /// Number of words not understood.
+    pub unknown: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            hz: DEFAULT_HZ,
+            exit_on_idle: false,
+            selftest: None,
+            unknown: 0,
+        }
+    }
+}
+
+/// Parses `line`; never fails (unknown or malformed words are counted).
+pub fn parse(line: &str) -> Config {
+    let mut c = Config::default();
+    for word in line.split(' ').filter(|w| !w.is_empty()) {
+        let (key, value) = match word.split_once('=') {
+            Some((k, v)) => (k, Some(v)),
+            None => (word, None),
+        };
+        let ok = match (key, value) {
+            ("hz", Some(v)) => match v.parse::<u32>() {
+                Ok(hz) if (10..=10_000).contains(&hz) => {
+                    c.hz = hz;
+                    true
+                }
+                _ => false,
+            },
+            ("exit_on_idle", None) => {
+                c.exit_on_idle = true;
+                true
+            }
+            ("selftest", Some(v)) => {
+                c.selftest = match v {
+                    "kfault" => Some(SelfTest::KernelFault),
+                    "smep" => Some(SelfTest::Smep),
+                    "smap" => Some(SelfTest::Smap),
+                    "hang" => Some(SelfTest::Hang),
+                    "alloc" => Some(SelfTest::LateAlloc),
+                    _ => None,
+                };
+                c.selftest.is_some()
+            }
+            _ => false,
+        };
+        if !ok {
+            c.unknown += 1;
+        }
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn parses_known_words() {
+        let c = parse("hz=250  exit_on_idle selftest=smep");
+        assert_eq!(c.hz, 250);
+        assert!(c.exit_on_idle);
+        assert_eq!(c.selftest, Some(SelfTest::Smep));
+        assert_eq!(c.unknown, 0);
+        assert_eq!(parse(""), Config::default());
+    }
+
+    #[test]
+    fn counts_bad_words_and_keeps_defaults() {
+        let c = parse("hz=0 hz=abc selftest=nope bogus exit_on_idle=1");
+        assert_eq!(c.hz, DEFAULT_HZ);
+        assert_eq!(c.selftest, None);
+        assert!(!c.exit_on_idle);
+        assert_eq!(c.unknown, 5);
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics(s in ".{0,200}") {
+            let c = parse(&s);
+            prop_assert!((10..=10_000).contains(&c.hz));
+        }
+    }
+}

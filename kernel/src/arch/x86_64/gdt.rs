@@ -1,0 +1,87 @@
+//! Global descriptor table and task-state segment.
+//!
+//! Selector layout is fixed by `syscall`/`sysret`: `STAR` names the kernel
+//! code selector (data follows it) and a user base from which `sysret`
+//! derives user data (+8) and user 64-bit code (+16).
+//!
+//! | selector | use |
+//! |---|---|
+//! | 0x08 | kernel code |
+//! | 0x10 | kernel data |
+//! | 0x18 | user base for `sysret` (unused placeholder) |
+//! | 0x20 | user data (`0x23` with RPL 3) |
+//! | 0x28 | user code (`0x2b` with RPL 3) |
+//! | 0x30 | TSS (two slots) |
+//!
+//! The TSS holds `rsp0`, which the CPU uses on an interrupt from user mode.
+//! Stet points it at the *current program's register frame*, so the CPU
+//! pushes the interrupted state straight into the frame (the seL4 trick):
+//! no copy, and the kernel stack stays empty between traps.
+
+use super::kcell::KCell;
+use x86_64::instructions::segmentation::{Segment, CS, DS, ES, SS};
+use x86_64::instructions::tables::load_tss;
+use x86_64::structures::gdt::{Descriptor, GlobalDescriptorTable, SegmentSelector};
+use x86_64::structures::tss::TaskStateSegment;
+use x86_64::{PrivilegeLevel, VirtAddr};
+
+/// Kernel code selector.
+pub const KERNEL_CS: u16 = 0x08;
+/// Kernel data selector.
+pub const KERNEL_DS: u16 = 0x10;
+/// Base that `STAR[63:48]` names for `sysret`.
+pub const SYSRET_BASE: u16 = 0x18;
+/// User data selector with RPL 3.
+pub const USER_DS: u16 = 0x23;
+/// User code selector with RPL 3.
+pub const USER_CS: u16 = 0x2b;
+
+/// IST slot (1-based) for double faults.
+pub const IST_DOUBLE_FAULT: u16 = 1;
+/// IST slot for NMIs.
+pub const IST_NMI: u16 = 2;
+/// IST slot for machine checks.
+pub const IST_MACHINE_CHECK: u16 = 3;
+
+static TSS: KCell<TaskStateSegment> = KCell::new(TaskStateSegment::new());
+static GDT: KCell<GlobalDescriptorTable<8>> = KCell::new(GlobalDescriptorTable::empty());
+
+/// Builds and loads the GDT and TSS. `ist_base` points at three stacks of
+/// `ist_size` bytes each.
+pub fn init(kstack_top: u64, ist_base: u64, ist_size: u64) {
+    // SAFETY: boot, single CPU, before any trap: nothing else references
+    // these statics yet, and afterwards only `set_rsp0` writes the TSS.
+    let (tss, gdt) = unsafe { (TSS.get(), GDT.get()) };
+    tss.privilege_stack_table[0] = VirtAddr::new(kstack_top);
+    for i in 0..3 {
+        tss.interrupt_stack_table[i] = VirtAddr::new(ist_base + (i as u64 + 1) * ist_size);
+    }
+    let kcs = gdt.append(Descriptor::kernel_code_segment());
+    let kds = gdt.append(Descriptor::kernel_data_segment());
+    let _placeholder = gdt.append(Descriptor::user_data_segment());
+    let uds = gdt.append(Descriptor::user_data_segment());
+    let ucs = gdt.append(Descriptor::user_code_segment());
+    // SAFETY: the TSS is a static that lives forever.
+    let tss_sel = gdt.append(Descriptor::tss_segment(unsafe { &*TSS.as_ptr() }));
+    debug_assert_eq!(kcs.0, KERNEL_CS);
+    debug_assert_eq!(kds.0, KERNEL_DS);
+    debug_assert_eq!(uds.0, USER_DS);
+    debug_assert_eq!(ucs.0, USER_CS);
+    // SAFETY: the GDT is a static; the selectors index valid descriptors
+    // just appended; loading the TSS once at boot is required.
+    unsafe {
+        (*GDT.as_ptr()).load_unsafe();
+        CS::set_reg(SegmentSelector::new(1, PrivilegeLevel::Ring0));
+        DS::set_reg(SegmentSelector::new(2, PrivilegeLevel::Ring0));
+        ES::set_reg(SegmentSelector::new(2, PrivilegeLevel::Ring0));
+        SS::set_reg(SegmentSelector::new(2, PrivilegeLevel::Ring0));
+        load_tss(tss_sel);
+    }
+}
+
+/// Sets the stack the CPU switches to on an interrupt from user mode.
+pub fn set_rsp0(top: u64) {
+    // SAFETY: single CPU, interrupts off in the kernel; the CPU reads rsp0
+    // only on the next user→kernel transition.
+    unsafe { (*TSS.as_ptr()).privilege_stack_table[0] = VirtAddr::new(top) };
+}

@@ -1,0 +1,85 @@
+//! Per-CPU data, reached through the GS base while in the kernel.
+//!
+//! The entry paths read three fields with `gs:[offset]`: the kernel stack
+//! top, the top of the current program's register frame (where the entry
+//! path saves user registers), and a scratch slot for the user stack pointer.
+//! The offsets are taken with `offset_of!` so the assembly cannot drift from
+//! the struct.
+
+use super::kcell::KCell;
+use core::mem::offset_of;
+
+/// Per-CPU state. `repr(C)` because assembly reads it.
+#[repr(C)]
+pub struct PerCpu {
+    /// This structure's own address (for `gs:[0]` tricks later).
+    pub self_ptr: u64,
+    /// Top of this CPU's kernel stack: every trap starts here, empty.
+    pub kstack_top: u64,
+    /// One past the end of the current program's saved-register frame.
+    pub frame_top: u64,
+    /// Scratch: the user `rsp` during `syscall` entry.
+    pub user_rsp: u64,
+    /// Current program's index (for fault reports), or `u64::MAX`.
+    pub current: u64,
+    /// Current program's name (pointer, length), for fault reports.
+    pub current_name: (u64, u64),
+}
+
+/// `gs` offset of [`PerCpu::kstack_top`].
+pub const KSTACK_TOP: usize = offset_of!(PerCpu, kstack_top);
+/// `gs` offset of [`PerCpu::frame_top`].
+pub const FRAME_TOP: usize = offset_of!(PerCpu, frame_top);
+/// `gs` offset of [`PerCpu::user_rsp`].
+pub const USER_RSP: usize = offset_of!(PerCpu, user_rsp);
+
+/// The boot CPU's data. (SMP: one per CPU.)
+pub static BSP: KCell<PerCpu> = KCell::new(PerCpu {
+    self_ptr: 0,
+    kstack_top: 0,
+    frame_top: 0,
+    user_rsp: 0,
+    current: u64::MAX,
+    current_name: (0, 0),
+});
+
+/// Installs `BSP` as this CPU's GS base (kernel side) and records the stack.
+pub fn init(kstack_top: u64) {
+    let p = BSP.as_ptr();
+    // SAFETY: boot, single CPU, no trap can run yet; we write plain fields.
+    unsafe {
+        (*p).self_ptr = p as u64;
+        (*p).kstack_top = kstack_top;
+    }
+    super::cpu::set_gs_bases(p as u64, 0);
+}
+
+/// Records which program runs next: its frame (for the entry paths) and
+/// identity (for fault reports).
+pub fn set_current(index: usize, frame_top: u64, name: &'static str) {
+    let p = BSP.as_ptr();
+    // SAFETY: the kernel is single-threaded with interrupts off; the entry
+    // paths read these fields only after the next trap, by which time the
+    // writes are complete.
+    unsafe {
+        (*p).frame_top = frame_top;
+        (*p).current = index as u64;
+        (*p).current_name = (name.as_ptr() as u64, name.len() as u64);
+    }
+}
+
+/// The current program (index, name) for a fault report, if any.
+pub fn current() -> Option<(u64, &'static str)> {
+    let p = BSP.as_ptr();
+    // SAFETY: plain reads of fields written by `set_current`; the name
+    // pointer came from a `&'static str`.
+    unsafe {
+        let idx = (*p).current;
+        if idx == u64::MAX {
+            return None;
+        }
+        let (ptr, len) = (*p).current_name;
+        let bytes = core::slice::from_raw_parts(ptr as *const u8, len as usize);
+        Some((idx, core::str::from_utf8(bytes).unwrap_or("?")))
+    }
+}

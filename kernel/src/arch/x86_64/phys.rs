@@ -1,0 +1,79 @@
+//! Access to physical memory through the direct map.
+//!
+//! All RAM (and the low 4 GiB) is mapped at [`PHYS_OFFSET`] by `paging::init`.
+//! Frames handed out by the frame pool are owned by exactly one kernel
+//! structure at a time, so the safe functions here, which take a frame
+//! number, cannot alias memory that Rust code holds a reference to: the
+//! kernel image and boot-time tables are never in the pool.
+
+use stet_physmem::pool::FrameNumber;
+
+/// Virtual base of the direct map of physical memory.
+pub const PHYS_OFFSET: u64 = 0xffff_8000_0000_0000;
+/// Bytes in a frame.
+pub const FRAME: usize = 4096;
+
+/// The direct-map address of physical address `pa`.
+pub const fn to_virt(pa: u64) -> u64 {
+    PHYS_OFFSET + pa
+}
+
+fn frame_ptr(f: FrameNumber) -> *mut u8 {
+    to_virt(f.addr()) as *mut u8
+}
+
+/// Fills a frame with zeros.
+pub fn zero_frame(f: FrameNumber) {
+    // SAFETY: `f` is a pool frame, mapped by the direct map and owned by the
+    // caller (module doc); 4096 bytes is exactly one frame.
+    unsafe { core::ptr::write_bytes(frame_ptr(f), 0, FRAME) };
+}
+
+/// Copies `bytes` into frame `f` at `offset`. Panics if it would overflow
+/// the frame (a kernel bug, never a user-controlled condition).
+pub fn write_frame(f: FrameNumber, offset: usize, bytes: &[u8]) {
+    assert!(offset <= FRAME && bytes.len() <= FRAME - offset);
+    // SAFETY: bounds checked above; the frame is owned by the caller and
+    // does not overlap `bytes`, which lives in kernel memory or a module.
+    unsafe {
+        core::ptr::copy_nonoverlapping(bytes.as_ptr(), frame_ptr(f).add(offset), bytes.len())
+    };
+}
+
+/// Copies from frame `f` at `offset` into `out`.
+pub fn read_frame(f: FrameNumber, offset: usize, out: &mut [u8]) {
+    assert!(offset <= FRAME && out.len() <= FRAME - offset);
+    // SAFETY: bounds checked above; see `write_frame`.
+    unsafe {
+        core::ptr::copy_nonoverlapping(frame_ptr(f).add(offset), out.as_mut_ptr(), out.len())
+    };
+}
+
+/// A byte slice over physical memory that the boot allocator reserved for
+/// the kernel's lifetime (the boot module).
+///
+/// # Safety
+/// `[pa, pa + len)` must be RAM, mapped by the direct map, and never handed
+/// to the frame pool or written while the slice lives.
+pub unsafe fn reserved_slice(pa: u64, len: usize) -> &'static [u8] {
+    // SAFETY: the caller's contract.
+    unsafe { core::slice::from_raw_parts(to_virt(pa) as *const u8, len) }
+}
+
+/// Reads a `T` from physical memory during boot (boot information).
+///
+/// # Safety
+/// `pa` must be mapped (the boot tables map the first 1 GiB) and hold a
+/// valid `T`.
+pub unsafe fn read_boot<T: Copy>(pa: u64) -> T {
+    // SAFETY: the caller's contract; unaligned reads are allowed.
+    unsafe { core::ptr::read_unaligned(to_virt(pa) as *const T) }
+}
+
+/// The boot-allocated array of `n` words at `pa`, for the frame pool.
+pub fn boot_slice_u32(pa: u64, n: usize) -> &'static mut [u32] {
+    // SAFETY: `pa` was just returned by the boot allocator for `n * 4`
+    // bytes (8-aligned), is RAM mapped by the direct map, and is handed out
+    // once, so this is the only reference to it.
+    unsafe { core::slice::from_raw_parts_mut(to_virt(pa) as *mut u32, n) }
+}

@@ -1,0 +1,60 @@
+//! Deliberate misbehaviour for the kernel self-tests (`selftest=` on the
+//! command line). Each function must fault; the fault report and QEMU's
+//! exit status are what the system tests check.
+
+use super::paging::{UserPerm, UserRoot};
+use stet_physmem::pool::FramePool;
+
+/// Reads an unmapped kernel address (a kernel page fault).
+pub fn touch_unmapped_kernel() -> u8 {
+    // SAFETY: deliberately unsound-looking but harmless: the address is
+    // unmapped, so the read faults and the kernel reports it and stops.
+    unsafe { core::ptr::read_volatile(0xffff_ffff_ffff_f000 as *const u8) }
+}
+
+/// Address of the user page the SMEP/SMAP tests use.
+pub const USER_PAGE: u64 = 0x40_0000;
+
+/// Maps a user page holding `ret` at [`USER_PAGE`] and activates it.
+pub fn map_user_ret_page(pool: &mut FramePool<'_>) -> Option<UserRoot> {
+    let root = UserRoot::new(pool)?;
+    let f = pool.alloc()?;
+    super::phys::zero_frame(f);
+    super::phys::write_frame(f, 0, &[0xc3]);
+    root.map(
+        USER_PAGE,
+        f,
+        UserPerm {
+            write: false,
+            exec: true,
+        },
+        pool,
+    )
+    .ok()?;
+    root.activate();
+    Some(root)
+}
+
+/// Calls the user page from ring 0. With SMEP this faults.
+pub fn call_user_page() {
+    // SAFETY: the page holds a single `ret`, so even without SMEP the call
+    // returns harmlessly; with SMEP the fetch faults first.
+    unsafe {
+        let f: extern "C" fn() = core::mem::transmute(USER_PAGE as usize);
+        f();
+    }
+}
+
+/// Reads the user page from ring 0 without STAC. With SMAP this faults.
+pub fn read_user_page() -> u8 {
+    // SAFETY: the page is mapped and readable; only SMAP forbids this.
+    unsafe { core::ptr::read_volatile(USER_PAGE as *const u8) }
+}
+
+/// Spins forever with interrupts disabled.
+pub fn hang() -> ! {
+    x86_64::instructions::interrupts::disable();
+    loop {
+        core::hint::spin_loop();
+    }
+}

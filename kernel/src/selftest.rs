@@ -1,0 +1,48 @@
+//! Kernel self-tests chosen with `selftest=` on the command line. Each one
+//! proves a protection works by tripping it; the system tests check the
+//! report and the exit status.
+
+use crate::arch::{self, selftest as hw};
+use crate::kernel::Kernel;
+use crate::kprintln;
+use stet_kconfig::SelfTest;
+
+/// Runs self-test `t`. Faulting tests never return.
+pub fn run(k: &mut Kernel, t: SelfTest) {
+    match t {
+        SelfTest::KernelFault => {
+            kprintln!("selftest kfault: reading an unmapped kernel address");
+            let v = hw::touch_unmapped_kernel();
+            kprintln!("selftest kfault: FAILED, read {v} without a fault");
+        }
+        SelfTest::Smep => {
+            if hw::map_user_ret_page(k.pool()).is_none() {
+                crate::fatal(format_args!("selftest smep: out of memory"));
+            }
+            kprintln!("selftest smep: kernel calls user page {:#x}", hw::USER_PAGE);
+            hw::call_user_page();
+            kprintln!("selftest smep: FAILED, the kernel executed a user page");
+        }
+        SelfTest::Smap => {
+            if hw::map_user_ret_page(k.pool()).is_none() {
+                crate::fatal(format_args!("selftest smap: out of memory"));
+            }
+            kprintln!("selftest smap: kernel reads user page {:#x}", hw::USER_PAGE);
+            let v = hw::read_user_page();
+            kprintln!("selftest smap: FAILED, the kernel read {v:#x} from a user page");
+        }
+        SelfTest::Hang => {
+            kprintln!("selftest hang: spinning forever with interrupts off");
+            hw::hang()
+        }
+        SelfTest::LateAlloc => {
+            let r = k.bootmem.as_mut().map(|b| b.alloc(4096, 4096));
+            match r {
+                Some(Err(e)) => kprintln!("selftest alloc: late allocation refused: {e:?}"),
+                other => kprintln!("selftest alloc: FAILED, late allocation returned {other:?}"),
+            }
+            return;
+        }
+    }
+    arch::qemu::exit(stet_abi::qemu_exit::FAILURE)
+}

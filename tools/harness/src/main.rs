@@ -1,0 +1,160 @@
+//! `stet-harness`: boots Stet under QEMU (TCG) to run the system tests, the
+//! benchmark, or an interactive session.
+#![deny(unsafe_code)]
+
+mod bench;
+mod bench_json;
+mod host_results;
+mod image;
+mod interactive;
+mod judge;
+mod matcher;
+mod qemu;
+mod report;
+mod root;
+mod runner;
+mod spec;
+mod system;
+#[cfg(test)]
+mod testutil;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Result};
+use clap::{Parser, Subcommand};
+
+use crate::host_results::Totals;
+use crate::root::Layout;
+
+/// QEMU system-test harness and benchmark driver for Stet.
+#[derive(Debug, Parser)]
+#[command(name = "stet-harness", version)]
+struct Cli {
+    /// Repository root (default: nearest ancestor holding rust-toolchain.toml).
+    #[arg(long, global = true)]
+    root: Option<PathBuf>,
+    /// What to do.
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// Run the system tests in tests/system/*.toml.
+    Test {
+        /// Run only the test with this exact name.
+        #[arg(long)]
+        only: Option<String>,
+        /// Tests run at once.
+        #[arg(long, default_value_t = 2)]
+        jobs: usize,
+        /// Captured `cargo test` output whose results count in the totals.
+        #[arg(long = "host-results", value_name = "FILE")]
+        host_results: Vec<PathBuf>,
+    },
+    /// Run the benchmark program and write the results as JSON.
+    Bench {
+        /// Output file (default: build/bench.json under the root).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Boot programs interactively (-nographic; Ctrl-A X quits).
+    Run {
+        /// Programs started at boot, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "hello,spin-a,spin-b")]
+        programs: Vec<String>,
+        /// Kernel command line.
+        #[arg(long, default_value = "")]
+        append: String,
+    },
+}
+
+/// Exit status for usage and environment errors.
+const EXIT_ERROR: u8 = 2;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<ExitCode> {
+    let layout = Layout::find(cli.root, &std::env::current_dir()?)?;
+    match cli.command {
+        Cmd::Test {
+            only,
+            jobs,
+            host_results,
+        } => test(&layout, only.as_deref(), jobs, &host_results),
+        Cmd::Bench { out } => {
+            let out = out.unwrap_or_else(|| layout.bench_json());
+            bench::run(&layout, &out)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Run { programs, append } => {
+            let code = interactive::run(&layout, &programs, &append)?;
+            Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+        }
+    }
+}
+
+fn test(layout: &Layout, only: Option<&str>, jobs: usize, host: &[PathBuf]) -> Result<ExitCode> {
+    let mut totals = Totals::default();
+    for path in host {
+        totals += host_results::read(path)?;
+    }
+    let mut tests = spec::discover(&layout.specs())?;
+    if let Some(only) = only {
+        tests.retain(|t| t.name == only);
+        if tests.is_empty() {
+            let names: Vec<_> = spec::discover(&layout.specs())?
+                .into_iter()
+                .map(|t| t.name)
+                .collect();
+            bail!(
+                "no system test named {only:?}; available: {}",
+                if names.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    names.join(", ")
+                }
+            );
+        }
+    }
+    if !host.is_empty() {
+        println!(
+            "host tests: {} passed, {} failed",
+            totals.passed, totals.failed
+        );
+    }
+    let results = system::run_all(
+        &tests,
+        jobs,
+        |t| system::run_one(layout, t),
+        |r| print!("{}", r.render()),
+    );
+    let failed: Vec<&str> = results
+        .iter()
+        .filter(|r| r.result.is_err())
+        .map(|r| r.name.as_str())
+        .collect();
+    if !failed.is_empty() {
+        println!("failed system tests: {}", failed.join(", "));
+    }
+    totals.failed += failed.len() as u64;
+    totals.passed += (results.len() - failed.len()) as u64;
+    println!("{} passed, {} failed", totals.passed, totals.failed);
+    let ok = totals.failed == 0 && totals.passed > 0;
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

@@ -1,0 +1,149 @@
+//! The one place that builds a QEMU command line.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The QEMU binary.
+pub const QEMU: &str = "qemu-system-x86_64";
+
+/// Extra arguments that make guest RDTSC count retired instructions exactly.
+pub const ICOUNT_ARGS: &[&str] = &[
+    "-cpu",
+    "max",
+    "-icount",
+    "shift=0,align=off,sleep=off",
+    "-rtc",
+    "base=2024-01-01T00:00:00,clock=vm",
+];
+
+/// How the console is wired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Console {
+    /// Serial on stdio, no display, no monitor: the harness reads stdout.
+    Captured,
+    /// `-nographic`: serial and monitor multiplexed on the terminal.
+    Interactive,
+}
+
+/// Everything that varies between QEMU runs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The kernel ELF (`-kernel`).
+    pub kernel: PathBuf,
+    /// The boot image (`-initrd`).
+    pub image: PathBuf,
+    /// The kernel command line (`-append`).
+    pub cmdline: String,
+    /// Guest memory (`-m`).
+    pub mem: String,
+    /// Appended after the fixed arguments.
+    pub extra: Vec<String>,
+    /// Console wiring.
+    pub console: Console,
+}
+
+impl Config {
+    /// The argument vector, without the program name.
+    pub fn args(&self) -> Vec<String> {
+        let mut args: Vec<String> = ["-accel", "tcg", "-m", &self.mem, "-smp", "1", "-no-reboot"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        match self.console {
+            Console::Captured => args.extend(
+                ["-display", "none", "-monitor", "none", "-serial", "stdio"].map(String::from),
+            ),
+            Console::Interactive => args.push("-nographic".into()),
+        }
+        args.extend([
+            "-device".into(),
+            "isa-debug-exit,iobase=0xf4,iosize=0x04".into(),
+            "-kernel".into(),
+            self.kernel.display().to_string(),
+            "-initrd".into(),
+            self.image.display().to_string(),
+            "-append".into(),
+            self.cmdline.clone(),
+        ]);
+        args.extend(self.extra.iter().cloned());
+        args
+    }
+
+    /// The command, with stdio left for the caller to set.
+    pub fn command(&self) -> Command {
+        let mut cmd = Command::new(QEMU);
+        cmd.args(self.args());
+        cmd
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(console: Console) -> Config {
+        Config {
+            kernel: "/r/build/stet-kernel".into(),
+            image: "/r/build/images/t.img".into(),
+            cmdline: "exit_on_idle".into(),
+            mem: "256M".into(),
+            extra: vec!["-cpu".into(), "max".into()],
+            console,
+        }
+    }
+
+    fn pair(args: &[String], flag: &str) -> Option<String> {
+        let i = args.iter().position(|a| a == flag)?;
+        args.get(i + 1).cloned()
+    }
+
+    #[test]
+    fn captured_command_is_tcg_and_headless() {
+        let cmd = config(Console::Captured).command();
+        assert_eq!(cmd.get_program(), QEMU);
+        let args: Vec<String> = cmd
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(pair(&args, "-accel").as_deref(), Some("tcg"));
+        assert!(!args.iter().any(|a| a.contains("kvm")));
+        assert_eq!(pair(&args, "-serial").as_deref(), Some("stdio"));
+        assert_eq!(pair(&args, "-display").as_deref(), Some("none"));
+        assert_eq!(pair(&args, "-monitor").as_deref(), Some("none"));
+        assert_eq!(pair(&args, "-smp").as_deref(), Some("1"));
+        assert_eq!(pair(&args, "-m").as_deref(), Some("256M"));
+        assert!(args.contains(&"-no-reboot".to_string()));
+        assert!(!args.contains(&"-nographic".to_string()));
+        assert_eq!(
+            pair(&args, "-device").as_deref(),
+            Some("isa-debug-exit,iobase=0xf4,iosize=0x04")
+        );
+        assert_eq!(
+            pair(&args, "-kernel").as_deref(),
+            Some("/r/build/stet-kernel")
+        );
+        assert_eq!(
+            pair(&args, "-initrd").as_deref(),
+            Some("/r/build/images/t.img")
+        );
+        assert_eq!(pair(&args, "-append").as_deref(), Some("exit_on_idle"));
+        assert_eq!(&args[args.len() - 2..], ["-cpu", "max"]);
+    }
+
+    #[test]
+    fn interactive_command_uses_nographic() {
+        let args = config(Console::Interactive).args();
+        assert!(args.contains(&"-nographic".to_string()));
+        assert!(!args
+            .iter()
+            .any(|a| a == "-serial" || a == "-display" || a == "-monitor"));
+        assert_eq!(pair(&args, "-accel").as_deref(), Some("tcg"));
+    }
+
+    #[test]
+    fn empty_append_is_still_passed() {
+        let mut c = config(Console::Interactive);
+        c.cmdline.clear();
+        assert_eq!(pair(&c.args(), "-append").as_deref(), Some(""));
+    }
+}

@@ -1,0 +1,84 @@
+//! Locating the repository root and the build paths under it.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Result};
+
+/// The file that marks the repository root.
+const MARKER: &str = "rust-toolchain.toml";
+
+/// Paths of the inputs and outputs of the harness, all under one root.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// The repository root.
+    pub root: PathBuf,
+}
+
+impl Layout {
+    /// Uses `root` if given, else the nearest ancestor of `cwd` holding
+    /// `rust-toolchain.toml`.
+    pub fn find(root: Option<PathBuf>, cwd: &Path) -> Result<Self> {
+        if let Some(root) = root {
+            return Ok(Layout { root });
+        }
+        match cwd.ancestors().find(|dir| dir.join(MARKER).is_file()) {
+            Some(dir) => Ok(Layout {
+                root: dir.to_path_buf(),
+            }),
+            None => bail!(
+                "no {MARKER} in {} or any parent; pass --root",
+                cwd.display()
+            ),
+        }
+    }
+
+    /// The kernel ELF.
+    pub fn kernel(&self) -> PathBuf {
+        self.root.join("build/stet-kernel")
+    }
+
+    /// The ELF of user program `name`.
+    pub fn program(&self, name: &str) -> PathBuf {
+        self.root.join("build/user").join(name)
+    }
+
+    /// Where the boot image called `name` is written.
+    pub fn image(&self, name: &str) -> PathBuf {
+        self.root.join("build/images").join(format!("{name}.img"))
+    }
+
+    /// Where the console log of run `name` is written.
+    pub fn log(&self, name: &str) -> PathBuf {
+        self.root.join("build/logs").join(format!("{name}.log"))
+    }
+
+    /// The directory of system test specs.
+    pub fn specs(&self) -> PathBuf {
+        self.root.join("tests/system")
+    }
+
+    /// The default benchmark output file.
+    pub fn bench_json(&self) -> PathBuf {
+        self.root.join("build/bench.json")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_nearest_marked_ancestor() {
+        let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let layout = Layout::find(None, &here.join("src")).unwrap();
+        assert!(layout.root.join(MARKER).is_file());
+        assert!(here.starts_with(&layout.root));
+        assert!(layout.image("x").ends_with("build/images/x.img"));
+    }
+
+    #[test]
+    fn explicit_root_wins() {
+        let layout = Layout::find(Some("/r".into()), Path::new("/")).unwrap();
+        assert_eq!(layout.kernel(), Path::new("/r/build/stet-kernel"));
+    }
+}

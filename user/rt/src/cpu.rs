@@ -1,0 +1,79 @@
+//! CPU access a user program may use: the time-stamp counter (which counts
+//! guest instructions under `-icount`) and the SSE registers (to check that
+//! the kernel preserves them).
+
+/// Reads the time-stamp counter, serialised so earlier instructions retire
+/// first. Costs a fixed number of instructions, measured by the benchmarks.
+#[inline(always)]
+pub fn rdtsc() -> u64 {
+    let lo: u32;
+    let hi: u32;
+    // SAFETY: LFENCE and RDTSC have no memory effects; CR4.TSD is clear.
+    unsafe {
+        core::arch::asm!("lfence", "rdtsc", out("eax") lo, out("edx") hi, options(nomem, nostack));
+    }
+    ((hi as u64) << 32) | lo as u64
+}
+
+/// Loads xmm0..xmm15 with `seed ^ i` (low quadword).
+pub fn load_xmm(seed: u64) {
+    // SAFETY: writes only xmm registers, which compiled (soft-float) code
+    // never uses, so no Rust value lives in them.
+    unsafe {
+        core::arch::asm!(
+            "mov rax, {s}", "movq xmm0, rax",
+            "xor rax, 1", "movq xmm1, rax", "xor rax, 1",
+            "xor rax, 2", "movq xmm2, rax", "xor rax, 2",
+            "xor rax, 3", "movq xmm3, rax", "xor rax, 3",
+            "xor rax, 4", "movq xmm4, rax", "xor rax, 4",
+            "xor rax, 5", "movq xmm5, rax", "xor rax, 5",
+            "xor rax, 6", "movq xmm6, rax", "xor rax, 6",
+            "xor rax, 7", "movq xmm7, rax", "xor rax, 7",
+            "xor rax, 8", "movq xmm8, rax", "xor rax, 8",
+            "xor rax, 9", "movq xmm9, rax", "xor rax, 9",
+            "xor rax, 10", "movq xmm10, rax", "xor rax, 10",
+            "xor rax, 11", "movq xmm11, rax", "xor rax, 11",
+            "xor rax, 12", "movq xmm12, rax", "xor rax, 12",
+            "xor rax, 13", "movq xmm13, rax", "xor rax, 13",
+            "xor rax, 14", "movq xmm14, rax", "xor rax, 14",
+            "xor rax, 15", "movq xmm15, rax",
+            s = in(reg) seed,
+            out("rax") _,
+            options(nomem, nostack),
+        );
+    }
+}
+
+/// Returns the first register (0..=15) whose value differs from what
+/// [`load_xmm`] put there, or `None` when all are intact.
+pub fn check_xmm(seed: u64) -> Option<u32> {
+    let mut got = [0u64; 16];
+    // SAFETY: reads xmm registers into a local array of 16 quadwords.
+    unsafe {
+        core::arch::asm!(
+            "movq [{p} + 0], xmm0", "movq [{p} + 8], xmm1",
+            "movq [{p} + 16], xmm2", "movq [{p} + 24], xmm3",
+            "movq [{p} + 32], xmm4", "movq [{p} + 40], xmm5",
+            "movq [{p} + 48], xmm6", "movq [{p} + 56], xmm7",
+            "movq [{p} + 64], xmm8", "movq [{p} + 72], xmm9",
+            "movq [{p} + 80], xmm10", "movq [{p} + 88], xmm11",
+            "movq [{p} + 96], xmm12", "movq [{p} + 104], xmm13",
+            "movq [{p} + 112], xmm14", "movq [{p} + 120], xmm15",
+            p = in(reg) got.as_mut_ptr(),
+            options(nostack),
+        );
+    }
+    (0..16u32).find(|&i| got[i as usize] != seed ^ i as u64)
+}
+
+/// Stores one byte at `addr` (a single `mov`), for the page-fault
+/// benchmark. A bad address faults and ends the program, like any store.
+#[inline(always)]
+pub fn store_byte(addr: u64, v: u8) {
+    // SAFETY: the store goes to memory the program owns or faults; it
+    // cannot corrupt Rust-visible state because callers pass addresses of
+    // the demand-zero heap, which no Rust value occupies.
+    unsafe {
+        core::arch::asm!("mov byte ptr [{a}], {v}", a = in(reg) addr, v = in(reg_byte) v, options(nostack))
+    };
+}
