@@ -5,6 +5,8 @@
 //! may refer to text captured by a named group of an earlier pattern as
 //! `${name}`, which is replaced by the regex-escaped capture just before the
 //! pattern is compiled.
+//!
+//! `contains` patterns are unordered: each must match some line, anywhere.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
@@ -36,6 +38,7 @@ pub struct Matcher {
     forbid: Vec<Regex>,
     forbidden: Option<String>,
     error: Option<String>,
+    contains: Vec<(String, Regex, bool)>,
 }
 
 /// `${name}` references.
@@ -89,9 +92,18 @@ impl Matcher {
             forbid,
             forbidden: None,
             error: None,
+            contains: Vec::new(),
         };
         matcher.prepare();
         Ok(matcher)
+    }
+
+    /// Adds unordered expectations: each must match at least one line.
+    pub fn with_contains(mut self, contains: &[String]) -> Result<Self, String> {
+        for p in contains {
+            self.contains.push((p.clone(), compile(p)?, false));
+        }
+        Ok(self)
     }
 
     /// Compiles the next expectation with the captures so far.
@@ -114,6 +126,9 @@ impl Matcher {
     pub fn feed(&mut self, line: &str) {
         if self.forbidden.is_none() && self.forbid.iter().any(|re| re.is_match(line)) {
             self.forbidden = Some(line.to_string());
+        }
+        for (_, re, seen) in self.contains.iter_mut().filter(|c| !c.2) {
+            *seen = re.is_match(line);
         }
         let Some(re) = &self.current else {
             return;
@@ -138,6 +153,8 @@ impl Matcher {
         } else if let Some(line) = &self.forbidden {
             Verdict::Forbidden(line.clone())
         } else if let Some(pattern) = self.expect.get(self.next) {
+            Verdict::Unmet(pattern.clone())
+        } else if let Some((pattern, _, _)) = self.contains.iter().find(|c| !c.2) {
             Verdict::Unmet(pattern.clone())
         } else {
             Verdict::Ok
@@ -231,6 +248,23 @@ mod tests {
             verdict(&expect, &[], &["v=1", "v=2", "again 1", "again 2"]),
             Verdict::Ok
         );
+    }
+
+    #[test]
+    fn contains_is_unordered() {
+        let m = |lines: &[&str]| {
+            let mut m = Matcher::new(&[], &[])
+                .unwrap()
+                .with_contains(&strings(&["b", "a"]))
+                .unwrap();
+            for l in lines {
+                m.feed(l);
+            }
+            m.verdict()
+        };
+        assert_eq!(m(&["a", "b"]), Verdict::Ok);
+        assert_eq!(m(&["b", "x", "a"]), Verdict::Ok);
+        assert_eq!(m(&["a"]), Verdict::Unmet("b".into()));
     }
 
     #[test]

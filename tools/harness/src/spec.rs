@@ -50,6 +50,9 @@ pub struct Spec {
     /// Regexes that must match console lines in order.
     #[serde(default)]
     pub expect: Vec<String>,
+    /// Regexes that must each match some console line, in any order.
+    #[serde(default)]
+    pub contains: Vec<String>,
     /// Regexes that must match no console line.
     #[serde(default)]
     pub forbid: Vec<String>,

@@ -73,7 +73,9 @@ pub fn run_one(layout: &Layout, test: &TestFile) -> TestResult {
         Ok(spec) => spec,
         Err(e) => return TestResult::setup_failure(name, format!("spec error: {e:#}")),
     };
-    let matcher = match Matcher::new(&spec.expect, &spec.forbid) {
+    let matcher = match Matcher::new(&spec.expect, &spec.forbid)
+        .and_then(|m| m.with_contains(&spec.contains))
+    {
         Ok(m) => m,
         Err(e) => return TestResult::setup_failure(name, format!("spec error: {e}")),
     };
