@@ -44,7 +44,8 @@ run: all
 ifeq ($(T),)
 test: all
 	@mkdir -p $(BUILD)
-	cargo test --workspace --no-fail-fast 2>&1 | tee $(BUILD)/host-tests.txt || true
+	@set +o pipefail; cargo test --no-fail-fast 2>&1 | tee $(BUILD)/host-tests.txt; \
+	  echo "host-tests-exit: $${PIPESTATUS[0]}" >> $(BUILD)/host-tests.txt
 	$(HARNESS) test --host-results $(BUILD)/host-tests.txt
 else
 test: all

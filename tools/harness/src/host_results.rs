@@ -28,10 +28,20 @@ impl std::ops::AddAssign for Totals {
     }
 }
 
-/// Sums every `test result:` line in `text`.
+static EXIT_LINE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^host-tests-exit: (\d+)$").expect("valid regex"));
+
+/// Sums every `test result:` line in `text`. A `host-tests-exit: N` line
+/// (written by the Makefile after `cargo test`) with N != 0 and no failed
+/// test counted means the tests did not even build: that counts as one
+/// failure, so a compile error can never pass as "0 failed".
 pub fn parse(text: &str) -> Totals {
     let mut totals = Totals::default();
+    let mut exit_failed = false;
     for line in text.lines() {
+        if let Some(caps) = EXIT_LINE.captures(line) {
+            exit_failed = &caps[1] != "0";
+        }
         if let Some(caps) = RESULT_LINE.captures(line) {
             // The pattern admits only digits; saturate on absurd lengths.
             totals += Totals {
@@ -39,6 +49,9 @@ pub fn parse(text: &str) -> Totals {
                 failed: caps[2].parse().unwrap_or(u64::MAX),
             };
         }
+    }
+    if exit_failed && totals.failed == 0 {
+        totals.failed = 1;
     }
     totals
 }
@@ -52,6 +65,16 @@ pub fn read(path: &Path) -> Result<Totals> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn build_failure_counts_as_a_failure() {
+        let t = parse("test result: ok. 3 passed; 0 failed; 0 ignored\nhost-tests-exit: 101\n");
+        assert_eq!(t, Totals { passed: 3, failed: 1 });
+        let t = parse("test result: ok. 3 passed; 0 failed; 0 ignored\nhost-tests-exit: 0\n");
+        assert_eq!(t, Totals { passed: 3, failed: 0 });
+        let t = parse("test result: FAILED. 3 passed; 2 failed; 0 ignored\nhost-tests-exit: 101\n");
+        assert_eq!(t, Totals { passed: 3, failed: 2 });
+    }
 
     const SAMPLE: &str = "\
    Compiling stet-bootimage v0.1.0 (/work/main/crates/bootimage)
