@@ -57,7 +57,7 @@ bench: all
 
 lint: deps
 	cargo fmt --all --check
-	cargo clippy --workspace --all-targets -- -D warnings
+	cargo clippy --all-targets -- -D warnings
 	$(KERNEL_CARGO) clippy -p stet-kernel --target $(TARGET) --release --target-dir target/kernel -- -D warnings
 	$(USER_CARGO) clippy -p stet-programs -p stet-rt --target $(TARGET) --release --target-dir target/user -- -D warnings
 

@@ -69,11 +69,29 @@ mod tests {
     #[test]
     fn build_failure_counts_as_a_failure() {
         let t = parse("test result: ok. 3 passed; 0 failed; 0 ignored\nhost-tests-exit: 101\n");
-        assert_eq!(t, Totals { passed: 3, failed: 1 });
+        assert_eq!(
+            t,
+            Totals {
+                passed: 3,
+                failed: 1
+            }
+        );
         let t = parse("test result: ok. 3 passed; 0 failed; 0 ignored\nhost-tests-exit: 0\n");
-        assert_eq!(t, Totals { passed: 3, failed: 0 });
+        assert_eq!(
+            t,
+            Totals {
+                passed: 3,
+                failed: 0
+            }
+        );
         let t = parse("test result: FAILED. 3 passed; 2 failed; 0 ignored\nhost-tests-exit: 101\n");
-        assert_eq!(t, Totals { passed: 3, failed: 2 });
+        assert_eq!(
+            t,
+            Totals {
+                passed: 3,
+                failed: 2
+            }
+        );
     }
 
     const SAMPLE: &str = "\

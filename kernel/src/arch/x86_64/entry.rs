@@ -104,7 +104,7 @@ impl TrapFrame {
     }
 
     /// Whether this frame was saved while the CPU ran user code.
-    pub fn from_user(&self) -> bool {
+    pub fn is_user(&self) -> bool {
         self.cs & 3 == 3
     }
 }
@@ -257,7 +257,7 @@ pub fn isr_stub(vector: u8) -> u64 {
 /// Leaves the kernel and runs the program whose registers are `frame`.
 /// The frame must belong to the program last passed to [`activate`].
 pub fn enter_user(frame: &TrapFrame) -> ! {
-    debug_assert!(frame.from_user());
+    debug_assert!(frame.is_user());
     // SAFETY: the frame holds user selectors (checked above in debug
     // builds; frames are only created by `TrapFrame::new_user` or saved by
     // the entry paths), so `iretq`/`sysretq` cannot enter ring 0. The

@@ -106,7 +106,7 @@ pub fn init(alloc: &mut BootAllocator, layout: &KernelLayout, f: &Features, max_
                 set(
                     pd,
                     i as usize,
-                    (g << 30) + (i << 21) | P | W | PS | global | nx,
+                    ((g << 30) + (i << 21)) | P | W | PS | global | nx,
                 );
             }
             set(pdpt, idx(va, 2), pd | P | W);
@@ -293,7 +293,7 @@ impl UserRoot {
     pub fn lookup(&self, va: u64) -> Option<(FrameNumber, bool)> {
         let (t, i) = self.leaf(va)?;
         let e = get(t, i);
-        (e & P != 0).then(|| (FrameNumber(((e & ADDR) / 4096) as u32), e & W != 0))
+        (e & P != 0).then_some((FrameNumber(((e & ADDR) / 4096) as u32), e & W != 0))
     }
 
     /// Removes the mapping at `va`, returning its frame.

@@ -35,7 +35,12 @@ pub extern "C" fn kernel_entry(magic: u32, info: u64) -> ! {
     );
     let boot = match bootinfo::parse(magic, info) {
         Ok(b) => b,
-        Err(e) => crate::fatal(format_args!("unusable boot information: {e:?}")),
+        Err(bootinfo::BootError::UnknownProtocol(magic)) => crate::fatal(format_args!(
+            "unknown boot protocol (eax={magic:#x}); boot through PVH or Multiboot2"
+        )),
+        Err(bootinfo::BootError::NoMemoryMap) => {
+            crate::fatal(format_args!("the boot loader supplied no memory map"))
+        }
     };
     let features = cpu::detect();
     cpu::enable(&features);
@@ -67,14 +72,16 @@ pub extern "C" fn kernel_entry(magic: u32, info: u64) -> ! {
         boot.cmdline()
     );
     kprintln!(
-        "cpu: smep {} smap {} nx {} fpu {} apic {} timer {} Hz ({} ticks/s)",
+        "cpu: smep {} smap {} nx {} fpu {} apic {} timer {} Hz ({} ticks/s) pku {} fsgsbase {}",
         on(smep),
         on(smap),
         on(features.nx),
         fpu_mode,
         apic_mode,
         config.hz,
-        apic_rate
+        apic_rate,
+        on(features.pku),
+        on(features.fsgsbase)
     );
     let module = boot.module.map(|m| {
         // SAFETY: the module range was reserved from the boot allocator
