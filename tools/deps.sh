@@ -4,6 +4,11 @@
 set -euo pipefail
 need=()
 command -v qemu-system-x86_64 >/dev/null 2>&1 || need+=(qemu-system-x86 qemu-utils)
+# GRUB, to test the Multiboot2 boot path the way a real machine boots.
+[ -d /usr/lib/grub/i386-pc ] || need+=(grub-pc-bin)
+command -v grub-mkrescue >/dev/null 2>&1 || need+=(grub-common)
+command -v xorriso >/dev/null 2>&1 || need+=(xorriso)
+command -v mformat >/dev/null 2>&1 || need+=(mtools)
 if [ ${#need[@]} -gt 0 ]; then
     echo "deps: installing ${need[*]}"
     if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi

@@ -69,6 +69,7 @@ pub fn config(layout: &Layout) -> qemu::Config {
         mem: DEFAULT_MEM.into(),
         extra: qemu::ICOUNT_ARGS.iter().map(|s| s.to_string()).collect(),
         console: Console::Captured,
+        iso: None,
     }
 }
 

@@ -34,6 +34,35 @@ pub fn pack(layout: &Layout, programs: &[String], dormant: &[String], out: &Path
     fs::write(out, image).with_context(|| format!("writing {}", out.display()))
 }
 
+/// Builds `build/images/<name>.iso`: a GRUB CD that loads the kernel through
+/// Multiboot2 with the test's boot image as its module, as GRUB would on a
+/// real machine.
+pub fn grub_iso(layout: &Layout, name: &str, cmdline: &str) -> Result<()> {
+    let dir = layout.root.join(format!("build/images/{name}.grub"));
+    let boot = dir.join("boot");
+    fs::create_dir_all(boot.join("grub")).with_context(|| format!("creating {}", dir.display()))?;
+    fs::copy(layout.kernel(), boot.join("stet-kernel")).context("copying the kernel")?;
+    fs::copy(layout.image(name), boot.join("programs.img")).context("copying the boot image")?;
+    let cfg = format!(
+        "set timeout=0\nset default=0\nmenuentry \"Stet\" {{\n  multiboot2 /boot/stet-kernel {cmdline}\n  module2 /boot/programs.img\n  boot\n}}\n"
+    );
+    fs::write(boot.join("grub/grub.cfg"), cfg).context("writing grub.cfg")?;
+    let iso = layout.root.join(format!("build/images/{name}.iso"));
+    let out = std::process::Command::new("grub-mkrescue")
+        .arg("-o")
+        .arg(&iso)
+        .arg(&dir)
+        .output()
+        .context("running grub-mkrescue (apt-get install grub-pc-bin xorriso mtools)")?;
+    if !out.status.success() {
+        return Err(anyhow!(
+            "grub-mkrescue failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,8 +19,11 @@ pub fn config(layout: &Layout, append: &str) -> qemu::Config {
         image: layout.image(NAME),
         cmdline: append.to_string(),
         mem: DEFAULT_MEM.into(),
-        extra: Vec::new(),
+        // The richest CPU QEMU's TCG offers, so the kernel shows SMEP, SMAP
+        // and XSAVE in use.
+        extra: vec!["-cpu".into(), "max".into()],
         console: Console::Interactive,
+        iso: None,
     }
 }
 

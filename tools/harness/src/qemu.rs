@@ -40,6 +40,8 @@ pub struct Config {
     pub extra: Vec<String>,
     /// Console wiring.
     pub console: Console,
+    /// Boot this CD image (GRUB) instead of `-kernel`/`-initrd`/`-append`.
+    pub iso: Option<PathBuf>,
 }
 
 impl Config {
@@ -58,13 +60,18 @@ impl Config {
         args.extend([
             "-device".into(),
             "isa-debug-exit,iobase=0xf4,iosize=0x04".into(),
-            "-kernel".into(),
-            self.kernel.display().to_string(),
-            "-initrd".into(),
-            self.image.display().to_string(),
-            "-append".into(),
-            self.cmdline.clone(),
         ]);
+        match &self.iso {
+            Some(iso) => args.extend(["-cdrom".into(), iso.display().to_string()]),
+            None => args.extend([
+                "-kernel".into(),
+                self.kernel.display().to_string(),
+                "-initrd".into(),
+                self.image.display().to_string(),
+                "-append".into(),
+                self.cmdline.clone(),
+            ]),
+        }
         args.extend(self.extra.iter().cloned());
         args
     }
@@ -89,6 +96,7 @@ mod tests {
             mem: "256M".into(),
             extra: vec!["-cpu".into(), "max".into()],
             console,
+            iso: None,
         }
     }
 

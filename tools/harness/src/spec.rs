@@ -17,6 +17,17 @@ pub enum Outcome {
     Timeout,
 }
 
+/// How the guest is booted.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum BootMethod {
+    /// QEMU `-kernel` (the PVH entry).
+    #[default]
+    Pvh,
+    /// A GRUB CD image (the Multiboot2 entry, as on a real machine).
+    Grub,
+}
+
 /// One system test, as written in its TOML file.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
@@ -50,6 +61,9 @@ pub struct Spec {
     /// Regexes that must match console lines in order.
     #[serde(default)]
     pub expect: Vec<String>,
+    /// How to boot.
+    #[serde(default)]
+    pub boot: BootMethod,
     /// Regexes that must each match some console line, in any order.
     #[serde(default)]
     pub contains: Vec<String>,

@@ -13,7 +13,7 @@ use crate::qemu::{self, Console};
 use crate::report;
 use crate::root::Layout;
 use crate::runner;
-use crate::spec::{Spec, TestFile};
+use crate::spec::{BootMethod, Spec, TestFile};
 
 /// The result of one system test.
 #[derive(Clone, Debug)]
@@ -63,6 +63,8 @@ pub fn config(layout: &Layout, name: &str, spec: &Spec) -> qemu::Config {
         mem: spec.mem.clone(),
         extra: spec.qemu_args.clone(),
         console: Console::Captured,
+        iso: (spec.boot == BootMethod::Grub)
+            .then(|| layout.root.join(format!("build/images/{name}.iso"))),
     }
 }
 
@@ -89,6 +91,11 @@ pub fn run_one(layout: &Layout, test: &TestFile) -> TestResult {
     }
     if let Err(e) = image::pack(layout, &spec.programs, &spec.dormant, &layout.image(name)) {
         return TestResult::setup_failure(name, format!("setup error: {e:#}"));
+    }
+    if spec.boot == BootMethod::Grub {
+        if let Err(e) = image::grub_iso(layout, name, &spec.cmdline) {
+            return TestResult::setup_failure(name, format!("setup error: {e:#}"));
+        }
     }
     let opts = runner::Options {
         timeout: Duration::from_secs(spec.timeout_secs),

@@ -29,6 +29,8 @@ pub struct Platform {
 /// in the higher half. `magic` and `info` are what the boot loader passed.
 pub extern "C" fn kernel_entry(magic: u32, info: u64) -> ! {
     serial::init();
+    // A fresh line: firmware may have left the cursor mid-line.
+    kprintln!();
     kprintln!(
         "Stet {} - a persistent capability operating system",
         env!("CARGO_PKG_VERSION")
