@@ -1,6 +1,7 @@
 //! CPU access a user program may use: the time-stamp counter (which counts
 //! guest instructions under `-icount`) and the SSE registers (to check that
 //! the kernel preserves them).
+#![allow(unsafe_code)]
 
 /// Reads the time-stamp counter, serialised so earlier instructions retire
 /// first. Costs a fixed number of instructions, measured by the benchmarks.

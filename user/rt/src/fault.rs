@@ -2,6 +2,7 @@
 //! Each function prints nothing itself; [`Fault::rip`] tells the caller the
 //! address of the faulting instruction so the test can match the kernel's
 //! report exactly.
+#![allow(unsafe_code)]
 
 core::arch::global_asm!(
     r#"

@@ -5,6 +5,7 @@
 //! The `unsafe` code of user programs lives in the low-level modules here
 //! (`sys`, `start`, `fault`, `cpu`); programs themselves deny it.
 #![no_std]
+#![deny(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod cpu;

@@ -1,5 +1,6 @@
 //! `_start`: the kernel enters here with `rsp` at the stack top and the
 //! program's slot number in `rdi`.
+#![allow(unsafe_code)]
 
 unsafe extern "C" {
     fn __stet_main(arg: u64) -> i64;

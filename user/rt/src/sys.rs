@@ -1,5 +1,6 @@
 //! System-call stubs (the temporary interface of issue #2; see
 //! docs/ABI.md). `syscall` clobbers `rcx` and `r11`.
+#![allow(unsafe_code)]
 
 use stet_abi::sys;
 
