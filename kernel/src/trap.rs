@@ -26,6 +26,16 @@ pub fn on_user_trap(k: &mut Kernel, vector: u8, error: u64, rip: u64, cr2: u64) 
             sched::run(k, cur)
         }
         idt::SPURIOUS_VECTOR => sched::run(k, cur),
+        // Not the program's doing: note it and carry on.
+        2 => {
+            kprintln!("kernel: NMI while program {cur} ran; ignored");
+            sched::run(k, cur)
+        }
+        // Hardware failures, not program faults.
+        8 | 18 => crate::fatal(format_args!(
+            "{} (vector {vector}) while program {cur} ran, rip={rip:#x}",
+            idt::exception_name(vector)
+        )),
         14 => {
             let access = vm::Access::from_error(error);
             let pool = k.pool.as_mut().expect("pool exists once programs run");
@@ -97,6 +107,7 @@ pub fn on_kernel_trap(vector: u8, error: u64, rip: u64, rsp: u64, cr2: u64) {
             apic::eoi();
         }
         idt::SPURIOUS_VECTOR => {}
+        2 => kprintln!("kernel: NMI in kernel mode at rip={rip:#x}; ignored"),
         32..=254 => apic::eoi(),
         _ => {
             let who = match arch::percpu::current() {

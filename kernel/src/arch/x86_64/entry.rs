@@ -283,8 +283,19 @@ extern "C" fn syscall_rust() -> ! {
 }
 
 extern "C" fn user_trap_rust(frame: *mut TrapFrame) -> ! {
-    // SAFETY: `isr_common` passes the frame it just filled, inside the
-    // current program's record. Only the vector, error code and rip are read.
+    // Vectors with their own interrupt stack (NMI, double fault, machine
+    // check) push the user state on that stack instead of into the current
+    // program's frame: copy it home, so the frame is always the truth.
+    let home = percpu::frame_top() - FRAME_SIZE as u64;
+    if frame as u64 != home {
+        // SAFETY: `frame` is the IST frame `isr_common` just pushed; `home`
+        // is the current program's TrapFrame (set by `activate`). They do
+        // not overlap: one is on an interrupt stack, the other in the task
+        // table.
+        unsafe { core::ptr::copy_nonoverlapping(frame, home as *mut TrapFrame, 1) };
+    }
+    // SAFETY: `isr_common` passes the frame it just filled. Only the vector,
+    // error code and rip are read.
     let (vector, error, rip) = unsafe { ((*frame).vector, (*frame).error, (*frame).rip) };
     let cr2 = super::cpu::read_cr2();
     // SAFETY: a trap entry point, as in `syscall_rust`.

@@ -68,6 +68,12 @@ pub fn set_current(index: usize, frame_top: u64, name: &'static str) {
     }
 }
 
+/// One past the end of the current program's frame.
+pub fn frame_top() -> u64 {
+    // SAFETY: a plain read of a field written by `set_current`.
+    unsafe { (*BSP.as_ptr()).frame_top }
+}
+
 /// The current program (index, name) for a fault report, if any.
 pub fn current() -> Option<(u64, &'static str)> {
     let p = BSP.as_ptr();
