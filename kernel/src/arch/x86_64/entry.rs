@@ -114,6 +114,42 @@ const FRAME_SIZE: usize = core::mem::size_of::<TrapFrame>();
 core::arch::global_asm!(
     include_str!(concat!(env!("OUT_DIR"), "/isr_stubs.s")),
     r#"
+    // The general registers, in TrapFrame order (rax at the highest address).
+    .macro push_gprs
+    push rax
+    push rbx
+    push rcx
+    push rdx
+    push rsi
+    push rdi
+    push rbp
+    push r8
+    push r9
+    push r10
+    push r11
+    push r12
+    push r13
+    push r14
+    push r15
+    .endm
+    .macro pop_gprs
+    pop r15
+    pop r14
+    pop r13
+    pop r12
+    pop r11
+    pop r10
+    pop r9
+    pop r8
+    pop rbp
+    pop rdi
+    pop rsi
+    pop rdx
+    pop rcx
+    pop rbx
+    pop rax
+    .endm
+
     .section .text.entry, "ax"
     .global syscall_entry
 syscall_entry:
@@ -127,21 +163,7 @@ syscall_entry:
     push rcx
     push 0
     push {syscall_vector}
-    push rax
-    push rbx
-    push rcx
-    push rdx
-    push rsi
-    push rdi
-    push rbp
-    push r8
-    push r9
-    push r10
-    push r11
-    push r12
-    push r13
-    push r14
-    push r15
+    push_gprs
     mov rsp, gs:[{kstack_top}]
     call {syscall_rust}
     ud2
@@ -151,21 +173,7 @@ isr_common:
     jz 1f
     swapgs
 1:
-    push rax
-    push rbx
-    push rcx
-    push rdx
-    push rsi
-    push rdi
-    push rbp
-    push r8
-    push r9
-    push r10
-    push r11
-    push r12
-    push r13
-    push r14
-    push r15
+    push_gprs
     cld
     mov rdi, rsp
     test byte ptr [rsp + {cs_off}], 3
@@ -175,42 +183,14 @@ isr_common:
     ud2
 2:
     call {kernel_trap_rust}
-    pop r15
-    pop r14
-    pop r13
-    pop r12
-    pop r11
-    pop r10
-    pop r9
-    pop r8
-    pop rbp
-    pop rdi
-    pop rsi
-    pop rdx
-    pop rcx
-    pop rbx
-    pop rax
+    pop_gprs
     add rsp, 16
     iretq
 
     .global resume_user
 resume_user:
     mov rsp, rdi
-    pop r15
-    pop r14
-    pop r13
-    pop r12
-    pop r11
-    pop r10
-    pop r9
-    pop r8
-    pop rbp
-    pop rdi
-    pop rsi
-    pop rdx
-    pop rcx
-    pop rbx
-    pop rax
+    pop_gprs
     cmp qword ptr [rsp], {syscall_vector}
     jne 3f
     mov rcx, [rsp + 16]
