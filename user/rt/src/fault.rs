@@ -86,10 +86,9 @@ impl Fault {
 
     /// Commits the fault. Returns only if the kernel failed to stop it.
     pub fn trigger(self) {
-        // SAFETY: each routine executes exactly one faulting instruction;
-        // the kernel ends the program there. If it did not, the routines
-        // return normally (the store hits a read-only static: the kernel
-        // failed, and the caller reports that).
+        // Each routine executes one faulting instruction, where the kernel
+        // ends the program; if it did not, the routine returns normally.
+        // SAFETY: no Rust-visible state is touched (the store hits a static).
         unsafe {
             match self {
                 Fault::WriteReadOnly => stet_fault_write(core::ptr::addr_of!(READ_ONLY) as u64),

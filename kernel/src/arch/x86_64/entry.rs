@@ -238,11 +238,10 @@ pub fn isr_stub(vector: u8) -> u64 {
 /// The frame must belong to the program last passed to [`activate`].
 pub fn enter_user(frame: &TrapFrame) -> ! {
     debug_assert!(frame.is_user());
-    // SAFETY: the frame holds user selectors (checked above in debug
-    // builds; frames are only created by `TrapFrame::new_user` or saved by
-    // the entry paths), so `iretq`/`sysretq` cannot enter ring 0. The
-    // kernel stack is abandoned, which the interrupt model allows: nothing
-    // on it is live.
+    // Frames are only made by `TrapFrame::new_user` or saved by the entry
+    // paths, so they hold user selectors; the kernel stack is abandoned,
+    // which the interrupt model allows (nothing on it is live).
+    // SAFETY: `iretq`/`sysretq` with user selectors cannot enter ring 0.
     unsafe { resume_user(frame) }
 }
 
@@ -268,10 +267,9 @@ extern "C" fn user_trap_rust(frame: *mut TrapFrame) -> ! {
     // program's frame: copy it home, so the frame is always the truth.
     let home = percpu::frame_top() - FRAME_SIZE as u64;
     if frame as u64 != home {
-        // SAFETY: `frame` is the IST frame `isr_common` just pushed; `home`
-        // is the current program's TrapFrame (set by `activate`). They do
-        // not overlap: one is on an interrupt stack, the other in the task
-        // table.
+        // `frame` is the IST frame `isr_common` just pushed; `home` is the
+        // current program's TrapFrame (set by `activate`).
+        // SAFETY: both valid; disjoint (interrupt stack vs. task table).
         unsafe { core::ptr::copy_nonoverlapping(frame, home as *mut TrapFrame, 1) };
     }
     // SAFETY: `isr_common` passes the frame it just filled. Only the vector,
