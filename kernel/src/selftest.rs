@@ -31,6 +31,14 @@ pub fn run(k: &mut Kernel, t: SelfTest) {
             let v = hw::read_user_page();
             kprintln!("selftest smap: FAILED, the kernel read {v:#x} from a user page");
         }
+        SelfTest::StackOverflow => {
+            kprintln!(
+                "selftest overflow: recursing into the stack guard page at {:#x}",
+                hw::stack_guard()
+            );
+            let v = hw::overflow_stack(0);
+            kprintln!("selftest overflow: FAILED, recursion returned {v}");
+        }
         SelfTest::Hang => {
             kprintln!("selftest hang: spinning forever with interrupts off");
             hw::hang()

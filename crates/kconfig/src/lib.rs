@@ -7,7 +7,7 @@
 //! |---|---|
 //! | `hz=N` | timer interrupt rate, 10..=10000 (default 100) |
 //! | `exit_on_idle` | exit QEMU with success once every program has ended (tests, benchmarks) |
-//! | `selftest=NAME` | run a kernel self-test instead of the normal boot: `kfault` (a deliberate kernel page fault), `smep` (kernel jumps into a user page), `smap` (kernel reads a user page), `hang` (spin forever, interrupts off), `alloc` (try to allocate after sealing) |
+//! | `selftest=NAME` | run a kernel self-test instead of the normal boot: `kfault` (a deliberate kernel page fault), `smep` (kernel jumps into a user page), `smap` (kernel reads a user page), `hang` (spin forever, interrupts off), `alloc` (try to allocate after sealing), `overflow` (overflow the kernel stack) |
 //!
 //! Unknown words are reported back, not fatal: a typo must not stop a boot.
 #![cfg_attr(not(test), no_std)]
@@ -29,6 +29,9 @@ pub enum SelfTest {
     Hang,
     /// Allocate after the boot allocator is sealed (must be refused).
     LateAlloc,
+    /// Recurse until the kernel stack hits its guard page (must be
+    /// reported as a double fault on its own stack, not silently corrupt).
+    StackOverflow,
 }
 
 /// The parsed command line.
@@ -82,6 +85,7 @@ pub fn parse(line: &str) -> Config {
                     "smap" => Some(SelfTest::Smap),
                     "hang" => Some(SelfTest::Hang),
                     "alloc" => Some(SelfTest::LateAlloc),
+                    "overflow" => Some(SelfTest::StackOverflow),
                     _ => None,
                 };
                 c.selftest.is_some()
@@ -102,6 +106,10 @@ mod tests {
 
     #[test]
     fn parses_known_words() {
+        assert_eq!(
+            parse("selftest=overflow").selftest,
+            Some(SelfTest::StackOverflow)
+        );
         let c = parse("hz=250  exit_on_idle selftest=smep");
         assert_eq!(c.hz, 250);
         assert!(c.exit_on_idle);

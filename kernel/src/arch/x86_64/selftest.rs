@@ -51,6 +51,21 @@ pub fn read_user_page() -> u8 {
     unsafe { core::ptr::read_volatile(USER_PAGE as *const u8) }
 }
 
+/// The kernel stack's guard page.
+pub fn stack_guard() -> u64 {
+    super::boot::layout().stack_guard
+}
+
+/// Recurses until the kernel stack runs into its guard page.
+#[inline(never)]
+pub fn overflow_stack(depth: u64) -> u64 {
+    let frame = core::hint::black_box([depth; 32]);
+    if frame[7] == u64::MAX {
+        return 0;
+    }
+    overflow_stack(frame[3] + 1).wrapping_add(frame[5])
+}
+
 /// Spins forever with interrupts disabled.
 pub fn hang() -> ! {
     x86_64::instructions::interrupts::disable();
