@@ -203,7 +203,7 @@ impl Space {
     /// read as zero again. Returns how many pages were freed.
     pub fn release(&mut self, va: u64, len: u64, pool: &mut FramePool<'_>) -> u64 {
         let start = va & !(PAGE - 1);
-        let end = va.saturating_add(len).div_ceil(PAGE) * PAGE;
+        let end = va.saturating_add(len).saturating_add(PAGE - 1) & !(PAGE - 1);
         let mut freed = 0;
         // Walk only the parts of demand-zero regions inside the range, so
         // the work is bounded by the regions, not by what the caller asks.

@@ -78,3 +78,15 @@ pub fn store_byte(addr: u64, v: u8) {
         core::arch::asm!("mov byte ptr [{a}], {v}", a = in(reg) addr, v = in(reg_byte) v, options(nostack))
     };
 }
+
+/// Loads one byte from `addr` (a single `mov`); the counterpart of
+/// [`store_byte`] for tests of demand-zero memory.
+#[inline(always)]
+pub fn load_byte(addr: u64) -> u8 {
+    let v: u8;
+    // SAFETY: a read of memory the program owns, or a fault that ends it.
+    unsafe {
+        core::arch::asm!("mov {v}, byte ptr [{a}]", a = in(reg) addr, v = out(reg_byte) v, options(nostack, readonly))
+    };
+    v
+}

@@ -5,6 +5,7 @@
 #![deny(unsafe_code)]
 
 use stet_rt::abi::err;
+use stet_rt::abi::layout::HEAP_START;
 use stet_rt::{println, sys};
 
 fn check(what: &str, got: i64, want: i64) -> bool {
@@ -40,7 +41,16 @@ fn main(_slot: u64) -> i64 {
         err::BAD_ADDRESS,
     );
     ok &= check("write of 0 bytes", sys::write_raw(0, 0), 0);
-    ok &= check("release of everything", sys::release(0, u64::MAX), 0);
+    ok &= check(
+        "release of the image (not demand-zero)",
+        sys::release(0, HEAP_START),
+        0,
+    );
+    ok &= check(
+        "release wrapping the address space",
+        sys::release(u64::MAX - 4095, u64::MAX),
+        0,
+    );
     ok &= check("nop", sys::nop(), 0);
     println!(
         "badcalls: {}",
