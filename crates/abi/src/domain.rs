@@ -1,0 +1,101 @@
+//! How domains and meters are made of nodes. The image builder, the
+//! kernel and tools that build domains all follow these layouts.
+
+/// Slots of a domain's root node.
+pub mod root {
+    /// Number key: run state (low byte of `low`), flags (`high`), and
+    /// `low >> 8`: the fault code; see [`super::state`].
+    pub const STATE: usize = 0;
+    /// Meter key.
+    pub const METER: usize = 1;
+    /// Domain keeper (start key or void).
+    pub const KEEPER: usize = 2;
+    /// Address space (segment key, page key or void).
+    pub const SPACE: usize = 3;
+    /// Node key to the general-keys node (16 key slots; slot 0 always void).
+    pub const GENERAL: usize = 4;
+    /// Node key to the registers annex (the 16 general registers as number keys).
+    pub const ANNEX: usize = 5;
+    /// Page key to the FPU/SSE/AVX save area.
+    pub const FPU: usize = 6;
+    /// Number key: `rip`.
+    pub const RIP: usize = 7;
+    /// Number key: `rflags`.
+    pub const RFLAGS: usize = 8;
+    /// Number key: the `fs` base.
+    pub const FS_BASE: usize = 9;
+    /// Number key: the `gs` base.
+    pub const GS_BASE: usize = 10;
+    /// Number key: fault information (an address, or a vector and error code).
+    pub const FAULT_INFO: usize = 11;
+}
+
+/// Run states (the low byte of the state number key).
+pub mod state {
+    /// Accepts a message through a start key.
+    pub const AVAILABLE: u64 = 0;
+    /// Waits for the reply to its call (through its resume key).
+    pub const WAITING: u64 = 1;
+    /// Wants the CPU (possibly to deliver a fault to its keeper first).
+    pub const RUNNING: u64 = 2;
+
+    /// Flag: stopped by a domain key holder (neither runs nor accepts).
+    pub const STOPPED: u32 = 1;
+    /// Flag: a foreign (Linux ABI) domain: every `syscall` is a fault for
+    /// its keeper.
+    pub const FOREIGN: u32 = 2;
+    /// All flags.
+    pub const FLAGS: u32 = STOPPED | FOREIGN;
+}
+
+/// Registers as the domain orders and keeper messages carry them: 20
+/// little-endian 64-bit words in this order.
+#[repr(usize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Reg {
+    Rax = 0,
+    Rbx,
+    Rcx,
+    Rdx,
+    Rsi,
+    Rdi,
+    Rbp,
+    Rsp,
+    R8,
+    R9,
+    R10,
+    R11,
+    R12,
+    R13,
+    R14,
+    R15,
+    Rip,
+    Rflags,
+    FsBase,
+    GsBase,
+}
+
+/// Words in the register block.
+pub const NREGS: usize = 20;
+/// Bytes in the register block.
+pub const REGS_SIZE: usize = NREGS * 8;
+/// `rflags` bits a domain may set (CF PF AF ZF SF TF DF OF, AC, ID); IF is
+/// always set by the kernel.
+pub const USER_RFLAGS: u64 = 0x0024_0dd5;
+
+/// Slots of a meter node.
+pub mod meter {
+    /// The superior meter key (void for the prime meter).
+    pub const SUPERIOR: usize = 0;
+    /// The meter keeper (start key or void).
+    pub const KEEPER: usize = 1;
+    /// Number key: time left in ticks (`u64::MAX`: unlimited).
+    pub const TIME: usize = 2;
+    /// Number key: ticks used so far.
+    pub const USED: usize = 3;
+}
+
+/// Slot of a segment node (given a segment key with the `KEEPER` right)
+/// that holds the segment keeper.
+pub const SEGMENT_KEEPER_SLOT: usize = 15;

@@ -1,0 +1,166 @@
+//! Order codes (in `rdi`) that kernel objects answer, by key type. Replies
+//! put the result code in `rdi` (see [`crate::code`]) and results in
+//! `w0..w3`, the string and the received keys.
+
+/// Page keys.
+pub mod page {
+    /// `w0` offset, `w1` length (offset + length <= 4096) → the bytes as
+    /// the reply string.
+    pub const READ: u64 = 1;
+    /// `w0` offset; the string is written there. Needs a read-write key.
+    pub const WRITE: u64 = 2;
+    /// Fills the page with zeros. Needs a read-write key.
+    pub const ZERO: u64 = 3;
+    /// `w0` offset (8-aligned) → `w0` the 64-bit word there.
+    pub const READ_WORD: u64 = 4;
+    /// `w0` offset (8-aligned), `w1` value. Needs a read-write key.
+    pub const WRITE_WORD: u64 = 5;
+    /// → key 0: the same page, read-only.
+    pub const MAKE_RO: u64 = 6;
+}
+
+/// Node keys (full, read-only, sense).
+pub mod node {
+    /// `w0` slot → key 0: the key in that slot (diminished through a sense key).
+    pub const FETCH: u64 = 1;
+    /// `w0` slot, key 0 → stores key 0 there; key 0 of the reply is the
+    /// old key. Needs a full key.
+    pub const SWAP: u64 = 2;
+    /// Makes every slot void. Needs a full key.
+    pub const CLEAR: u64 = 3;
+    /// `w0` size code (1..=10), `w1` rights (RO, WEAK, NOCALL, KEEPER) →
+    /// key 0: a segment key to this node. A read-only node key gives a
+    /// read-only segment key.
+    pub const MAKE_SEGMENT: u64 = 4;
+    /// → key 0: a read-only node key.
+    pub const MAKE_RO: u64 = 5;
+    /// → key 0: a sense key (read-only and weak).
+    pub const MAKE_SENSE: u64 = 6;
+    /// `w0` slot, `w1` low, `w2` high (32 bits) → stores a number key.
+    /// Needs a full key.
+    pub const WRITE_NUMBER: u64 = 7;
+    /// Makes this node the root of a new domain. Keys 0, 1, 2: full node
+    /// keys to the general-keys node and the registers annex, and a
+    /// read-write page key for the FPU state. The domain starts stopped,
+    /// available, with zero registers → key 0: a domain key. Needs a full key.
+    pub const MAKE_DOMAIN: u64 = 8;
+    /// `w0` slot → `w0` low, `w1` high of the number key there (`WRONG_TYPE`
+    /// if it is not a number key).
+    pub const READ_NUMBER: u64 = 9;
+}
+
+/// Segment keys.
+pub mod segment {
+    /// `w0` byte offset, `w1` length (≤ 4096) → the bytes as the reply
+    /// string. Invalid addresses answer `INVALID_ADDRESS` (no keeper is
+    /// invoked).
+    pub const READ: u64 = 1;
+    /// `w0` byte offset; the string is written there. Needs a read-write
+    /// path.
+    pub const WRITE: u64 = 2;
+    /// → `w0` the size code, `w1` the size in bytes (0 means 2^64), `w2` rights.
+    pub const INFO: u64 = 3;
+    /// `w0` rights to add (RO, WEAK, NOCALL) → key 0: the weaker key.
+    pub const RESTRICT: u64 = 4;
+    /// `w0` byte offset → `w0` 1 if a page is there, `w1` 1 if writable.
+    pub const PROBE: u64 = 5;
+}
+
+/// Domain keys.
+pub mod domain {
+    /// → the registers as the reply string ([`crate::domain::REGS_SIZE`]
+    /// bytes, order [`crate::domain::Reg`]); `w0` run state, `w1` flags,
+    /// `w2` fault code, `w3` fault info.
+    pub const GET_REGS: u64 = 1;
+    /// The string (exactly `REGS_SIZE` bytes) becomes the registers.
+    /// `rflags` keeps only the user-settable bits.
+    pub const SET_REGS: u64 = 2;
+    /// → the FPU/SSE/AVX save area as the string; `w0` its size.
+    pub const GET_FPU: u64 = 3;
+    /// The string (exactly the save-area size) becomes the FPU state;
+    /// `BAD_VALUE` if it would not load (reserved bits).
+    pub const SET_FPU: u64 = 4;
+    /// `w0` slot → key 0: that general key.
+    pub const GET_SLOT: u64 = 5;
+    /// `w0` slot, key 0 → stores it (slot 0 stays void); key 0 of the
+    /// reply is the old key.
+    pub const SET_SLOT: u64 = 6;
+    /// → key 0: the domain keeper.
+    pub const GET_KEEPER: u64 = 7;
+    /// key 0 (start key or void) becomes the keeper; reply key 0 is the old one.
+    pub const SET_KEEPER: u64 = 8;
+    /// → key 0: the meter.
+    pub const GET_METER: u64 = 9;
+    /// key 0 (meter key or void) becomes the meter; reply key 0 the old one.
+    pub const SET_METER: u64 = 10;
+    /// → key 0: the address-space key.
+    pub const GET_SPACE: u64 = 11;
+    /// key 0 (segment, page or void) becomes the address space; reply key
+    /// 0 the old one.
+    pub const SET_SPACE: u64 = 12;
+    /// `w0` key info → key 0: a start key.
+    pub const MAKE_START: u64 = 13;
+    /// Stops the domain: it neither runs nor accepts messages until started.
+    pub const STOP: u64 = 14;
+    /// Clears the stop.
+    pub const START: u64 = 15;
+    /// → `w0` run state, `w1` flags, `w2` fault code, `w3` fault info.
+    pub const GET_STATE: u64 = 16;
+    /// `w0` run state (available or running), `w1` flags, `w2` fault code,
+    /// `w3` fault info. A waiting domain cannot be set (`BAD_STATE`), nor
+    /// can a domain be made waiting.
+    pub const SET_STATE: u64 = 17;
+}
+
+/// Meter keys.
+pub mod meter {
+    /// → `w0` time left (ticks; `u64::MAX` is unlimited), `w1` time used.
+    pub const QUERY: u64 = 1;
+    /// `w0` time (ticks; `u64::MAX` unlimited), key 0: a full node key to
+    /// a node that becomes the sub-meter (its slots are overwritten: see
+    /// [`crate::domain::meter`]) → key 0: a meter key to it. The creator
+    /// keeps its node key to set the time and keeper later.
+    pub const CREATE_SUB: u64 = 2;
+}
+
+/// The console key.
+pub mod console {
+    /// The string is printed.
+    pub const WRITE: u64 = 1;
+}
+
+/// The sleep key.
+pub mod sleep {
+    /// → `w0` nanoseconds since boot, `w1` timer ticks since boot.
+    pub const NOW: u64 = 1;
+    /// `w0` absolute time (ns since boot): the reply comes at or after it.
+    pub const UNTIL: u64 = 2;
+    /// Gives the rest of the time slice to other domains.
+    pub const YIELD: u64 = 3;
+}
+
+/// The discrim key.
+pub mod discrim {
+    /// key 0 → `w0` its type number, `w1` its rights bits, `w2` 1 if it
+    /// designates an object that no longer exists (then `w0` is void).
+    pub const CLASSIFY: u64 = 1;
+    /// keys 0 and 1 → `w0` 1 if they convey the same authority.
+    pub const COMPARE: u64 = 2;
+}
+
+/// The key-bits key (privileged tools only).
+pub mod keybits {
+    /// key 0 → `w0`, `w1`: its two words (hint cleared); the string: its 16 bytes.
+    pub const GET: u64 = 1;
+}
+
+/// Range keys (privileged: the space bank's).
+pub mod range {
+    /// → `w0` first object, `w1` count, `w2` space (0 pages, 1 nodes).
+    pub const INFO: u64 = 1;
+    /// `w0` index → key 0: a full key to that object as it is now.
+    pub const GET: u64 = 2;
+    /// `w0` index: destroys the object (zeroes it, bumps its version:
+    /// every key to it becomes void) → key 0: a full key to the fresh object.
+    pub const RENEW: u64 = 3;
+}

@@ -1,0 +1,2 @@
+//! Segment trees: walking a tree of nodes and pages to translate an address (being written).
+#![no_std]

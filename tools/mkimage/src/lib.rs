@@ -1,0 +1,2 @@
+//! Builds big bang images from domain specs and ELF programs (being written).
+
