@@ -1,50 +1,82 @@
-//! The kernel's state: one structure, reached once per trap.
+//! The kernel's state: one structure, reached once per trap. Every table in
+//! it is a cache of nodes and pages, sized at boot.
 
 use crate::arch::kcell::KCell;
-use crate::task::{Task, MAX_TASKS};
+use crate::domain::context::{Context, Link};
+use crate::obj::Objects;
 use stet_kconfig::Config;
 use stet_physmem::boot::BootAllocator;
 use stet_physmem::pool::FramePool;
+
+/// Longest domain name kept for reports.
+pub const NAME_LEN: usize = 24;
+/// Most named domains (names come from the big bang image; reports only).
+pub const MAX_NAMES: usize = 64;
 
 /// Everything the kernel keeps. Fixed size; nothing in it grows after boot.
 pub struct Kernel {
     /// The command-line configuration.
     pub config: Config,
-    /// The program table.
-    pub tasks: [Task; MAX_TASKS],
-    /// The program on the CPU (whose frame the entry paths save into).
+    /// The object cache.
+    pub objs: Objects,
+    /// The context cache (prepared domains).
+    pub ctxs: &'static mut [Context],
+    /// The domain on the CPU (whose frame the entry paths save into).
     pub current: Option<usize>,
-    /// The program whose FPU state is in the CPU's registers.
+    /// The domain whose FPU state is in the CPU's registers.
     pub fpu_owner: Option<usize>,
-    /// Free physical frames (user pages and page tables).
-    pub pool: Option<FramePool<'static>>,
+    /// Ready queue (context links).
+    pub ready_head: Link,
+    /// Tail of the ready queue.
+    pub ready_tail: Link,
+    /// Sleeping domains (unordered list).
+    pub sleepers: Link,
+    /// Free physical frames (page objects and page tables).
+    pub pool: FramePool<'static>,
     /// The boot allocator, sealed: kept to show it refuses.
     pub bootmem: Option<BootAllocator>,
-    /// Timer interrupts taken while a program ran.
+    /// Timer interrupts taken.
     pub ticks: u64,
+    /// Nanoseconds per tick.
+    pub tick_ns: u64,
+    /// Domain names for reports: (root oid, name).
+    pub names: [(u64, [u8; NAME_LEN]); MAX_NAMES],
+    /// Names in use.
+    pub nnames: usize,
+    /// Times all hardware page tables were discarded.
+    pub flushes: u64,
+    /// The big bang image until it is loaded.
+    pub module: Option<&'static [u8]>,
 }
 
-/// The one instance. Reached only through trap entry points (`arch`).
-pub static KERNEL: KCell<Kernel> = KCell::new(Kernel {
-    config: Config {
-        hz: stet_kconfig::DEFAULT_HZ,
-        exit_on_idle: false,
-        selftest: None,
-        unknown: 0,
-    },
-    tasks: [const { Task::EMPTY }; MAX_TASKS],
-    current: None,
-    fpu_owner: None,
-    pool: None,
-    bootmem: None,
-    ticks: 0,
-});
+/// The one instance, installed by `kmain` once boot has built it. Reached
+/// only through trap entry points (`arch`).
+pub static KERNEL: KCell<Option<Kernel>> = KCell::new(None);
 
 impl Kernel {
-    /// The frame pool (exists from `kmain` on).
-    pub fn pool(&mut self) -> &mut FramePool<'static> {
-        self.pool
-            .as_mut()
-            .expect("frame pool used before boot built it")
+    /// The name of the domain rooted at `oid` ("?" if unnamed).
+    pub fn name_of(&self, oid: u64) -> &str {
+        self.names[..self.nnames]
+            .iter()
+            .find(|(o, _)| *o == oid)
+            .map_or("?", |(_, n)| {
+                let len = n.iter().position(|&b| b == 0).unwrap_or(NAME_LEN);
+                core::str::from_utf8(&n[..len]).unwrap_or("?")
+            })
+    }
+
+    /// The root oid of context `ci`.
+    pub fn ctx_oid(&self, ci: usize) -> u64 {
+        self.objs.nodes[self.ctxs[ci].root as usize].oid
+    }
+
+    /// The name of context `ci`'s domain.
+    pub fn ctx_name(&self, ci: usize) -> &str {
+        self.name_of(self.ctx_oid(ci))
+    }
+
+    /// Nanoseconds since boot (tick resolution).
+    pub fn now_ns(&self) -> u64 {
+        self.ticks * self.tick_ns
     }
 }

@@ -3,48 +3,81 @@
 //! Where to look:
 //! * boot and bring-up: `arch/x86_64/boot.rs`, `arch/x86_64/start.rs`, `kmain` below
 //! * every kernel entry and exit (syscall, interrupts, faults): `arch/x86_64/entry.rs`
-//! * system calls: `syscall.rs`; faults and the timer: `trap.rs`
-//! * the scheduler: `sched.rs`; programs: `task.rs`; address spaces: `vm.rs`
+//! * the invocation path (IPC): `invoke/`; kernel objects' orders: `kobj/`
+//! * objects and the object cache: `obj/`; prepared domains: `domain/`
+//! * faults, keepers and segment faults: `trap.rs`, `fault.rs`, `memory.rs`
+//! * the scheduler and meters: `sched.rs`; the big bang image: `bigbang.rs`
 //!
 //! The kernel follows the interrupt model: one kernel stack per CPU, every
 //! trap runs to completion with interrupts off and leaves by resuming some
-//! program. After boot it allocates nothing: the frame pool and task table
-//! are fixed in size.
+//! domain. After boot it allocates nothing: every table is sized at boot.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod arch;
+mod bigbang;
 mod console;
+mod domain;
+mod fault;
+mod invoke;
 mod kernel;
-mod loader;
+mod kobj;
+mod memory;
+mod obj;
 mod panic;
 mod sched;
 mod selftest;
-mod syscall;
-mod task;
 mod trap;
-mod vm;
 
 use arch::start::Platform;
-use kernel::Kernel;
+use domain::context::Context;
+use kernel::{Kernel, MAX_NAMES, NAME_LEN};
+use obj::{NodeEntry, Objects, PageEntry, Sizes};
 use stet_physmem::pool::FramePool;
 
-/// Second half of boot: memory pool, programs, first schedule.
-fn kmain(k: &mut Kernel, mut p: Platform) -> ! {
-    k.config = p.config;
-    if k.config.unknown > 0 {
+/// Contexts (prepared domains) the kernel keeps at once.
+const CONTEXTS: usize = 256;
+
+/// Second half of boot: sizes and builds the kernel's tables from the
+/// memory map, then seals the boot allocator.
+fn kmain(mut p: Platform) -> Kernel {
+    let config = p.config;
+    if config.unknown > 0 {
         kprintln!(
             "boot: {} unrecognised command-line word(s) ignored",
-            k.config.unknown
+            config.unknown
         );
     }
+    // Every table is sized here, from the memory map, and never grows.
+    let free = FramePool::frames_in(p.alloc.free_ranges());
+    let sizes = Sizes {
+        nodes: (free / 8).clamp(1024, 1 << 16),
+        pages: free,
+    };
+    let (nb, pb) = sizes.buckets();
+    let mut table = |bytes: usize, align: u64| match p.alloc.alloc(bytes as u64, align) {
+        Ok(pa) => pa,
+        Err(e) => fatal(format_args!("no memory for kernel tables: {e:?}")),
+    };
+    let nodes_pa = table(sizes.nodes * size_of::<NodeEntry>(), 16);
+    let pages_pa = table(sizes.pages * size_of::<PageEntry>(), 8);
+    let nb_pa = table(nb * 4, 8);
+    let pb_pa = table(pb * 4, 8);
+    let ctx_pa = table(CONTEXTS * size_of::<Context>(), 64);
+    let objs = Objects::new(
+        arch::phys::boot_array(nodes_pa, sizes.nodes),
+        arch::phys::boot_array(pages_pa, sizes.pages),
+        arch::phys::boot_array(nb_pa, nb),
+        arch::phys::boot_array(pb_pa, pb),
+    );
+    let ctxs = arch::phys::boot_array::<Context>(ctx_pa, CONTEXTS);
     // The frame pool's storage is the last boot allocation; then the boot
     // allocator is sealed and every later request is refused.
     let frames = FramePool::frames_in(p.alloc.free_ranges());
     let storage = match p.alloc.alloc(frames as u64 * 4, 8) {
-        Ok(pa) => arch::phys::boot_slice_u32(pa, frames),
+        Ok(pa) => arch::phys::boot_array::<u32>(pa, frames),
         Err(e) => fatal(format_args!("no memory for the frame pool: {e:?}")),
     };
     let used = p.alloc.allocated();
@@ -53,21 +86,47 @@ fn kmain(k: &mut Kernel, mut p: Platform) -> ! {
         Err(e) => fatal(format_args!("frame pool: {e:?}")),
     };
     kprintln!(
-        "memory: {} frames in the pool ({} MiB), {} KiB used by boot tables; boot allocator sealed",
+        "memory: {} frames in the pool ({} MiB), {} KiB used by kernel tables; boot allocator sealed",
         pool.capacity(),
         pool.capacity() >> 8,
         used >> 10
     );
-    k.pool = Some(pool);
-    k.bootmem = Some(p.alloc);
+    kprintln!(
+        "objects: cache of {} nodes and {} pages, {} contexts",
+        sizes.nodes,
+        sizes.pages,
+        CONTEXTS
+    );
     let _ = p.features;
+    Kernel {
+        config,
+        objs,
+        ctxs,
+        current: None,
+        fpu_owner: None,
+        ready_head: 0,
+        ready_tail: 0,
+        sleepers: 0,
+        pool,
+        bootmem: Some(p.alloc),
+        ticks: 0,
+        tick_ns: 1_000_000_000 / config.hz as u64,
+        names: [(0, [0; NAME_LEN]); MAX_NAMES],
+        nnames: 0,
+        flushes: 0,
+        module: p.module,
+    }
+}
 
+/// Third part of boot, with the kernel installed: self-tests, the big bang,
+/// the first schedule.
+fn start(k: &mut Kernel) -> ! {
     if let Some(t) = k.config.selftest {
         selftest::run(k, t);
     }
-    match p.module {
-        Some(m) => loader::start_programs(k, m),
-        None => kprintln!("boot: no program image was supplied"),
+    match k.module.take() {
+        Some(m) => bigbang::load(k, m),
+        None => kprintln!("boot: no big bang image was supplied"),
     }
     sched::schedule(k)
 }

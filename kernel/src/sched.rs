@@ -1,67 +1,173 @@
-//! The scheduler: round robin over ready programs, one timer tick per slice.
+//! The scheduler and meters: which domain runs, and charging its time.
 //!
-//! Policy moves to user-level meter keepers in issue #3; what stays here is
-//! the mechanism: pick a program, make it current, leave the kernel.
+//! Mechanism only: a FIFO ready queue, one timer tick per slice, and meters
+//! (KeyKOS §3): a domain runs only while every meter on its chain up to the
+//! prime meter has time; each tick is charged to the whole chain; a meter
+//! that runs out invokes its keeper, where policy lives.
 
-use crate::arch;
+use crate::domain::{self, context::Queue};
 use crate::kernel::Kernel;
-use crate::kprintln;
-use crate::task::{State, MAX_TASKS};
+use crate::memory;
+use crate::{arch, fault, kprintln};
+use stet_abi::domain::{meter, root};
+use stet_keys::{Key, KeyType};
 
-/// The next ready task after `after` (wrapping), or `after` itself if it is
-/// the only one.
-fn next_ready(k: &Kernel, after: Option<usize>) -> Option<usize> {
-    let start = after.map_or(0, |c| c + 1);
-    (0..MAX_TASKS)
-        .map(|i| (start + i) % MAX_TASKS)
-        .find(|&i| k.tasks[i].state == State::Ready)
-}
+/// Longest meter chain followed (a cycle made through node keys is cut here).
+const MAX_CHAIN: usize = 16;
 
-/// Whether a task other than the current one is ready.
-pub fn others_ready(k: &Kernel) -> bool {
-    next_ready(k, k.current).is_some_and(|i| Some(i) != k.current)
-}
-
-/// Runs the next ready task, or idles. Never returns.
-pub fn schedule(k: &mut Kernel) -> ! {
-    match next_ready(k, k.current) {
-        Some(i) => run(k, i),
-        None => idle(k),
+/// Leaves the kernel into context `ci`, switching address space, frame and
+/// FPU state if it is not the current one.
+pub fn run(k: &mut Kernel, ci: usize) -> ! {
+    if k.ctxs[ci].fault_code != 0 && k.ctxs[ci].state == stet_abi::domain::state::RUNNING as u8 {
+        // A fault whose delivery to a keeper was pending.
+        fault::deliver_pending(k, ci)
     }
-}
-
-/// Leaves the kernel into task `i`, switching address space and FPU state
-/// if it is not the current task.
-pub fn run(k: &mut Kernel, i: usize) -> ! {
-    if k.current != Some(i) {
-        let t = &k.tasks[i];
-        arch::entry::activate(i, &t.frame, t.name);
-        if let Some(space) = &t.space {
-            space.root.activate();
-        }
-        k.current = Some(i);
+    if k.current != Some(ci) {
+        let oid = k.ctx_oid(ci);
+        let c = &k.ctxs[ci];
+        arch::entry::activate(ci, &c.frame, oid);
+        arch::cpu::set_user_bases(c.fs_base, c.gs_base);
+        k.current = Some(ci);
     }
-    if k.fpu_owner != Some(i) {
+    match memory::ensure_tables(k, ci) {
+        Ok(r) => r.activate(),
+        Err(_) => crate::fatal(format_args!("no frames for page tables")),
+    }
+    if k.fpu_owner != Some(ci) {
         if let Some(o) = k.fpu_owner {
-            arch::fpu::save(&mut k.tasks[o].fpu);
+            arch::fpu::save(&mut k.ctxs[o].fpu);
         }
-        arch::fpu::restore(&k.tasks[i].fpu);
-        k.fpu_owner = Some(i);
+        arch::fpu::restore(&k.ctxs[ci].fpu);
+        k.fpu_owner = Some(ci);
     }
-    arch::entry::enter_user(&k.tasks[i].frame)
+    arch::entry::enter_user(&k.ctxs[ci].frame)
 }
 
-/// Nothing is ready. With `exit_on_idle` and no tasks left, stop QEMU with
-/// success; otherwise wait for interrupts forever (nothing can become ready
-/// yet: there is no blocking in this first kernel).
+/// Hands the CPU from `from` to `to` directly (a message between them):
+/// `from` goes to the back of the ready queue if it still wants to run.
+pub fn switch(k: &mut Kernel, from: usize, to: usize) -> ! {
+    if domain::runnable(&k.ctxs[from]) && k.ctxs[from].queue == Queue::None {
+        domain::ready_push(k, from);
+    }
+    if k.ctxs[to].queue != Queue::None {
+        domain::dequeue(k, to);
+    }
+    run(k, to)
+}
+
+/// Runs the next ready domain whose meters have time, or idles.
+pub fn schedule(k: &mut Kernel) -> ! {
+    if let Some(c) = k.current {
+        if domain::runnable(&k.ctxs[c]) && k.ctxs[c].queue == Queue::None {
+            domain::ready_push(k, c);
+        }
+    }
+    while let Some(ci) = domain::ready_pop(k) {
+        if !domain::runnable(&k.ctxs[ci]) {
+            continue;
+        }
+        match meter_check(k, ci) {
+            Ok(()) => run(k, ci),
+            Err(m) => fault::meter_out(k, ci, m),
+        }
+    }
+    idle(k)
+}
+
+/// The meter node slot of the first meter key in a chain.
+fn meter_node(k: &mut Kernel, key: Key) -> Option<u32> {
+    if key.key_type() != KeyType::Meter {
+        return None;
+    }
+    k.objs.node_of(key).ok()
+}
+
+fn time_left(k: &Kernel, m: u32) -> u64 {
+    k.objs.nodes[m as usize].keys[meter::TIME]
+        .number_value()
+        .map_or(0, |(v, _)| v)
+}
+
+/// Whether every meter on `ci`'s chain has time. `Err(Some(m))`: meter
+/// node `m` ran out; `Err(None)`: the chain is broken (no meter).
+pub fn meter_check(k: &mut Kernel, ci: usize) -> Result<(), Option<u32>> {
+    let mut key = k.objs.nodes[k.ctxs[ci].root as usize].keys[root::METER];
+    for _ in 0..MAX_CHAIN {
+        let Some(m) = meter_node(k, key) else {
+            return Err(None);
+        };
+        if time_left(k, m) == 0 {
+            return Err(Some(m));
+        }
+        key = k.objs.nodes[m as usize].keys[meter::SUPERIOR];
+        if key.is_void() {
+            return Ok(());
+        }
+    }
+    Err(None)
+}
+
+/// Charges one tick to every meter on `ci`'s chain.
+pub fn charge(k: &mut Kernel, ci: usize) {
+    k.ctxs[ci].ticks += 1;
+    let mut key = k.objs.nodes[k.ctxs[ci].root as usize].keys[root::METER];
+    for _ in 0..MAX_CHAIN {
+        let Some(m) = meter_node(k, key) else {
+            return;
+        };
+        let n = &mut k.objs.nodes[m as usize];
+        let left = n.keys[meter::TIME].number_value().map_or(0, |(v, _)| v);
+        if left != u64::MAX {
+            n.keys[meter::TIME] = Key::number(left.saturating_sub(1), 0);
+        }
+        let used = n.keys[meter::USED].number_value().map_or(0, |(v, _)| v);
+        n.keys[meter::USED] = Key::number(used.wrapping_add(1), 0);
+        key = n.keys[meter::SUPERIOR];
+        if key.is_void() {
+            return;
+        }
+    }
+}
+
+/// The timer ticked while `ci` ran.
+pub fn tick(k: &mut Kernel, ci: usize) -> ! {
+    k.ticks += 1;
+    charge(k, ci);
+    domain::wake_sleepers(k);
+    if let Err(m) = meter_check(k, ci) {
+        fault::meter_out(k, ci, m)
+    }
+    if k.ready_head != 0 {
+        schedule(k)
+    }
+    run(k, ci)
+}
+
+/// Nothing is ready. With `exit_on_idle` and nobody asleep, stop QEMU with
+/// success; otherwise wait for the timer (sleepers) or forever.
 fn idle(k: &mut Kernel) -> ! {
     k.current = None;
-    if k.config.exit_on_idle {
-        kprintln!("kernel: all programs have ended");
-        arch::qemu::exit(stet_abi::qemu_exit::SUCCESS);
-    }
-    kprintln!("kernel: all programs have ended; idle (Ctrl-A X quits QEMU)");
+    let mut said = false;
     loop {
+        if k.sleepers == 0 {
+            if k.config.exit_on_idle {
+                kprintln!("kernel: no domain can run; idle");
+                arch::qemu::exit(stet_abi::qemu_exit::SUCCESS);
+            }
+            if !said {
+                kprintln!("kernel: no domain can run; idle (Ctrl-A X quits QEMU)");
+                said = true;
+            }
+        }
+        let before = crate::trap::idle_ticks();
         arch::cpu::wait_for_interrupt();
+        let after = crate::trap::idle_ticks();
+        if after != before {
+            k.ticks += after - before;
+            domain::wake_sleepers(k);
+            if k.ready_head != 0 {
+                schedule(k)
+            }
+        }
     }
 }

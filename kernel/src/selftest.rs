@@ -16,7 +16,7 @@ pub fn run(k: &mut Kernel, t: SelfTest) {
             kprintln!("selftest kfault: FAILED, read {v} without a fault");
         }
         SelfTest::Smep => {
-            if hw::map_user_ret_page(k.pool()).is_none() {
+            if hw::map_user_ret_page(&mut k.pool).is_none() {
                 crate::fatal(format_args!("selftest smep: out of memory"));
             }
             kprintln!("selftest smep: kernel calls user page {:#x}", hw::USER_PAGE);
@@ -24,7 +24,7 @@ pub fn run(k: &mut Kernel, t: SelfTest) {
             kprintln!("selftest smep: FAILED, the kernel executed a user page");
         }
         SelfTest::Smap => {
-            if hw::map_user_ret_page(k.pool()).is_none() {
+            if hw::map_user_ret_page(&mut k.pool).is_none() {
                 crate::fatal(format_args!("selftest smap: out of memory"));
             }
             kprintln!("selftest smap: kernel reads user page {:#x}", hw::USER_PAGE);

@@ -194,7 +194,19 @@ pub mod resume_kind {
 
 /// A key. All-zero is the void key.
 #[repr(C, align(16))]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    zerocopy::FromZeros,
+    zerocopy::IntoBytes,
+    zerocopy::Immutable,
+    zerocopy::KnownLayout,
+)]
 pub struct Key {
     w0: u64,
     w1: u64,

@@ -1,5 +1,5 @@
 //! Console output: `print!` and `println!` format into a stack buffer and
-//! send it with one `write`.
+//! send it with one invocation of the console key.
 
 use core::fmt;
 
@@ -27,7 +27,7 @@ impl Writer {
     /// Sends what is buffered.
     pub fn flush(&mut self) {
         if self.len > 0 {
-            crate::sys::write(&self.buf[..self.len]);
+            crate::kernel::console_write(&self.buf[..self.len]);
             self.len = 0;
         }
     }

@@ -1,23 +1,27 @@
-//! The user runtime every Stet program links: the `_start` entry point, the
-//! system-call stubs, `print!`/`println!`, a panic handler, cycle counting
-//! for benchmarks, and (for tests) deliberate faults.
+//! The user runtime every Stet program links: the `_start` entry point, key
+//! invocation (`key`, over the raw `invoke`), typed wrappers for the
+//! kernel's objects (`kernel`), `print!`/`println!` through the console key,
+//! a panic handler, cycle counting for benchmarks, and (for tests)
+//! deliberate faults.
 //!
 //! The `unsafe` code of user programs lives in the low-level modules here
-//! (`sys`, `start`, `fault`, `cpu`); programs themselves deny it.
+//! (`invoke`, `start`, `fault`, `cpu`); programs themselves deny it.
 #![no_std]
 #![deny(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod cpu;
 pub mod fault;
+pub mod invoke;
 pub mod io;
+pub mod kernel;
+pub mod key;
 mod start;
-pub mod sys;
 
 pub use stet_abi as abi;
 
-/// Declares the program's `main(arg: u64) -> i64`; its return value becomes
-/// the exit code.
+/// Declares the program's `main(arg: u64) -> i64`. When it returns the
+/// domain becomes available and stays idle (it has nothing more to do).
 #[macro_export]
 macro_rules! main {
     ($f:path) => {

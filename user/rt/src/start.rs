@@ -1,5 +1,5 @@
 //! `_start`: the kernel enters here with `rsp` at the stack top and the
-//! program's slot number in `rdi`.
+//! argument the image gave it in `rdi`.
 #![allow(unsafe_code)]
 
 unsafe extern "C" {
@@ -22,11 +22,11 @@ _start:
 extern "C" fn rust_start(arg: u64) -> ! {
     // SAFETY: every program defines `__stet_main` with `stet_rt::main!`.
     let code = unsafe { __stet_main(arg) };
-    crate::sys::exit(code)
+    crate::kernel::exit(code)
 }
 
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
     crate::println!("panic: {}", info);
-    crate::sys::exit(101)
+    crate::kernel::exit(101)
 }

@@ -157,3 +157,22 @@ pub fn wait_for_interrupt() {
     // restored by `iretq`, and we disable again.
     unsafe { core::arch::asm!("sti", "hlt", "cli", options(nomem, nostack)) };
 }
+
+/// The enabled XSAVE components (XCR0); only read when XSAVE is on.
+pub fn xcr0() -> u64 {
+    XCr0::read_raw()
+}
+
+const IA32_FS_BASE: u32 = 0xc000_0100;
+
+/// Loads a domain's `fs` and `gs` bases (the user `gs` base is the one
+/// `swapgs` brings in on the way out). The caller checked they are
+/// canonical.
+pub fn set_user_bases(fs: u64, gs: u64) {
+    // SAFETY: the MSRs exist on every x86_64 CPU; canonical values (checked
+    // by the domain code) cannot fault; the kernel does not use `fs`.
+    unsafe {
+        Msr::new(IA32_FS_BASE).write(fs);
+        Msr::new(IA32_KERNEL_GS_BASE).write(gs);
+    }
+}

@@ -32,7 +32,7 @@ pub const FRESH_VECTOR: u64 = 0x101;
 /// A program's user-mode registers as saved by the entry paths.
 /// The order is the push order reversed; assembly depends on it.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, zerocopy::FromZeros)]
 #[allow(missing_docs)]
 pub struct TrapFrame {
     pub r15: u64,
@@ -87,21 +87,6 @@ impl TrapFrame {
         rsp: 0,
         ss: 0,
     };
-
-    /// A frame that starts a user program at `rip` with stack `rsp` and
-    /// first argument `arg`.
-    pub fn new_user(rip: u64, rsp: u64, arg: u64) -> Self {
-        TrapFrame {
-            rip,
-            rsp,
-            rdi: arg,
-            cs: gdt::USER_CS as u64,
-            ss: gdt::USER_DS as u64,
-            rflags: 0x202, // IF
-            vector: FRESH_VECTOR,
-            ..Default::default()
-        }
-    }
 
     /// Whether this frame was saved while the CPU ran user code.
     pub fn is_user(&self) -> bool {
@@ -248,9 +233,9 @@ pub fn enter_user(frame: &TrapFrame) -> ! {
 /// Makes `frame` the place where the next trap from user mode saves
 /// registers (TSS `rsp0` and the `syscall` path), and records the program's
 /// identity for fault reports.
-pub fn activate(index: usize, frame: &TrapFrame, name: &'static str) {
+pub fn activate(index: usize, frame: &TrapFrame, oid: u64) {
     let top = frame as *const TrapFrame as u64 + FRAME_SIZE as u64;
-    percpu::set_current(index, top, name);
+    percpu::set_current(index, top, oid);
     gdt::set_rsp0(top);
 }
 
@@ -258,7 +243,10 @@ extern "C" fn syscall_rust() -> ! {
     // SAFETY: a trap entry point, on an empty kernel stack: the only holder
     // of the kernel state until it leaves through `enter_user`.
     let k = unsafe { crate::kernel::KERNEL.get() };
-    crate::syscall::on_syscall(k)
+    let Some(k) = k.as_mut() else {
+        crate::fatal(format_args!("syscall before the kernel was built"))
+    };
+    crate::invoke::on_syscall(k)
 }
 
 extern "C" fn user_trap_rust(frame: *mut TrapFrame) -> ! {
@@ -278,6 +266,9 @@ extern "C" fn user_trap_rust(frame: *mut TrapFrame) -> ! {
     let cr2 = super::cpu::read_cr2();
     // SAFETY: a trap entry point, as in `syscall_rust`.
     let k = unsafe { crate::kernel::KERNEL.get() };
+    let Some(k) = k.as_mut() else {
+        crate::fatal(format_args!("user trap before the kernel was built"))
+    };
     crate::trap::on_user_trap(k, vector as u8, error, rip, cr2)
 }
 

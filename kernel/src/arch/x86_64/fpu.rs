@@ -14,21 +14,8 @@ pub const AREA_SIZE: usize = 1024;
 
 /// A program's saved FPU state (XSAVE or FXSAVE image).
 #[repr(C, align(64))]
-#[derive(Clone)]
-pub struct FpuState([u8; AREA_SIZE]);
-
-impl FpuState {
-    /// The state a new program starts with: x87 control word 0x37f, MXCSR
-    /// 0x1f80 (all exceptions masked), every register zero.
-    pub const fn initial() -> Self {
-        let mut b = [0u8; AREA_SIZE];
-        b[0] = 0x7f;
-        b[1] = 0x03;
-        b[24] = 0x80;
-        b[25] = 0x1f;
-        FpuState(b)
-    }
-}
+#[derive(Clone, zerocopy::FromZeros)]
+pub struct FpuState(pub [u8; AREA_SIZE]);
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Mode {
@@ -97,4 +84,25 @@ pub fn restore(s: &FpuState) {
             }
         }
     }
+}
+
+/// Makes an FPU image from outside the kernel (a domain's FPU page, or a
+/// domain key holder's string) safe to load: FXRSTOR and XRSTOR fault on
+/// reserved MXCSR bits or a malformed XSAVE header, and a fault in the
+/// kernel is never the user's to cause. Returns whether it was changed.
+pub fn sanitize(s: &mut FpuState) -> bool {
+    let b = &mut s.0;
+    let before = *b;
+    let mxcsr = u32::from_le_bytes([b[24], b[25], b[26], b[27]]) & 0xffff;
+    b[24..28].copy_from_slice(&mxcsr.to_le_bytes());
+    if mode() != Mode::Fxsave {
+        // XSTATE_BV only names components XCR0 enables; XCOMP_BV zero
+        // (standard form); the rest of the 64-byte header zero.
+        let xcr0 = super::cpu::xcr0();
+        let mut bv = u64::from_le_bytes(b[512..520].try_into().unwrap_or([0; 8]));
+        bv &= xcr0;
+        b[512..520].copy_from_slice(&bv.to_le_bytes());
+        b[520..576].fill(0);
+    }
+    *b != before
 }

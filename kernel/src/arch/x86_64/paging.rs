@@ -198,8 +198,6 @@ pub struct UserPerm {
 pub enum MapError {
     /// The frame pool is empty.
     NoMemory,
-    /// Something is already mapped there.
-    AlreadyMapped,
     /// Not a user address.
     NotUser,
 }
@@ -219,6 +217,16 @@ fn pool_table(pool: &mut FramePool<'_>) -> Option<u64> {
 }
 
 impl UserRoot {
+    /// The root whose top-level table is frame `f` (made by [`UserRoot::new`]).
+    pub fn from_frame(f: FrameNumber) -> Self {
+        UserRoot(f)
+    }
+
+    /// The top-level table's frame.
+    pub fn frame(&self) -> FrameNumber {
+        self.0
+    }
+
     /// A new, empty address space sharing the kernel half.
     pub fn new(pool: &mut FramePool<'_>) -> Option<Self> {
         let root = pool_table(pool)?;
@@ -258,9 +266,7 @@ impl UserRoot {
             };
         }
         let i = idx(va, 0);
-        if get(t, i) & P != 0 {
-            return Err(MapError::AlreadyMapped);
-        }
+        let old = get(t, i);
         // SAFETY: KTABLES is written only at boot.
         let nx = unsafe { (*KTABLES.as_ptr()).nx };
         let mut e = frame.addr() | P | U;
@@ -271,6 +277,11 @@ impl UserRoot {
             e |= nx;
         }
         set(t, i, e);
+        if old & P != 0 && self.is_active() {
+            // Replacing a mapping (a read-only page that is now writable,
+            // or a different page): the old translation may be cached.
+            x86_64::instructions::tlb::flush(x86_64::VirtAddr::new(va));
+        }
         Ok(())
     }
 
@@ -296,20 +307,6 @@ impl UserRoot {
         (e & P != 0).then_some((FrameNumber(((e & ADDR) / 4096) as u32), e & W != 0))
     }
 
-    /// Removes the mapping at `va`, returning its frame.
-    pub fn unmap(&self, va: u64) -> Option<FrameNumber> {
-        let (t, i) = self.leaf(va)?;
-        let e = get(t, i);
-        if e & P == 0 {
-            return None;
-        }
-        set(t, i, 0);
-        if self.is_active() {
-            x86_64::instructions::tlb::flush(x86_64::VirtAddr::new(va));
-        }
-        Some(FrameNumber(((e & ADDR) / 4096) as u32))
-    }
-
     fn is_active(&self) -> bool {
         Cr3::read().0.start_address().as_u64() == self.pa()
     }
@@ -328,9 +325,10 @@ impl UserRoot {
         }
     }
 
-    /// Frees every user frame and table of this space, then the root. The
-    /// kernel switches to its own tables first if this space is active.
-    pub fn destroy(self, pool: &mut FramePool<'_>) {
+    /// Frees the page tables of this space, then the root; the pages they
+    /// mapped belong to page objects and are left alone. The kernel switches
+    /// to its own tables first if this space is active.
+    pub fn discard(self, pool: &mut FramePool<'_>) {
         if self.is_active() {
             // SAFETY: KTABLES is written only at boot; the kernel tables map
             // everything the kernel needs.
@@ -349,6 +347,9 @@ impl UserRoot {
 }
 
 fn free_level(t: u64, level: u32, entries: usize, pool: &mut FramePool<'_>) {
+    if level == 0 {
+        return;
+    }
     for i in 0..entries {
         let e = get(t, i);
         if e & P == 0 {

@@ -22,8 +22,8 @@ pub struct PerCpu {
     pub user_rsp: u64,
     /// Current program's index (for fault reports), or `u64::MAX`.
     pub current: u64,
-    /// Current program's name (pointer, length), for fault reports.
-    pub current_name: (u64, u64),
+    /// Current domain's root-node identity, for fault reports.
+    pub current_oid: u64,
 }
 
 /// `gs` offset of [`PerCpu::kstack_top`].
@@ -40,7 +40,7 @@ pub static BSP: KCell<PerCpu> = KCell::new(PerCpu {
     frame_top: 0,
     user_rsp: 0,
     current: u64::MAX,
-    current_name: (0, 0),
+    current_oid: 0,
 });
 
 /// Installs `BSP` as this CPU's GS base (kernel side) and records the stack.
@@ -54,9 +54,9 @@ pub fn init(kstack_top: u64) {
     super::cpu::set_gs_bases(p as u64, 0);
 }
 
-/// Records which program runs next: its frame (for the entry paths) and
-/// identity (for fault reports).
-pub fn set_current(index: usize, frame_top: u64, name: &'static str) {
+/// Records which domain runs next: its frame (for the entry paths) and
+/// identity (context index and root oid, for fault reports).
+pub fn set_current(index: usize, frame_top: u64, oid: u64) {
     let p = BSP.as_ptr();
     // SAFETY: the kernel is single-threaded with interrupts off; the entry
     // paths read these fields only after the next trap, by which time the
@@ -64,28 +64,22 @@ pub fn set_current(index: usize, frame_top: u64, name: &'static str) {
     unsafe {
         (*p).frame_top = frame_top;
         (*p).current = index as u64;
-        (*p).current_name = (name.as_ptr() as u64, name.len() as u64);
+        (*p).current_oid = oid;
     }
 }
 
-/// One past the end of the current program's frame.
+/// One past the end of the current domain's frame.
 pub fn frame_top() -> u64 {
     // SAFETY: a plain read of a field written by `set_current`.
     unsafe { (*BSP.as_ptr()).frame_top }
 }
 
-/// The current program (index, name) for a fault report, if any.
-pub fn current() -> Option<(u64, &'static str)> {
+/// The current domain (context index, root oid) for a fault report, if any.
+pub fn current() -> Option<(u64, u64)> {
     let p = BSP.as_ptr();
-    // SAFETY: plain reads of fields written by `set_current`; the name
-    // pointer came from a `&'static str`.
+    // SAFETY: plain reads of fields written by `set_current`.
     unsafe {
         let idx = (*p).current;
-        if idx == u64::MAX {
-            return None;
-        }
-        let (ptr, len) = (*p).current_name;
-        let bytes = core::slice::from_raw_parts(ptr as *const u8, len as usize);
-        Some((idx, core::str::from_utf8(bytes).unwrap_or("?")))
+        (idx != u64::MAX).then(|| (idx, (*p).current_oid))
     }
 }

@@ -70,10 +70,26 @@ pub unsafe fn read_boot<T: Copy>(pa: u64) -> T {
     unsafe { core::ptr::read_unaligned(to_virt(pa) as *const T) }
 }
 
-/// The boot-allocated array of `n` words at `pa`, for the frame pool.
-pub fn boot_slice_u32(pa: u64, n: usize) -> &'static mut [u32] {
-    // SAFETY: `pa` was just returned by the boot allocator for `n * 4`
-    // bytes (8-aligned), is RAM mapped by the direct map, and is handed out
-    // once, so this is the only reference to it.
-    unsafe { core::slice::from_raw_parts_mut(to_virt(pa) as *mut u32, n) }
+/// The boot-allocated array of `n` zeroed `T`s at `pa` (a fixed kernel table
+/// sized at boot: the object cache, the context cache).
+pub fn boot_array<T: zerocopy::FromZeros>(pa: u64, n: usize) -> &'static mut [T] {
+    let bytes = n * core::mem::size_of::<T>();
+    let p = to_virt(pa) as *mut u8;
+    // SAFETY: `pa` was just returned by the boot allocator for `bytes`
+    // bytes aligned for `T`, is RAM mapped by the direct map and handed out
+    // once; all-zero bytes are a valid `T` (`FromZeros`), so after zeroing
+    // the slice is initialised and this is its only reference.
+    unsafe {
+        core::ptr::write_bytes(p, 0, bytes);
+        core::slice::from_raw_parts_mut(p as *mut T, n)
+    }
+}
+
+/// Copies `len` bytes from frame `src` at `soff` to frame `dst` at `doff`
+/// (message strings between two domains' pages).
+pub fn copy_frames(src: FrameNumber, soff: usize, dst: FrameNumber, doff: usize, len: usize) {
+    assert!(soff + len <= 4096 && doff + len <= 4096);
+    // SAFETY: both are pool frames (RAM, direct-mapped), the ranges are
+    // inside them (checked); `copy` allows overlap (src may equal dst).
+    unsafe { core::ptr::copy(frame_ptr(src).add(soff), frame_ptr(dst).add(doff), len) }
 }

@@ -91,17 +91,16 @@ pub extern "C" fn kernel_entry(magic: u32, info: u64) -> ! {
         // the direct map covers all RAM.
         unsafe { phys::reserved_slice(m.start, m.len() as usize) }
     });
+    let k = crate::kmain(Platform {
+        config,
+        alloc,
+        module,
+        features,
+    });
     // SAFETY: boot, before the first trap: this is the only reference.
-    let kernel = unsafe { crate::kernel::KERNEL.get() };
-    crate::kmain(
-        kernel,
-        Platform {
-            config,
-            alloc,
-            module,
-            features,
-        },
-    )
+    let slot = unsafe { crate::kernel::KERNEL.get() };
+    let k = slot.insert(k);
+    crate::start(k)
 }
 
 fn on(b: bool) -> &'static str {

@@ -1,14 +1,16 @@
-//! Adversarial system calls: each must get its documented error, never
-//! crash the kernel.
+//! Adversarial invocations of the console key: each must get its documented
+//! result code (docs/ABI.md), never crash the kernel.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
 
-use stet_rt::abi::err;
-use stet_rt::abi::layout::HEAP_START;
-use stet_rt::{println, sys};
+use stet_rt::abi::code;
+use stet_rt::invoke::{raw, Regs};
+use stet_rt::key::{call, Msg};
+use stet_rt::kernel::CONSOLE;
+use stet_rt::{abi::order, println};
 
-fn check(what: &str, got: i64, want: i64) -> bool {
+fn check(what: &str, got: u64, want: u64) -> bool {
     let ok = got == want;
     println!(
         "badcalls: {what}: {} (got {got}, want {want})",
@@ -17,54 +19,40 @@ fn check(what: &str, got: i64, want: i64) -> bool {
     ok
 }
 
-fn main(_slot: u64) -> i64 {
+fn write_raw(addr: u64, len: u64) -> u64 {
+    Msg::new(CONSOLE, order::console::WRITE)
+        .raw_string(addr, len)
+        .call()
+        .code
+}
+
+fn main(_arg: u64) -> i64 {
     let mut ok = true;
-    ok &= check("unknown call", sys::invalid(), err::NO_SUCH_CALL);
+    let reserved = Regs {
+        rax: 1 << 62 | CONSOLE as u64,
+        rdi: order::console::WRITE,
+        ..Regs::default()
+    };
+    ok &= check("reserved control bit", raw(reserved, 0, 0).rdi, code::BAD_CONTROL);
+    let kind3 = Regs {
+        rax: 3 << 4 | CONSOLE as u64,
+        ..Regs::default()
+    };
+    ok &= check("kind 3", raw(kind3, 0, 0).rdi, code::BAD_CONTROL);
     ok &= check(
-        "write from kernel address",
-        sys::write_raw(0xffff_ffff_8010_0000, 8),
-        err::BAD_ADDRESS,
+        "string from kernel address",
+        write_raw(0xffff_ffff_8010_0000, 8),
+        code::BAD_BUFFER,
     );
-    ok &= check(
-        "write from unmapped address",
-        sys::write_raw(0x10, 8),
-        err::BAD_ADDRESS,
-    );
-    ok &= check(
-        "write over 4096 bytes",
-        sys::write_raw(0x40_0000, 4097),
-        err::TOO_LONG,
-    );
-    ok &= check(
-        "write wrapping the address space",
-        sys::write_raw(u64::MAX - 2, 8),
-        err::BAD_ADDRESS,
-    );
-    ok &= check("write of 0 bytes", sys::write_raw(0, 0), 0);
-    ok &= check(
-        "release of the image (not demand-zero)",
-        sys::release(0, HEAP_START),
-        0,
-    );
-    ok &= check(
-        "release wrapping the address space",
-        sys::release(u64::MAX - 4095, u64::MAX),
-        0,
-    );
-    ok &= check("nop", sys::nop(), 0);
-    println!(
-        "badcalls: {}",
-        if ok {
-            "all errors as documented"
-        } else {
-            "FAILED"
-        }
-    );
-    if ok {
-        0
-    } else {
-        1
-    }
+    ok &= check("string from unmapped address", write_raw(0x10, 8), code::BAD_BUFFER);
+    ok &= check("string of 4097 bytes", write_raw(0x40_0000, 4097), code::STRING_TOO_LONG);
+    ok &= check("wrapping string", write_raw(u64::MAX - 2, 8), code::BAD_BUFFER);
+    ok &= check("string of 0 bytes", write_raw(0, 0), code::OK);
+    ok &= check("void key (slot 0)", call(0, 1, [0; 4]).code, code::VOID);
+    ok &= check("empty slot 9", call(9, 1, [0; 4]).code, code::VOID);
+    ok &= check("unknown console order", call(CONSOLE, 99, [0; 4]).code, code::NO_SUCH_ORDER);
+    println!("badcalls: {}", if ok { "all ok" } else { "SOME WRONG" });
+    0
 }
 
 stet_rt::main!(main);

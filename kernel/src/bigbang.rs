@@ -1,0 +1,83 @@
+//! The big bang: loading the primordial image (built on the host by
+//! tools/mkimage, format in crates/bigbang and docs/IMAGE.md) into the
+//! object cache, and starting the domains it lists as running.
+//!
+//! The image is only a list of initial objects; after this the kernel knows
+//! them by identity like any other (the store of issue #4 will load them
+//! from disk the same way, on demand).
+
+use crate::arch::phys;
+use crate::domain;
+use crate::kernel::{Kernel, MAX_NAMES, NAME_LEN};
+use crate::kprintln;
+use stet_bigbang::Image;
+
+/// Loads the image in `module` and readies its running domains.
+pub fn load(k: &mut Kernel, module: &'static [u8]) {
+    let image = match Image::parse(module) {
+        Ok(i) => i,
+        Err(e) => {
+            kprintln!("boot: the big bang image is unusable: {e}");
+            return;
+        }
+    };
+    let (_, ncap, _, pcap) = k.objs.usage();
+    let h = image.header();
+    if h.object_nodes > ncap as u64 || h.object_pages > pcap as u64 {
+        kprintln!(
+            "boot: the big bang image needs {} nodes and {} pages; the cache holds {} and {}",
+            h.object_nodes,
+            h.object_pages,
+            ncap,
+            pcap
+        );
+        return;
+    }
+    for n in image.nodes() {
+        let Ok(i) = k.objs.node(n.oid) else {
+            kprintln!("boot: object cache full loading node {}", n.oid);
+            return;
+        };
+        let e = &mut k.objs.nodes[i as usize];
+        e.version = n.version;
+        e.keys = n.keys;
+    }
+    for p in image.pages() {
+        let Ok(i) = k.objs.page(p.oid, &mut k.pool) else {
+            kprintln!("boot: out of memory loading page {}", p.oid);
+            return;
+        };
+        k.objs.pages[i as usize].version = p.version;
+        phys::write_frame(k.objs.frame(i), 0, p.data);
+    }
+    for n in image.names().take(MAX_NAMES) {
+        let mut b = [0u8; NAME_LEN];
+        let len = n.name.len().min(NAME_LEN);
+        b[..len].copy_from_slice(&n.name.as_bytes()[..len]);
+        k.names[k.nnames] = (n.oid, b);
+        k.nnames += 1;
+    }
+    let mut running = 0;
+    for oid in image.run() {
+        let Ok(root) = k.objs.node(oid) else { continue };
+        match domain::prepare(k, root) {
+            Ok(ci) => {
+                if domain::runnable(&k.ctxs[ci]) {
+                    domain::ready_push(k, ci);
+                    running += 1;
+                }
+            }
+            Err(e) => kprintln!(
+                "boot: domain '{}' cannot be prepared: {:?}",
+                k.name_of(oid),
+                e
+            ),
+        }
+    }
+    kprintln!(
+        "bigbang: {} nodes, {} pages, {} domains running",
+        image.node_count(),
+        image.page_count(),
+        running
+    );
+}

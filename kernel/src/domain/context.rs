@@ -1,0 +1,283 @@
+//! Prepared domains: the context cache (KeyKOS/EROS "process table").
+//!
+//! A domain *is* its nodes (root, general keys, registers annex) and its FPU
+//! page. To run one, the kernel loads it into a context: registers in the
+//! layout the entry paths save, plus the cache slots of its parts. The
+//! context is then the truth, and the nodes are stale until
+//! [`write_back`]; every node and page that belongs to a prepared domain is
+//! marked, so that anyone touching it through a key first writes the
+//! domain back (and reloads it after a change).
+
+use crate::arch::entry::{TrapFrame, FRESH_VECTOR};
+use crate::arch::fpu::{self, FpuState};
+use crate::arch::{gdt, phys};
+use crate::obj::{Miss, Objects};
+use stet_abi::domain::{root, state, Reg, NREGS, USER_RFLAGS};
+use stet_keys::{Key, KeyType};
+use stet_physmem::pool::{FrameNumber, FramePool};
+use zerocopy::FromZeros;
+
+/// A queue link: context index + 1, 0 for none.
+pub type Link = u16;
+
+/// Where a context is queued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, FromZeros)]
+#[repr(u8)]
+pub enum Queue {
+    /// Not queued (available, waiting, current, or cannot run).
+    #[default]
+    None = 0,
+    /// On the ready queue.
+    Ready,
+    /// Stalled on another domain (`stalled_on`).
+    Stalled,
+    /// Sleeping until `wake_at`.
+    Sleeping,
+}
+
+/// One prepared domain.
+#[derive(FromZeros)]
+#[repr(C)]
+pub struct Context {
+    /// User registers (the entry paths save here while it runs).
+    pub frame: TrapFrame,
+    /// FPU/SSE/AVX registers.
+    pub fpu: FpuState,
+    /// `fs` base.
+    pub fs_base: u64,
+    /// `gs` base.
+    pub gs_base: u64,
+    /// Pending fault code (0: none) and its information.
+    pub fault_code: u64,
+    /// Fault information (an address, or vector and error code).
+    pub fault_info: u64,
+    /// Hardware page-table root frame (0: none built yet).
+    pub pml4: u32,
+    /// Cache slots of the root node, general keys node, annex, FPU page.
+    pub root: u32,
+    /// General keys node slot.
+    pub general: u32,
+    /// Annex node slot.
+    pub annex: u32,
+    /// FPU page slot.
+    pub fpu_page: u32,
+    /// Run state (`stet_abi::domain::state`).
+    pub state: u8,
+    /// Whether this context is in use.
+    pub used: bool,
+    /// Which queue it is on.
+    pub queue: Queue,
+    /// Flags (`state::STOPPED`, `state::FOREIGN`).
+    pub flags: u32,
+    /// Next on its queue.
+    pub next: Link,
+    /// First domain stalled on this one.
+    pub stalled: Link,
+    /// Time to wake (sleeping), ns since boot.
+    pub wake_at: u64,
+    /// Ticks charged while it ran.
+    pub ticks: u64,
+    /// Index into the kernel's domain-name table + 1 (0: unnamed).
+    pub name: u16,
+}
+
+/// Why a domain could not be prepared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrepareError {
+    /// A part is missing or of the wrong type; the root slot that is bad.
+    Malformed(usize),
+    /// The object cache is full.
+    NoSpace,
+}
+
+fn number(k: Key) -> u64 {
+    k.number_value().map_or(0, |(lo, _)| lo)
+}
+
+/// The annex slot of each general register (`Reg` order).
+const ANNEX_REGS: usize = 16;
+
+impl Context {
+    /// Reads register `r` from the frame.
+    pub fn reg(&self, r: usize) -> u64 {
+        let f = &self.frame;
+        match r {
+            0 => f.rax,
+            1 => f.rbx,
+            2 => f.rcx,
+            3 => f.rdx,
+            4 => f.rsi,
+            5 => f.rdi,
+            6 => f.rbp,
+            7 => f.rsp,
+            8 => f.r8,
+            9 => f.r9,
+            10 => f.r10,
+            11 => f.r11,
+            12 => f.r12,
+            13 => f.r13,
+            14 => f.r14,
+            15 => f.r15,
+            16 => f.rip,
+            17 => f.rflags,
+            18 => self.fs_base,
+            19 => self.gs_base,
+            _ => 0,
+        }
+    }
+
+    /// Writes register `r`; `rflags` keeps only user bits (IF always set),
+    /// and `rip`/`rsp`/bases are checked canonical by [`Context::set_regs`].
+    pub fn set_reg(&mut self, r: usize, v: u64) {
+        let f = &mut self.frame;
+        match r {
+            0 => f.rax = v,
+            1 => f.rbx = v,
+            2 => f.rcx = v,
+            3 => f.rdx = v,
+            4 => f.rsi = v,
+            5 => f.rdi = v,
+            6 => f.rbp = v,
+            7 => f.rsp = v,
+            8 => f.r8 = v,
+            9 => f.r9 = v,
+            10 => f.r10 = v,
+            11 => f.r11 = v,
+            12 => f.r12 = v,
+            13 => f.r13 = v,
+            14 => f.r14 = v,
+            15 => f.r15 = v,
+            16 => f.rip = v,
+            17 => f.rflags = (v & USER_RFLAGS) | 0x202,
+            18 => self.fs_base = v,
+            19 => self.gs_base = v,
+            _ => {}
+        }
+        // Registers written from outside: leave by iretq, which restores
+        // all of them (sysret would take rcx and r11 for rip and rflags).
+        f.vector = FRESH_VECTOR;
+    }
+
+    /// Sets all registers from a register block. Non-canonical `rip` or
+    /// segment bases are refused (they would fault in the kernel's exit
+    /// path rather than in the domain).
+    pub fn set_regs(&mut self, regs: &[u64; NREGS]) -> Result<(), ()> {
+        let canonical = |v: u64| v < 0x0000_8000_0000_0000;
+        if !canonical(regs[Reg::Rip as usize])
+            || !canonical(regs[Reg::FsBase as usize])
+            || !canonical(regs[Reg::GsBase as usize])
+        {
+            return Err(());
+        }
+        for (i, v) in regs.iter().enumerate() {
+            self.set_reg(i, *v);
+        }
+        Ok(())
+    }
+
+    /// The register block.
+    pub fn regs(&self) -> [u64; NREGS] {
+        core::array::from_fn(|i| self.reg(i))
+    }
+}
+
+/// The node slot a node key in `root_keys[slot]` designates.
+fn part(objs: &mut Objects, k: Key, slot: usize) -> Result<u32, PrepareError> {
+    if k.key_type() != KeyType::Node {
+        return Err(PrepareError::Malformed(slot));
+    }
+    match objs.node_of(k) {
+        Ok(i) => Ok(i),
+        Err(Miss::Void) => Err(PrepareError::Malformed(slot)),
+        Err(Miss::NoSpace) => Err(PrepareError::NoSpace),
+    }
+}
+
+/// Loads the domain rooted at node slot `rootslot` into `c` (index `ci`).
+pub fn load(
+    c: &mut Context,
+    ci: usize,
+    objs: &mut Objects,
+    pool: &mut FramePool<'_>,
+    rootslot: u32,
+) -> Result<(), PrepareError> {
+    let rk = objs.nodes[rootslot as usize].keys;
+    let general = part(objs, rk[root::GENERAL], root::GENERAL)?;
+    let annex = part(objs, rk[root::ANNEX], root::ANNEX)?;
+    let fk = rk[root::FPU];
+    if fk.key_type() != KeyType::Page || fk.is_ro() {
+        return Err(PrepareError::Malformed(root::FPU));
+    }
+    let fpu_page = match objs.page_of(fk, pool) {
+        Ok(i) => i,
+        Err(Miss::Void) => return Err(PrepareError::Malformed(root::FPU)),
+        Err(Miss::NoSpace) => return Err(PrepareError::NoSpace),
+    };
+    if general == rootslot || annex == rootslot || general == annex {
+        return Err(PrepareError::Malformed(root::ANNEX));
+    }
+    let (st, flags) = rk[root::STATE].number_value().unwrap_or((0, 0));
+    c.state = (st & 0xff) as u8;
+    if c.state as u64 > state::RUNNING {
+        c.state = state::AVAILABLE as u8;
+    }
+    c.fault_code = st >> 8;
+    c.flags = flags & state::FLAGS;
+    c.fault_info = number(rk[root::FAULT_INFO]);
+    c.frame = TrapFrame {
+        cs: gdt::USER_CS as u64,
+        ss: gdt::USER_DS as u64,
+        vector: FRESH_VECTOR,
+        ..TrapFrame::ZERO
+    };
+    let ak = objs.nodes[annex as usize].keys;
+    for (r, k) in ak.iter().enumerate().take(ANNEX_REGS) {
+        c.set_reg(r, number(*k));
+    }
+    let rip = number(rk[root::RIP]);
+    c.frame.rip = if rip < 0x0000_8000_0000_0000 { rip } else { 0 };
+    c.set_reg(Reg::Rflags as usize, number(rk[root::RFLAGS]));
+    let canon = |v: u64| if v < 0x0000_8000_0000_0000 { v } else { 0 };
+    c.fs_base = canon(number(rk[root::FS_BASE]));
+    c.gs_base = canon(number(rk[root::GS_BASE]));
+    let frame = objs.frame(fpu_page);
+    phys::read_frame(frame, 0, &mut c.fpu.0);
+    fpu::sanitize(&mut c.fpu);
+    c.root = rootslot;
+    c.general = general;
+    c.annex = annex;
+    c.fpu_page = fpu_page;
+    c.used = true;
+    let mark = ci as u16 + 1;
+    objs.nodes[rootslot as usize].ctx = mark;
+    objs.nodes[general as usize].ctx = mark;
+    objs.nodes[annex as usize].ctx = mark;
+    objs.pages[fpu_page as usize].ctx = mark;
+    Ok(())
+}
+
+/// Writes the context's state into the domain's nodes and FPU page. The
+/// caller saves the CPU's FPU registers into `c.fpu` first if they are live.
+pub fn write_back(c: &Context, objs: &mut Objects) {
+    let st = Key::number(c.state as u64 | c.fault_code << 8, c.flags);
+    let r = &mut objs.nodes[c.root as usize].keys;
+    r[root::STATE] = st;
+    r[root::RIP] = Key::number(c.frame.rip, 0);
+    r[root::RFLAGS] = Key::number(c.frame.rflags, 0);
+    r[root::FS_BASE] = Key::number(c.fs_base, 0);
+    r[root::GS_BASE] = Key::number(c.gs_base, 0);
+    r[root::FAULT_INFO] = Key::number(c.fault_info, 0);
+    let a = &mut objs.nodes[c.annex as usize].keys;
+    for (i, slot) in a.iter_mut().enumerate().take(ANNEX_REGS) {
+        *slot = Key::number(c.reg(i), 0);
+    }
+    phys::write_frame(FrameNumber(objs.pages[c.fpu_page as usize].frame), 0, &c.fpu.0);
+}
+
+/// Clears the marks that tie the domain's objects to context `c`.
+pub fn unmark(c: &Context, objs: &mut Objects) {
+    objs.nodes[c.root as usize].ctx = 0;
+    objs.nodes[c.general as usize].ctx = 0;
+    objs.nodes[c.annex as usize].ctx = 0;
+    objs.pages[c.fpu_page as usize].ctx = 0;
+}

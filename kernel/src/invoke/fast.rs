@@ -1,0 +1,155 @@
+//! The fast paths: the shortest code for the commonest invocations. Each
+//! checks every condition the general path would and falls back to it
+//! (by returning) when any differs, so behaviour is identical.
+//!
+//! * the void key (slot 0): a call answers `VOID` at once (`null_invoke`);
+//! * a words-only **call** through a start key to a prepared, available
+//!   domain that receives no keys but the resume key;
+//! * a words-only **return** through a resume key to a domain waiting on
+//!   that call that receives no keys.
+
+use crate::domain::{self, unlink};
+use crate::kernel::Kernel;
+use crate::kobj::node::set_slot;
+use crate::sched;
+use stet_abi::code;
+use stet_abi::domain::state;
+use stet_abi::invoke::{fast, source};
+use stet_keys::{resume_kind, Key, KeyType, CALL_COUNT_MASK};
+
+/// Kind codes of the control word.
+const CALL: u64 = 0;
+const RETURN: u64 = 1;
+
+/// Receive-key slots (not the resume slot) of a control word.
+const RECV_KEYS: u64 = 0xffff << 24;
+
+/// Takes a fast path if one applies (never returns then).
+#[inline(always)]
+pub fn try_fast(k: &mut Kernel, ci: usize) {
+    let ctl = k.ctxs[ci].frame.rax;
+    if !fast::words_only(ctl) || ctl & stet_abi::invoke::RESERVED != 0 {
+        return;
+    }
+    let slot = fast::slot(ctl);
+    let kind = fast::kind(ctl);
+    if slot == 0 {
+        if kind == CALL {
+            let f = &mut k.ctxs[ci].frame;
+            f.rax = source::KERNEL << 8;
+            f.rdi = code::VOID;
+            f.rsi = 0;
+            f.rdx = 0;
+            f.r10 = 0;
+            f.r8 = 0;
+            f.r9 = 0;
+            sched::run(k, ci)
+        }
+        return;
+    }
+    let key = k.objs.nodes[k.ctxs[ci].general as usize].keys[slot];
+    match (key.key_type(), kind) {
+        (KeyType::Start, CALL) => fast_call(k, ci, key),
+        (KeyType::Resume, RETURN) => fast_return(k, ci, key),
+        _ => {}
+    }
+}
+
+/// The node slot a key's hint names, if the hint is right and the version
+/// matches (`check_version`).
+#[inline(always)]
+fn hinted_node(k: &Kernel, key: Key, check_version: bool) -> Option<u32> {
+    let h = key.hint();
+    let n = k.objs.nodes.get(h as usize)?;
+    (n.used && n.oid == key.oid() && (!check_version || n.version == key.version())).then_some(h)
+}
+
+#[inline(always)]
+fn fast_call(k: &mut Kernel, ci: usize, key: Key) {
+    let Some(root) = hinted_node(k, key, true) else {
+        return;
+    };
+    let Some(t) = unlink(k.objs.nodes[root as usize].ctx) else {
+        return;
+    };
+    let tc = &k.ctxs[t];
+    if t == ci
+        || tc.root != root
+        || tc.state != state::AVAILABLE as u8
+        || tc.flags & state::STOPPED != 0
+        || tc.frame.rax & RECV_KEYS != 0
+    {
+        return;
+    }
+    let rslot = fast::resume_slot(tc.frame.rax);
+    let (tgeneral, myroot) = (tc.general, k.ctxs[ci].root);
+    let n = &mut k.objs.nodes[myroot as usize];
+    n.calls = n.calls.wrapping_add(1);
+    let resume = Key::resume(n.oid, n.calls, resume_kind::REPLY).with_hint(myroot);
+    if rslot != 0 {
+        set_slot(k, tgeneral, rslot, resume);
+    }
+    let (order, w0, w1, w2, w3) = {
+        let f = &k.ctxs[ci].frame;
+        (f.rdi, f.rsi, f.rdx, f.r10, f.r8)
+    };
+    k.ctxs[ci].state = state::WAITING as u8;
+    let tc = &mut k.ctxs[t];
+    tc.state = state::RUNNING as u8;
+    let f = &mut tc.frame;
+    f.rax = key.info() as u64 | source::START << 8;
+    f.rdi = order;
+    f.rsi = w0;
+    f.rdx = w1;
+    f.r10 = w2;
+    f.r8 = w3;
+    f.r9 = 0;
+    sched::run(k, t)
+}
+
+#[inline(always)]
+fn fast_return(k: &mut Kernel, ci: usize, key: Key) {
+    let Some((count, resume_kind::REPLY)) = key.resume_parts() else {
+        return;
+    };
+    let Some(root) = hinted_node(k, key, false) else {
+        return;
+    };
+    let n = &k.objs.nodes[root as usize];
+    if n.calls & CALL_COUNT_MASK != count {
+        return;
+    }
+    let Some(t) = unlink(n.ctx) else {
+        return;
+    };
+    let tc = &k.ctxs[t];
+    if t == ci
+        || tc.root != root
+        || tc.state != state::WAITING as u8
+        || tc.fault_code != 0
+        || tc.frame.rax & RECV_KEYS != 0
+    {
+        return;
+    }
+    let (order, w0, w1, w2, w3) = {
+        let f = &k.ctxs[ci].frame;
+        (f.rdi, f.rsi, f.rdx, f.r10, f.r8)
+    };
+    let tc = &mut k.ctxs[t];
+    tc.state = state::RUNNING as u8;
+    let f = &mut tc.frame;
+    f.rax = source::RESUME << 8;
+    f.rdi = order;
+    f.rsi = w0;
+    f.rdx = w1;
+    f.r10 = w2;
+    f.r8 = w3;
+    f.r9 = 0;
+    let me = &mut k.ctxs[ci];
+    me.state = state::AVAILABLE as u8;
+    if me.stalled != 0 {
+        domain::wake_stalled(k, ci);
+    }
+    k.current = None;
+    sched::run(k, t)
+}

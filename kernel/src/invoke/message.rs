@@ -1,0 +1,333 @@
+//! The general invocation path: decode the control word, gather the
+//! message, and send it through a start key, a resume key or to a kernel
+//! object. All checks happen before anything changes (atomicity).
+
+use crate::domain::context::PrepareError;
+use crate::domain::{self};
+use crate::kernel::Kernel;
+use crate::kobj::{self, Reply};
+use crate::obj::Miss;
+use crate::{memory, sched};
+use stet_abi::domain::state;
+use stet_abi::fault::{RESUME, RESUME_WITH_REGS};
+use stet_abi::invoke::{source, Control, Kind};
+use stet_abi::{code, MAX_STRING};
+use stet_keys::{resume_kind, Key, KeyType, CALL_COUNT_MASK};
+
+/// A message being sent.
+pub struct Msg {
+    /// The decoded control word.
+    pub ctl: Control,
+    /// Order code.
+    pub order: u64,
+    /// Data words.
+    pub w: [u64; 4],
+    /// The keys sent (void where slot 0 was named).
+    pub keys: [Key; 4],
+    /// String address in the sender's memory.
+    pub addr: u64,
+    /// String length (≤ 4096, checked).
+    pub len: usize,
+}
+
+/// Where the string of a delivery comes from.
+pub enum Str<'a> {
+    /// Nothing.
+    None,
+    /// A domain's memory (checked readable).
+    User(usize, u64, usize),
+    /// A kernel buffer.
+    Kernel(&'a [u8]),
+}
+
+/// The general path. Never returns: it leaves by running some domain.
+pub fn invoke(k: &mut Kernel, ci: usize) -> ! {
+    let f = &k.ctxs[ci].frame;
+    let Some(ctl) = Control::decode(f.rax) else {
+        reply_code(k, ci, code::BAD_CONTROL);
+    };
+    if ctl.len as usize > MAX_STRING {
+        reply_code(k, ci, code::STRING_TOO_LONG);
+    }
+    let general = k.ctxs[ci].general as usize;
+    let gk = &k.objs.nodes[general].keys;
+    let m = Msg {
+        ctl,
+        order: f.rdi,
+        w: [f.rsi, f.rdx, f.r10, f.r8],
+        // Slot 0 of the general keys is always void, whatever the node holds.
+        keys: ctl.send.map(|s| if s == 0 { Key::VOID } else { gk[s as usize] }),
+        addr: f.r9,
+        len: ctl.len as usize,
+    };
+    let key = if ctl.slot == 0 {
+        Key::VOID
+    } else {
+        gk[ctl.slot as usize]
+    };
+    if m.len > 0 && memory::check_readable(k, ci, m.addr, m.len).is_err() {
+        reply_code(k, ci, code::BAD_BUFFER);
+    }
+    match key.key_type() {
+        KeyType::Start => to_start(k, ci, key, &m),
+        KeyType::Resume => to_resume(k, ci, key, &m),
+        KeyType::Void => to_void(k, ci, &m),
+        _ => to_kernel(k, ci, key, &m),
+    }
+}
+
+/// Invoking the void key: calls and sends answer `VOID`; a return makes
+/// the invoker available (a server's first "wait for a message").
+fn to_void(k: &mut Kernel, ci: usize, m: &Msg) -> ! {
+    if m.ctl.kind() == Kind::Return {
+        become_available(k, ci);
+        sched::schedule(k)
+    }
+    reply_code(k, ci, code::VOID)
+}
+
+/// A kernel object: do the order, then answer the invoker (or, for a
+/// return, discard the answer and become available).
+fn to_kernel(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
+    let mut sbuf = [0u8; MAX_STRING];
+    let s = &mut sbuf[..m.len];
+    if memory::read_user(k, ci, m.addr, s).is_err() {
+        reply_code(k, ci, code::BAD_BUFFER);
+    }
+    let mut out = [0u8; MAX_STRING];
+    let mut r = Reply::new();
+    let next = kobj::order(k, ci, key, m, &sbuf[..m.len], &mut r, &mut out);
+    if !k.ctxs[ci].used {
+        // The order destroyed the invoker itself.
+        sched::schedule(k)
+    }
+    match m.ctl.kind() {
+        Kind::Return => {
+            become_available(k, ci);
+            sched::schedule(k)
+        }
+        _ if matches!(next, kobj::After::Parked) => sched::schedule(k),
+        _ => {
+            let olen = r.len;
+            deliver(k, ci, source::KERNEL << 8, r.code, r.w, &r.keys, Str::Kernel(&out[..olen]), None);
+            match next {
+                kobj::After::Continue => sched::run(k, ci),
+                _ => sched::schedule(k),
+            }
+        }
+    }
+}
+
+/// Answers the invoker with just a result code.
+pub fn reply_code(k: &mut Kernel, ci: usize, c: u64) -> ! {
+    deliver(k, ci, source::KERNEL << 8, c, [0; 4], &[Key::VOID; 4], Str::None, None);
+    sched::run(k, ci)
+}
+
+/// A start key: deliver to the domain if it is available, else stall.
+fn to_start(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
+    let root = match k.objs.node_of(key) {
+        Ok(r) => r,
+        Err(Miss::Void) => to_void(k, ci, m),
+        Err(Miss::NoSpace) => reply_code(k, ci, code::NO_SPACE),
+    };
+    let t = match domain::prepare(k, root) {
+        Ok(t) => t,
+        Err(PrepareError::Malformed(_)) => to_void(k, ci, m),
+        Err(PrepareError::NoSpace) => reply_code(k, ci, code::NO_SPACE),
+    };
+    if t == ci {
+        reply_code(k, ci, code::BAD_STATE);
+    }
+    let tc = &k.ctxs[t];
+    if tc.state != state::AVAILABLE as u8 || tc.flags & state::STOPPED != 0 {
+        // Busy: wait for it, then re-execute this very invocation.
+        k.ctxs[ci].frame.rip -= 2;
+        domain::stall(k, ci, t);
+        if k.current == Some(ci) {
+            k.current = None;
+        }
+        sched::schedule(k)
+    }
+    let info = key.info() as u64 | source::START << 8;
+    send_to(k, ci, t, info, m)
+}
+
+/// Delivers `m` from `ci` to the receiving domain `t` (available, or
+/// waiting on the resume key used), then carries out the sender's side.
+fn send_to(k: &mut Kernel, ci: usize, t: usize, info: u64, m: &Msg) -> ! {
+    let kind = m.ctl.kind();
+    let resume = (kind == Kind::Call).then(|| make_call(k, ci));
+    deliver(
+        k,
+        t,
+        info,
+        m.order,
+        m.w,
+        &m.keys,
+        Str::User(ci, m.addr, m.len),
+        resume,
+    );
+    k.ctxs[t].state = state::RUNNING as u8;
+    match kind {
+        Kind::Call => sched::switch(k, ci, t),
+        Kind::Return => {
+            become_available(k, ci);
+            sched::switch(k, ci, t)
+        }
+        Kind::Send => {
+            domain::ready_push(k, t);
+            sched::run(k, ci)
+        }
+    }
+}
+
+/// The invoker of a call starts waiting; returns its new resume key.
+pub fn make_call(k: &mut Kernel, ci: usize) -> Key {
+    let root = k.ctxs[ci].root;
+    let n = &mut k.objs.nodes[root as usize];
+    n.calls = n.calls.wrapping_add(1);
+    let key = Key::resume(n.oid, n.calls, resume_kind::REPLY).with_hint(root);
+    k.ctxs[ci].state = state::WAITING as u8;
+    key
+}
+
+/// The domain becomes available for its next message; anyone stalled on it
+/// may now get through.
+pub fn become_available(k: &mut Kernel, ci: usize) {
+    k.ctxs[ci].state = state::AVAILABLE as u8;
+    if k.current == Some(ci) {
+        k.current = None;
+    }
+    domain::wake_stalled(k, ci);
+}
+
+/// The domain a resume key is for, if the key is still valid (the domain
+/// waits on exactly that call).
+pub fn resume_target(k: &mut Kernel, key: Key) -> Option<(usize, u8)> {
+    let (count, kind) = key.resume_parts()?;
+    let root = k.objs.node_of(key).ok()?;
+    if k.objs.nodes[root as usize].calls & CALL_COUNT_MASK != count {
+        return None;
+    }
+    let t = domain::prepare(k, root).ok()?;
+    let c = &k.ctxs[t];
+    let fault_kind = if c.fault_code != 0 {
+        resume_kind::FAULT
+    } else {
+        resume_kind::REPLY
+    };
+    (c.state == state::WAITING as u8 && kind == fault_kind).then_some((t, kind))
+}
+
+/// A resume key: reply to the waiting domain (one shot), or restart a
+/// domain whose keeper took its fault.
+fn to_resume(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
+    let Some((t, kind)) = resume_target(k, key) else {
+        to_void(k, ci, m);
+    };
+    if t == ci {
+        to_void(k, ci, m);
+    }
+    if kind == resume_kind::REPLY {
+        send_to(k, ci, t, source::RESUME << 8, m);
+    }
+    // A fault restart: the message is an instruction to the kernel, not
+    // data for the domain.
+    match m.order {
+        RESUME => k.ctxs[t].fault_code = 0,
+        RESUME_WITH_REGS => {
+            let mut b = [0u8; stet_abi::domain::REGS_SIZE];
+            if m.len != b.len() || memory::read_user(k, ci, m.addr, &mut b).is_err() {
+                reply_code(k, ci, code::BAD_VALUE);
+            }
+            let regs = core::array::from_fn(|i| {
+                u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap_or([0; 8]))
+            });
+            if k.ctxs[t].set_regs(&regs).is_err() {
+                reply_code(k, ci, code::BAD_VALUE);
+            }
+            k.ctxs[t].fault_code = 0;
+        }
+        // Any other order leaves the fault pending: the domain runs only to
+        // deliver it to its keeper again.
+        _ => {}
+    }
+    k.ctxs[t].state = state::RUNNING as u8;
+    domain::wake_stalled(k, t);
+    let runs = domain::runnable(&k.ctxs[t]);
+    // The restarted domain receives nothing, so a call through this key
+    // is answered at once, like a send.
+    if m.ctl.kind() == Kind::Return {
+        become_available(k, ci);
+        if runs {
+            sched::switch(k, ci, t)
+        }
+        sched::schedule(k)
+    }
+    if runs {
+        domain::ready_push(k, t);
+    }
+    deliver(k, ci, source::KERNEL << 8, code::OK, [0; 4], &[Key::VOID; 4], Str::None, None);
+    sched::run(k, ci)
+}
+
+/// Writes a message into domain `t`'s registers, its receive buffer and the
+/// key slots its receive specification names. `t`'s control word (the
+/// `rax` of its last invocation) holds that specification.
+#[allow(clippy::too_many_arguments)]
+pub fn deliver(
+    k: &mut Kernel,
+    t: usize,
+    info: u64,
+    order: u64,
+    w: [u64; 4],
+    keys: &[Key; 4],
+    s: Str<'_>,
+    resume: Option<Key>,
+) {
+    let spec = Control::decode(k.ctxs[t].frame.rax).unwrap_or_default();
+    let (buf, cap) = {
+        let f = &k.ctxs[t].frame;
+        (f.r12, (f.r13 as usize).min(MAX_STRING))
+    };
+    let mut info = info;
+    let full = match s {
+        Str::None => 0,
+        Str::Kernel(b) => {
+            let n = b.len().min(cap);
+            if memory::write_user(k, t, buf, &b[..n]) < n {
+                info |= 1 << 16;
+            }
+            b.len()
+        }
+        Str::User(from, addr, len) => {
+            let n = len.min(cap);
+            if n > 0 && memory::copy_between(k, from, addr, t, buf, n) < n {
+                info |= 1 << 16;
+            }
+            len
+        }
+    };
+    let general = k.ctxs[t].general;
+    if spec.recv != [0; 4] {
+        for (i, &slot) in spec.recv.iter().enumerate() {
+            if slot != 0 {
+                kobj::node::set_slot(k, general, slot as usize, keys[i].canonical());
+            }
+        }
+    }
+    if let Some(r) = resume {
+        if spec.resume != 0 {
+            kobj::node::set_slot(k, general, spec.resume as usize, r);
+        }
+    }
+    let f = &mut k.ctxs[t].frame;
+    f.rax = info;
+    f.rdi = order;
+    f.rsi = w[0];
+    f.rdx = w[1];
+    f.r10 = w[2];
+    f.r8 = w[3];
+    f.r9 = full as u64;
+}

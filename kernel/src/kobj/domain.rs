@@ -1,0 +1,196 @@
+//! Domain keys: full control of a domain's state, at any time and at once
+//! (prompt: nothing here waits for the target to do anything), in a form
+//! that can be written back to a fresh domain (correct).
+
+use super::{After, Reply};
+use crate::arch::fpu::{self, AREA_SIZE};
+use crate::domain::{self, context::Queue};
+use crate::invoke::message::Msg;
+use crate::kernel::Kernel;
+use crate::kobj::node::set_slot;
+use stet_abi::code;
+use stet_abi::domain::{root, state, NREGS, REGS_SIZE};
+use stet_abi::order::domain as o;
+use stet_keys::{Key, KeyType};
+
+/// Carries out a domain order for invoker `ci`.
+pub fn order(
+    k: &mut Kernel,
+    ci: usize,
+    key: Key,
+    m: &Msg,
+    s: &[u8],
+    r: &mut Reply,
+    out: &mut [u8; 4096],
+) -> After {
+    match run(k, ci, key, m, s, r, out) {
+        Ok(a) => a,
+        Err(c) => {
+            r.fail(c);
+            After::Continue
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run(
+    k: &mut Kernel,
+    ci: usize,
+    key: Key,
+    m: &Msg,
+    s: &[u8],
+    r: &mut Reply,
+    out: &mut [u8; 4096],
+) -> Result<After, u64> {
+    let rootslot = k.objs.node_of(key).map_err(|_| code::VOID)?;
+    let t = domain::prepare(k, rootslot).map_err(|e| match e {
+        domain::context::PrepareError::NoSpace => code::NO_SPACE,
+        domain::context::PrepareError::Malformed(_) => code::BAD_STATE,
+    })?;
+    let slot = |w: u64| {
+        if w < 16 {
+            Ok(w as usize)
+        } else {
+            Err(code::SLOT_RANGE)
+        }
+    };
+    let state_words = |k: &Kernel| {
+        let c = &k.ctxs[t];
+        [c.state as u64, c.flags as u64, c.fault_code, c.fault_info]
+    };
+    match m.order {
+        o::GET_REGS => {
+            for (i, v) in k.ctxs[t].regs().iter().enumerate() {
+                out[i * 8..i * 8 + 8].copy_from_slice(&v.to_le_bytes());
+            }
+            r.len = REGS_SIZE;
+            r.w = state_words(k);
+        }
+        o::SET_REGS => {
+            if s.len() != REGS_SIZE {
+                return Err(code::BAD_VALUE);
+            }
+            let regs: [u64; NREGS] = core::array::from_fn(|i| {
+                u64::from_le_bytes(s[i * 8..i * 8 + 8].try_into().unwrap_or([0; 8]))
+            });
+            k.ctxs[t].set_regs(&regs).map_err(|_| code::BAD_VALUE)?;
+            if t == ci {
+                // The answer would overwrite them; the domain resumes with
+                // exactly what was written.
+                return Ok(After::Parked).inspect(|_| domain::ready_push(k, ci));
+            }
+        }
+        o::GET_FPU => {
+            domain::save_fpu(k, t);
+            out[..AREA_SIZE].copy_from_slice(&k.ctxs[t].fpu.0);
+            r.len = AREA_SIZE;
+            r.w[0] = AREA_SIZE as u64;
+        }
+        o::SET_FPU => {
+            if s.len() != AREA_SIZE {
+                return Err(code::BAD_VALUE);
+            }
+            let mut img = fpu::FpuState([0; AREA_SIZE]);
+            img.0.copy_from_slice(s);
+            if fpu::sanitize(&mut img) {
+                return Err(code::BAD_VALUE);
+            }
+            domain::save_fpu(k, t);
+            k.ctxs[t].fpu = img;
+        }
+        o::GET_SLOT => {
+            let sl = slot(m.w[0])?;
+            if sl != 0 {
+                r.keys[0] = k.objs.nodes[k.ctxs[t].general as usize].keys[sl].canonical();
+            }
+        }
+        o::SET_SLOT => {
+            let sl = slot(m.w[0])?;
+            if sl != 0 {
+                let g = k.ctxs[t].general;
+                r.keys[0] = k.objs.nodes[g as usize].keys[sl].canonical();
+                set_slot(k, g, sl, m.keys[0].canonical());
+            }
+        }
+        o::GET_KEEPER | o::GET_METER | o::GET_SPACE => {
+            let sl = match m.order {
+                o::GET_KEEPER => root::KEEPER,
+                o::GET_METER => root::METER,
+                _ => root::SPACE,
+            };
+            r.keys[0] = k.objs.nodes[rootslot as usize].keys[sl].canonical();
+        }
+        o::SET_KEEPER | o::SET_METER | o::SET_SPACE => {
+            let new = m.keys[0].canonical();
+            let (sl, ok) = match m.order {
+                o::SET_KEEPER => (root::KEEPER, matches!(new.key_type(), KeyType::Start)),
+                o::SET_METER => (root::METER, matches!(new.key_type(), KeyType::Meter)),
+                _ => (
+                    root::SPACE,
+                    matches!(new.key_type(), KeyType::Segment | KeyType::Page),
+                ),
+            };
+            if !ok && !new.is_void() {
+                return Err(code::WRONG_TYPE);
+            }
+            r.keys[0] = k.objs.nodes[rootslot as usize].keys[sl].canonical();
+            set_slot(k, rootslot, sl, new);
+            if sl == root::SPACE {
+                domain::discard_tables(k, t);
+            }
+        }
+        o::MAKE_START => {
+            if m.w[0] > 0xff {
+                return Err(code::BAD_VALUE);
+            }
+            let n = &k.objs.nodes[rootslot as usize];
+            r.keys[0] = Key::start(n.oid, n.version, m.w[0] as u8);
+        }
+        o::STOP => {
+            k.ctxs[t].flags |= state::STOPPED;
+            if matches!(k.ctxs[t].queue, Queue::Ready | Queue::Sleeping) {
+                domain::dequeue(k, t);
+            }
+            if t == ci {
+                return Ok(After::Schedule);
+            }
+        }
+        o::START => {
+            k.ctxs[t].flags &= !state::STOPPED;
+            settle(k, ci, t);
+        }
+        o::GET_STATE => r.w = state_words(k),
+        o::SET_STATE => {
+            let st = m.w[0];
+            if (st != state::AVAILABLE && st != state::RUNNING) || m.w[1] & !(state::FLAGS as u64) != 0 {
+                return Err(code::BAD_VALUE);
+            }
+            let c = &mut k.ctxs[t];
+            c.state = st as u8;
+            c.flags = m.w[1] as u32;
+            c.fault_code = m.w[2];
+            c.fault_info = m.w[3];
+            settle(k, ci, t);
+            if t == ci && !domain::runnable(&k.ctxs[ci]) {
+                return Ok(After::Schedule);
+            }
+        }
+        _ => return Err(code::NO_SUCH_ORDER),
+    }
+    Ok(After::Continue)
+}
+
+/// After a change of run state or flags: queue the domain if it now wants
+/// to run, take it off the ready queue if not, and let anyone stalled on
+/// it try again if it accepts messages.
+fn settle(k: &mut Kernel, ci: usize, t: usize) {
+    let runnable = domain::runnable(&k.ctxs[t]);
+    match k.ctxs[t].queue {
+        Queue::Ready | Queue::Sleeping if !runnable => domain::dequeue(k, t),
+        Queue::None if runnable && t != ci && k.current != Some(t) => domain::ready_push(k, t),
+        _ => {}
+    }
+    if k.ctxs[t].state == state::AVAILABLE as u8 && k.ctxs[t].flags & state::STOPPED == 0 {
+        domain::wake_stalled(k, t);
+    }
+}

@@ -1,0 +1,61 @@
+//! Meter keys: how much time is left, and making sub-meters. Time is set
+//! by whoever holds a node key to the meter's node (its creator), so that a
+//! meter key alone can never add time to itself.
+
+use super::Reply;
+use crate::invoke::message::Msg;
+use crate::kernel::Kernel;
+use crate::kobj::node::{self, set_slot};
+use crate::obj::SLOTS;
+use stet_abi::code;
+use stet_abi::domain::meter;
+use stet_abi::order::meter as o;
+use stet_keys::{Key, KeyType};
+
+/// Carries out a meter order.
+pub fn order(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) {
+    if let Err(c) = run(k, key, m, r) {
+        r.fail(c);
+    }
+}
+
+fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), u64> {
+    let i = k.objs.node_of(key).map_err(|_| code::VOID)?;
+    match m.order {
+        o::QUERY => {
+            let n = &k.objs.nodes[i as usize];
+            let num = |s: usize| n.keys[s].number_value().map_or(0, |(v, _)| v);
+            r.w = [num(meter::TIME), num(meter::USED), 0, 0];
+        }
+        o::CREATE_SUB => {
+            let nk = m.keys[0];
+            if nk.is_void() {
+                return Err(code::VOID_ARGUMENT);
+            }
+            if nk.key_type() != KeyType::Node {
+                return Err(code::WRONG_TYPE);
+            }
+            if nk.rights() != 0 {
+                return Err(code::NO_RIGHTS);
+            }
+            let ni = k.objs.node_of(nk).map_err(|_| code::VOID_ARGUMENT)?;
+            if ni == i || k.objs.nodes[ni as usize].ctx != 0 {
+                return Err(code::BAD_STATE);
+            }
+            let sup = key.canonical();
+            let time = m.w[0];
+            node::write(k, ni, |k| {
+                for s in 0..SLOTS {
+                    set_slot(k, ni, s, Key::VOID);
+                }
+                set_slot(k, ni, meter::SUPERIOR, sup);
+                set_slot(k, ni, meter::TIME, Key::number(time, 0));
+                set_slot(k, ni, meter::USED, Key::number(0, 0));
+            });
+            let n = &k.objs.nodes[ni as usize];
+            r.keys[0] = Key::meter(n.oid, n.version);
+        }
+        _ => return Err(code::NO_SUCH_ORDER),
+    }
+    Ok(())
+}

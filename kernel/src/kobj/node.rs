@@ -1,0 +1,219 @@
+//! Node keys: fetch, swap, clear, make segment / read-only / sense keys,
+//! numbers, and making a node the root of a domain.
+//!
+//! Every change to a node goes through [`write`], which keeps the kernel's
+//! caches honest: a node that is part of a prepared domain is written back
+//! first and the domain reloaded after, and a node that backs hardware
+//! mappings has them discarded when a non-void key in it is replaced.
+
+use super::Reply;
+use crate::domain::{self};
+use crate::invoke::message::Msg;
+use crate::kernel::Kernel;
+use crate::memory;
+use crate::obj::{Miss, SLOTS};
+use stet_abi::domain::{root, state};
+use stet_abi::order::node as o;
+use stet_abi::code;
+use stet_keys::{rights, Key, KeyType, MAX_LSS};
+
+/// Stores `key` in slot `slot` of node `i`, flushing hardware mappings if
+/// a mapped key is replaced. No domain bookkeeping: for the kernel's own
+/// writes into general key slots and domain parts it keeps in step itself.
+pub fn set_slot(k: &mut Kernel, i: u32, slot: usize, key: Key) {
+    let n = &k.objs.nodes[i as usize];
+    if n.mapped && !n.keys[slot].is_void() {
+        memory::flush_all(k);
+    }
+    k.objs.nodes[i as usize].keys[slot] = key;
+}
+
+/// The prepared domain node `i` belongs to, if any.
+fn owner(k: &Kernel, i: u32) -> Option<usize> {
+    domain::unlink(k.objs.nodes[i as usize].ctx)
+}
+
+/// Makes node `i`'s slots current (writes back a prepared domain it is
+/// part of) before someone reads them through a key.
+pub fn before_read(k: &mut Kernel, i: u32) {
+    if let Some(d) = owner(k, i) {
+        domain::sync(k, d);
+    }
+}
+
+/// A change to node `i` through a key: write back the domain it belongs
+/// to, change, reload the domain.
+pub fn write(k: &mut Kernel, i: u32, f: impl FnOnce(&mut Kernel)) {
+    let d = owner(k, i);
+    if let Some(d) = d {
+        domain::sync(k, d);
+    }
+    f(k);
+    if let Some(d) = d {
+        // The general keys node is read at each use, never cached.
+        if k.ctxs[d].general != i {
+            domain::reload(k, d);
+        }
+    }
+}
+
+/// The node slot a node key designates, or a result code.
+fn target(k: &mut Kernel, key: Key) -> Result<u32, u64> {
+    match k.objs.node_of(key) {
+        Ok(i) => Ok(i),
+        Err(Miss::Void) => Err(code::VOID),
+        Err(Miss::NoSpace) => Err(code::NO_SPACE),
+    }
+}
+
+fn slot_arg(w: u64) -> Result<usize, u64> {
+    if w < SLOTS as u64 {
+        Ok(w as usize)
+    } else {
+        Err(code::SLOT_RANGE)
+    }
+}
+
+/// Carries out a node order.
+pub fn order(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) {
+    if let Err(c) = run(k, key, m, r) {
+        r.fail(c);
+    }
+}
+
+fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), u64> {
+    let i = target(k, key)?;
+    let ro = key.rights() & rights::RO != 0;
+    let weak = key.rights() & rights::WEAK != 0;
+    let writable = || if ro { Err(code::NO_RIGHTS) } else { Ok(()) };
+    let (oid, version) = {
+        let n = &k.objs.nodes[i as usize];
+        (n.oid, n.version)
+    };
+    match m.order {
+        o::FETCH => {
+            let s = slot_arg(m.w[0])?;
+            before_read(k, i);
+            let got = k.objs.nodes[i as usize].keys[s].canonical();
+            r.keys[0] = if weak { got.diminish() } else { got };
+        }
+        o::SWAP => {
+            let s = slot_arg(m.w[0])?;
+            writable()?;
+            before_read(k, i);
+            r.keys[0] = k.objs.nodes[i as usize].keys[s].canonical();
+            let new = m.keys[0].canonical();
+            write(k, i, |k| set_slot(k, i, s, new));
+        }
+        o::CLEAR => {
+            writable()?;
+            write(k, i, |k| {
+                for s in 0..SLOTS {
+                    set_slot(k, i, s, Key::VOID);
+                }
+            });
+        }
+        o::WRITE_NUMBER => {
+            let s = slot_arg(m.w[0])?;
+            writable()?;
+            if m.w[2] > u32::MAX as u64 {
+                return Err(code::BAD_VALUE);
+            }
+            let new = Key::number(m.w[1], m.w[2] as u32);
+            write(k, i, |k| set_slot(k, i, s, new));
+        }
+        o::READ_NUMBER => {
+            let s = slot_arg(m.w[0])?;
+            before_read(k, i);
+            let (lo, hi) = k.objs.nodes[i as usize].keys[s]
+                .number_value()
+                .ok_or(code::WRONG_TYPE)?;
+            r.w = [lo, hi as u64, 0, 0];
+        }
+        o::MAKE_SEGMENT => {
+            let lss = m.w[0];
+            if lss == 0 || lss > MAX_LSS as u64 || m.w[1] > 0xff {
+                return Err(code::BAD_VALUE);
+            }
+            let mut rts = m.w[1] as u8 & KeyType::Segment.allowed_rights();
+            if ro {
+                rts |= rights::RO;
+            }
+            if weak {
+                rts |= rights::WEAK;
+            }
+            r.keys[0] = Key::segment(oid, version, lss as u8, rts);
+        }
+        o::MAKE_RO => r.keys[0] = key.canonical().restrict(rights::RO),
+        o::MAKE_SENSE => r.keys[0] = key.canonical().restrict(rights::RO | rights::WEAK),
+        o::MAKE_DOMAIN => {
+            writable()?;
+            r.keys[0] = make_domain(k, i, m)?;
+        }
+        _ => return Err(code::NO_SUCH_ORDER),
+    }
+    Ok(())
+}
+
+/// The initial FPU image: x87 control word 0x37f, MXCSR 0x1f80, an XSAVE
+/// header naming x87 and SSE.
+pub fn initial_fpu(page: &mut [u8; 1024]) {
+    page.fill(0);
+    page[0..2].copy_from_slice(&0x037fu16.to_le_bytes());
+    page[24..28].copy_from_slice(&0x1f80u32.to_le_bytes());
+    page[28..32].copy_from_slice(&0xffffu32.to_le_bytes());
+    page[512..520].copy_from_slice(&3u64.to_le_bytes());
+}
+
+/// Formats node `i` as a domain root over the parts passed as keys 0–2.
+fn make_domain(k: &mut Kernel, i: u32, m: &Msg) -> Result<Key, u64> {
+    let [g, a, f, _] = m.keys;
+    for (key, t) in [(g, KeyType::Node), (a, KeyType::Node), (f, KeyType::Page)] {
+        if key.is_void() {
+            return Err(code::VOID_ARGUMENT);
+        }
+        if key.key_type() != t {
+            return Err(code::WRONG_TYPE);
+        }
+        if key.rights() != 0 {
+            return Err(code::NO_RIGHTS);
+        }
+    }
+    let gi = k.objs.node_of(g).map_err(|_| code::VOID_ARGUMENT)?;
+    let ai = k.objs.node_of(a).map_err(|_| code::VOID_ARGUMENT)?;
+    let fi = k
+        .objs
+        .page_of(f, &mut k.pool)
+        .map_err(|_| code::VOID_ARGUMENT)?;
+    if gi == ai || gi == i || ai == i {
+        return Err(code::BAD_VALUE);
+    }
+    if owner(k, i).is_some()
+        || owner(k, gi).is_some()
+        || owner(k, ai).is_some()
+        || k.objs.pages[fi as usize].ctx != 0
+    {
+        return Err(code::BAD_STATE);
+    }
+    for s in 0..SLOTS {
+        set_slot(k, i, s, Key::VOID);
+        set_slot(k, ai, s, Key::number(0, 0));
+        set_slot(k, gi, s, Key::VOID);
+    }
+    set_slot(
+        k,
+        i,
+        root::STATE,
+        Key::number(state::AVAILABLE, state::STOPPED),
+    );
+    set_slot(k, i, root::GENERAL, g.canonical());
+    set_slot(k, i, root::ANNEX, a.canonical());
+    set_slot(k, i, root::FPU, f.canonical());
+    set_slot(k, i, root::RIP, Key::number(0, 0));
+    set_slot(k, i, root::RFLAGS, Key::number(0x202, 0));
+    let mut img = [0u8; 1024];
+    initial_fpu(&mut img);
+    crate::arch::phys::write_frame(k.objs.frame(fi), 0, &img);
+    let n = &k.objs.nodes[i as usize];
+    Ok(Key::domain(n.oid, n.version))
+}

@@ -1,0 +1,93 @@
+//! Page keys: read, write, zero, word access, read-only keys.
+//!
+//! A page that is the FPU state of a prepared domain is written back before
+//! it is read and the domain reloaded after it is written, as with nodes.
+
+use super::Reply;
+use crate::arch::phys;
+use crate::domain;
+use crate::invoke::message::Msg;
+use crate::kernel::Kernel;
+use crate::obj::Miss;
+use stet_abi::code;
+use stet_abi::order::page as o;
+use stet_keys::{rights, Key};
+
+const PAGE: u64 = 4096;
+
+/// Carries out a page order.
+pub fn order(k: &mut Kernel, key: Key, m: &Msg, s: &[u8], r: &mut Reply, out: &mut [u8; 4096]) {
+    if let Err(c) = run(k, key, m, s, r, out) {
+        r.fail(c);
+    }
+}
+
+fn run(k: &mut Kernel, key: Key, m: &Msg, s: &[u8], r: &mut Reply, out: &mut [u8; 4096]) -> Result<(), u64> {
+    let i = match k.objs.page_of(key, &mut k.pool) {
+        Ok(i) => i,
+        Err(Miss::Void) => return Err(code::VOID),
+        Err(Miss::NoSpace) => return Err(code::NO_SPACE),
+    };
+    let frame = k.objs.frame(i);
+    let owner = domain::unlink(k.objs.pages[i as usize].ctx);
+    if let Some(d) = owner {
+        domain::sync(k, d);
+    }
+    let writable = || {
+        if key.is_ro() {
+            Err(code::NO_RIGHTS)
+        } else {
+            Ok(())
+        }
+    };
+    let word_at = |off: u64| {
+        if off % 8 != 0 || off >= PAGE {
+            Err(code::BAD_VALUE)
+        } else {
+            Ok(off as usize)
+        }
+    };
+    let mut wrote = false;
+    match m.order {
+        o::READ => {
+            let (off, len) = (m.w[0], m.w[1]);
+            if off > PAGE || len > PAGE - off {
+                return Err(code::BAD_VALUE);
+            }
+            phys::read_frame(frame, off as usize, &mut out[..len as usize]);
+            r.len = len as usize;
+        }
+        o::WRITE => {
+            writable()?;
+            let off = m.w[0];
+            if off > PAGE || s.len() as u64 > PAGE - off {
+                return Err(code::BAD_VALUE);
+            }
+            phys::write_frame(frame, off as usize, s);
+            wrote = true;
+        }
+        o::ZERO => {
+            writable()?;
+            phys::zero_frame(frame);
+            wrote = true;
+        }
+        o::READ_WORD => {
+            let off = word_at(m.w[0])?;
+            let mut b = [0u8; 8];
+            phys::read_frame(frame, off, &mut b);
+            r.w[0] = u64::from_le_bytes(b);
+        }
+        o::WRITE_WORD => {
+            writable()?;
+            let off = word_at(m.w[0])?;
+            phys::write_frame(frame, off, &m.w[1].to_le_bytes());
+            wrote = true;
+        }
+        o::MAKE_RO => r.keys[0] = key.canonical().restrict(rights::RO),
+        _ => return Err(code::NO_SUCH_ORDER),
+    }
+    if let (Some(d), true) = (owner, wrote) {
+        domain::reload(k, d);
+    }
+    Ok(())
+}

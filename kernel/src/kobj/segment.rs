@@ -1,0 +1,98 @@
+//! Segment keys: reading and writing a segment's memory by offset (what a
+//! file system or a loader needs without mapping it), its size, and
+//! weaker keys. No keeper is invoked from here: an invalid offset is the
+//! invoker's error (`INVALID_ADDRESS`).
+
+use super::Reply;
+use crate::arch::phys;
+use crate::invoke::message::Msg;
+use crate::kernel::Kernel;
+use crate::memory;
+use stet_abi::code;
+use stet_abi::order::segment as o;
+use stet_keys::{rights, Key};
+use stet_segment::Access;
+
+const PAGE: u64 = 4096;
+
+/// Carries out a segment order.
+pub fn order(k: &mut Kernel, key: Key, m: &Msg, s: &[u8], r: &mut Reply, out: &mut [u8; 4096]) {
+    if let Err(c) = run(k, key, m, s, r, out) {
+        r.fail(c);
+    }
+}
+
+fn run(k: &mut Kernel, key: Key, m: &Msg, s: &[u8], r: &mut Reply, out: &mut [u8; 4096]) -> Result<(), u64> {
+    if k.objs.node_of(key).is_err() {
+        return Err(code::VOID);
+    }
+    match m.order {
+        o::READ => {
+            let (off, len) = (m.w[0], m.w[1] as usize);
+            if len > PAGE as usize {
+                return Err(code::BAD_VALUE);
+            }
+            copy(k, key, off, &mut out[..len], false)?;
+            r.len = len;
+        }
+        o::WRITE => {
+            if key.is_ro() {
+                return Err(code::NO_RIGHTS);
+            }
+            let mut buf = [0u8; 4096];
+            buf[..s.len()].copy_from_slice(s);
+            copy(k, key, m.w[0], &mut buf[..s.len()], true)?;
+        }
+        o::INFO => {
+            let lss = key.lss() as u64;
+            r.w = [
+                lss,
+                stet_segment::size_bytes(key.lss()).unwrap_or(0),
+                key.rights() as u64,
+                0,
+            ];
+        }
+        o::RESTRICT => {
+            let add = m.w[0] as u8 & (rights::RO | rights::WEAK | rights::NOCALL);
+            if m.w[0] > 0xff {
+                return Err(code::BAD_VALUE);
+            }
+            r.keys[0] = key.canonical().restrict(add);
+        }
+        o::PROBE => match memory::segment_frame(k, key, m.w[0], Access::Read) {
+            Ok((_, w)) => r.w = [1, w as u64, 0, 0],
+            Err(_) => r.w = [0, 0, 0, 0],
+        },
+        _ => return Err(code::NO_SUCH_ORDER),
+    }
+    Ok(())
+}
+
+/// Reads (or, with `write`, writes) `buf` at offset `off` of the segment.
+/// Checks every page before writing any (atomic).
+fn copy(k: &mut Kernel, key: Key, off: u64, buf: &mut [u8], write: bool) -> Result<(), u64> {
+    let access = if write { Access::Write } else { Access::Read };
+    let mut frames = [(0u64, 0usize, 0usize, None); 2];
+    let mut done = 0;
+    let mut n = 0;
+    while done < buf.len() {
+        let a = off.checked_add(done as u64).ok_or(code::INVALID_ADDRESS)?;
+        let (f, _) = memory::segment_frame(k, key, a, access).map_err(|_| code::INVALID_ADDRESS)?;
+        let po = (a % PAGE) as usize;
+        let len = (PAGE as usize - po).min(buf.len() - done);
+        frames[n] = (a, po, len, Some(f));
+        n += 1;
+        done += len;
+    }
+    let mut at = 0;
+    for (_, po, len, f) in frames.iter().take(n) {
+        let f = f.ok_or(code::INVALID_ADDRESS)?;
+        if write {
+            phys::write_frame(f, *po, &buf[at..at + len]);
+        } else {
+            phys::read_frame(f, *po, &mut buf[at..at + len]);
+        }
+        at += len;
+    }
+    Ok(())
+}

@@ -1,0 +1,159 @@
+//! The kernel's small services: number keys, the console, time and
+//! sleeping, discrim, key bits, and ranges (creating and destroying
+//! objects, the space bank's authority).
+
+use super::{After, Reply};
+use crate::arch;
+use crate::domain;
+use crate::invoke::message::Msg;
+use crate::kernel::Kernel;
+use crate::memory;
+use crate::obj::Miss;
+use stet_abi::code;
+use stet_abi::order::{console as oc, discrim as od, keybits as ob, range as orr, sleep as os};
+use stet_keys::{Key, KeyType, Space};
+
+/// A number key answers its value: `w0` low, `w1` high.
+pub fn number(key: Key, _m: &Msg, r: &mut Reply) {
+    let (lo, hi) = key.number_value().unwrap_or((0, 0));
+    r.w = [lo, hi as u64, 0, 0];
+}
+
+/// The early console: print the string.
+pub fn console(m: &Msg, s: &[u8], r: &mut Reply) {
+    match m.order {
+        oc::WRITE => arch::serial::write_bytes(s),
+        _ => r.fail(code::NO_SUCH_ORDER),
+    }
+}
+
+/// Time: now, sleep until, yield.
+pub fn sleep(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
+    match m.order {
+        os::NOW => r.w = [k.now_ns(), k.ticks, 0, 0],
+        os::UNTIL => {
+            if k.now_ns() < m.w[0] {
+                // Parked with `rip` on the `syscall`: when woken it asks
+                // again, and then the time has come.
+                k.ctxs[ci].frame.rip -= 2;
+                domain::sleep(k, ci, m.w[0]);
+                k.current = None;
+                return After::Parked;
+            }
+        }
+        os::YIELD => return After::Schedule,
+        _ => r.fail(code::NO_SUCH_ORDER),
+    }
+    After::Continue
+}
+
+/// Whether a key designates an object that no longer exists.
+fn dangling(k: &mut Kernel, key: Key) -> bool {
+    match key.key_type() {
+        KeyType::Page => matches!(k.objs.page_of(key, &mut k.pool), Err(Miss::Void)),
+        KeyType::Resume => crate::invoke::message::resume_target(k, key).is_none(),
+        t if t.designates_object() => matches!(k.objs.node_of(key), Err(Miss::Void)),
+        _ => false,
+    }
+}
+
+/// Discrim: a key's type and rights, and key comparison, conveying no
+/// authority.
+pub fn discrim(k: &mut Kernel, m: &Msg, r: &mut Reply) {
+    match m.order {
+        od::CLASSIFY => {
+            let key = m.keys[0];
+            if dangling(k, key) {
+                r.w = [KeyType::Void as u64, 0, 1, 0];
+            } else {
+                r.w = [key.key_type() as u64, key.rights() as u64, 0, 0];
+            }
+        }
+        od::COMPARE => r.w[0] = m.keys[0].same(m.keys[1]) as u64,
+        _ => r.fail(code::NO_SUCH_ORDER),
+    }
+}
+
+/// Key bits: a key's raw words (hint cleared), for privileged tools.
+pub fn keybits(m: &Msg, r: &mut Reply, out: &mut [u8; 4096]) {
+    match m.order {
+        ob::GET => {
+            let key = m.keys[0].canonical();
+            let (w0, w1) = key.words();
+            r.w = [w0, w1, 0, 0];
+            out[..16].copy_from_slice(&key.to_bytes());
+            r.len = 16;
+        }
+        _ => r.fail(code::NO_SUCH_ORDER),
+    }
+}
+
+/// Ranges: keys to the objects of a range, and destroying them.
+pub fn range(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) {
+    let Some((space, first, count)) = key.range_parts() else {
+        return r.fail(code::VOID);
+    };
+    let index = m.w[0];
+    let oid = first + index;
+    let in_range = index < count as u64 && oid <= stet_keys::MAX_OID;
+    match m.order {
+        orr::INFO => r.w = [first, count as u64, space as u64, 0],
+        orr::GET | orr::RENEW if !in_range => r.fail(code::BAD_VALUE),
+        orr::GET => match space {
+            Space::Node => match k.objs.node(oid) {
+                Ok(i) => r.keys[0] = Key::node(oid, k.objs.nodes[i as usize].version, 0),
+                Err(_) => r.fail(code::NO_SPACE),
+            },
+            Space::Page => match k.objs.page(oid, &mut k.pool) {
+                Ok(i) => r.keys[0] = Key::page(oid, k.objs.pages[i as usize].version, false),
+                Err(_) => r.fail(code::NO_SPACE),
+            },
+        },
+        orr::RENEW => match space {
+            Space::Node => match k.objs.node(oid) {
+                Ok(i) => {
+                    destroy_node(k, i);
+                    r.keys[0] = Key::node(oid, k.objs.nodes[i as usize].version, 0);
+                }
+                Err(_) => r.fail(code::NO_SPACE),
+            },
+            Space::Page => match k.objs.page(oid, &mut k.pool) {
+                Ok(i) => {
+                    if let Some(d) = domain::unlink(k.objs.pages[i as usize].ctx) {
+                        drop_domain(k, d);
+                    }
+                    if k.objs.pages[i as usize].mapped {
+                        memory::flush_all(k);
+                    }
+                    k.objs.destroy_page(i);
+                    r.keys[0] = Key::page(oid, k.objs.pages[i as usize].version, false);
+                }
+                Err(_) => r.fail(code::NO_SPACE),
+            },
+        },
+        _ => r.fail(code::NO_SUCH_ORDER),
+    }
+}
+
+/// Destroys node `i`: a domain built on it is dropped from every cache
+/// first, and mappings through it are discarded.
+fn destroy_node(k: &mut Kernel, i: u32) {
+    if let Some(d) = domain::unlink(k.objs.nodes[i as usize].ctx) {
+        drop_domain(k, d);
+    }
+    if k.objs.nodes[i as usize].mapped {
+        memory::flush_all(k);
+    }
+    k.objs.destroy_node(i);
+}
+
+/// Takes a prepared domain out of every queue and the context cache
+/// (its nodes are about to change under it).
+fn drop_domain(k: &mut Kernel, d: usize) {
+    domain::dequeue(k, d);
+    domain::wake_stalled(k, d);
+    if k.current == Some(d) {
+        k.current = None;
+    }
+    domain::unprepare(k, d);
+}

@@ -1,0 +1,215 @@
+//! Domains' memory: translating an address through the domain's segment
+//! tree (`stet_segment::walk`), building hardware page tables lazily from
+//! what the walk finds, discarding them when a segment changes, and copying
+//! message strings between domains without ever touching user addresses
+//! from the kernel (everything goes through the direct map; SMAP stays on).
+
+use crate::arch::paging::{UserPerm, UserRoot};
+use crate::arch::phys;
+use crate::domain;
+use crate::kernel::Kernel;
+use crate::obj::Objects;
+use stet_abi::domain::root;
+use stet_keys::Key;
+use stet_physmem::pool::{FrameNumber, FramePool};
+use stet_segment::{Access, Invalid};
+
+const PAGE: u64 = 4096;
+
+/// The segment walk's view of the object cache. Every node it passes is
+/// marked as backing a hardware mapping.
+struct Walker<'a> {
+    objs: &'a mut Objects,
+    pool: &'a mut FramePool<'static>,
+}
+
+impl stet_segment::Store for Walker<'_> {
+    fn slot(&mut self, node: Key, slot: usize) -> Option<Key> {
+        let i = self.objs.node_of(node).ok()? as usize;
+        self.objs.nodes[i].mapped = true;
+        Some(self.objs.nodes[i].keys[slot])
+    }
+
+    fn page_exists(&mut self, page: Key) -> bool {
+        self.objs.page_of(page, self.pool).is_ok()
+    }
+}
+
+/// Why an address could not be made accessible.
+#[derive(Clone, Copy, Debug)]
+pub enum MemFault {
+    /// The segment says no (with the keeper to invoke, if any).
+    Invalid(Invalid),
+    /// The kernel ran out of frames for page tables or pages.
+    NoSpace,
+}
+
+/// Translates `va` for context `ci` through its address-space segment.
+pub fn walk(k: &mut Kernel, ci: usize, va: u64, access: Access) -> Result<(u32, bool, bool), MemFault> {
+    let space = k.objs.nodes[k.ctxs[ci].root as usize].keys[root::SPACE];
+    let mut w = Walker {
+        objs: &mut k.objs,
+        pool: &mut k.pool,
+    };
+    let found =
+        stet_segment::walk(&mut w, space, va, access, &mut |_| {}).map_err(MemFault::Invalid)?;
+    let page = k
+        .objs
+        .page_of(found.page, &mut k.pool)
+        .map_err(|_| MemFault::NoSpace)?;
+    Ok((page, found.writable, found.executable))
+}
+
+/// The frame at byte `addr` of the segment `entry` (a segment or page key),
+/// for kernel reads and writes through a segment key. No keeper is
+/// invoked: an invalid address is the invoker's error.
+pub fn segment_frame(k: &mut Kernel, entry: Key, addr: u64, access: Access) -> Result<(FrameNumber, bool), u64> {
+    let mut w = Walker {
+        objs: &mut k.objs,
+        pool: &mut k.pool,
+    };
+    let found = stet_segment::walk(&mut w, entry, addr, access, &mut |_| {}).map_err(|i| i.why)?;
+    let page = k
+        .objs
+        .page_of(found.page, &mut k.pool)
+        .map_err(|_| stet_abi::fault::why::NOT_PRESENT)?;
+    Ok((k.objs.frame(page), found.writable))
+}
+
+/// Makes sure context `ci` has a page-table root.
+pub fn ensure_tables(k: &mut Kernel, ci: usize) -> Result<UserRoot, MemFault> {
+    if k.ctxs[ci].pml4 != 0 {
+        return Ok(UserRoot::from_frame(FrameNumber(k.ctxs[ci].pml4)));
+    }
+    let r = match UserRoot::new(&mut k.pool) {
+        Some(r) => r,
+        None => {
+            flush_all(k);
+            UserRoot::new(&mut k.pool).ok_or(MemFault::NoSpace)?
+        }
+    };
+    k.ctxs[ci].pml4 = r.frame().0;
+    Ok(r)
+}
+
+/// Resolves a fault (or a kernel access) at `va`: walks the segment and
+/// maps the page. Returns the frame and whether it is writable.
+pub fn resolve(k: &mut Kernel, ci: usize, va: u64, access: Access) -> Result<(FrameNumber, bool), MemFault> {
+    let (page, writable, executable) = walk(k, ci, va, access)?;
+    k.objs.pages[page as usize].mapped = true;
+    let frame = k.objs.frame(page);
+    let perm = UserPerm {
+        write: writable,
+        exec: executable,
+    };
+    let r = ensure_tables(k, ci)?;
+    if r.map(va & !(PAGE - 1), frame, perm, &mut k.pool).is_err() {
+        // Out of frames for page tables: drop every table and retry once.
+        flush_all(k);
+        let r = ensure_tables(k, ci)?;
+        r.map(va & !(PAGE - 1), frame, perm, &mut k.pool)
+            .map_err(|_| MemFault::NoSpace)?;
+    }
+    Ok((frame, writable))
+}
+
+/// The frame behind `va` in context `ci`, for a kernel read or write.
+fn frame_for(k: &mut Kernel, ci: usize, va: u64, write: bool) -> Result<FrameNumber, MemFault> {
+    if k.ctxs[ci].pml4 != 0 {
+        let r = UserRoot::from_frame(FrameNumber(k.ctxs[ci].pml4));
+        if let Some((f, w)) = r.lookup(va & !(PAGE - 1)) {
+            if w || !write {
+                return Ok(f);
+            }
+        }
+    }
+    let access = if write { Access::Write } else { Access::Read };
+    resolve(k, ci, va, access).map(|(f, _)| f)
+}
+
+/// Checks that `[va, va + len)` is readable by `ci` (at most two pages for
+/// a 4096-byte string), faulting pages in as needed.
+pub fn check_readable(k: &mut Kernel, ci: usize, va: u64, len: usize) -> Result<(), MemFault> {
+    if len == 0 {
+        return Ok(());
+    }
+    let end = va.checked_add(len as u64 - 1).ok_or(MemFault::NoSpace)?;
+    let mut p = va & !(PAGE - 1);
+    while p <= end {
+        frame_for(k, ci, p, false)?;
+        p += PAGE;
+    }
+    Ok(())
+}
+
+/// Copies from `ci`'s memory at `va` into `out`.
+pub fn read_user(k: &mut Kernel, ci: usize, va: u64, out: &mut [u8]) -> Result<(), MemFault> {
+    let mut done = 0;
+    while done < out.len() {
+        let a = va.checked_add(done as u64).ok_or(MemFault::NoSpace)?;
+        let f = frame_for(k, ci, a, false)?;
+        let off = (a % PAGE) as usize;
+        let n = (PAGE as usize - off).min(out.len() - done);
+        phys::read_frame(f, off, &mut out[done..done + n]);
+        done += n;
+    }
+    Ok(())
+}
+
+/// Copies `data` into `ci`'s memory at `va`. Returns the bytes written
+/// before the first invalid page.
+pub fn write_user(k: &mut Kernel, ci: usize, va: u64, data: &[u8]) -> usize {
+    let mut done = 0;
+    while done < data.len() {
+        let Some(a) = va.checked_add(done as u64) else {
+            break;
+        };
+        let Ok(f) = frame_for(k, ci, a, true) else {
+            break;
+        };
+        let off = (a % PAGE) as usize;
+        let n = (PAGE as usize - off).min(data.len() - done);
+        phys::write_frame(f, off, &data[done..done + n]);
+        done += n;
+    }
+    done
+}
+
+/// Copies `len` bytes from `src` at `sva` to `dst` at `dva`, page by page.
+/// The source was checked readable; returns the bytes the destination
+/// accepted.
+pub fn copy_between(k: &mut Kernel, src: usize, sva: u64, dst: usize, dva: u64, len: usize) -> usize {
+    let mut done = 0;
+    while done < len {
+        let (Some(s), Some(d)) = (sva.checked_add(done as u64), dva.checked_add(done as u64)) else {
+            break;
+        };
+        let (Ok(sf), Ok(df)) = (frame_for(k, src, s, false), frame_for(k, dst, d, true)) else {
+            break;
+        };
+        let (so, doff) = ((s % PAGE) as usize, (d % PAGE) as usize);
+        let n = (PAGE as usize - so).min(PAGE as usize - doff).min(len - done);
+        phys::copy_frames(sf, so, df, doff, n);
+        done += n;
+    }
+    done
+}
+
+/// Discards every hardware page table (they are rebuilt on demand). Called
+/// when a node or page that backs a mapping changes: simpler than tracking
+/// which mapping came from which slot, and rare (growing a segment fills
+/// void slots, which needs no flush).
+pub fn flush_all(k: &mut Kernel) {
+    for ci in 0..k.ctxs.len() {
+        if k.ctxs[ci].used {
+            domain::discard_tables(k, ci);
+        }
+    }
+    for n in k.objs.nodes.iter_mut() {
+        n.mapped = false;
+    }
+    for p in k.objs.pages.iter_mut() {
+        p.mapped = false;
+    }
+    k.flushes += 1;
+}
