@@ -45,6 +45,8 @@ pub struct Kernel {
     pub nnames: usize,
     /// Times all hardware page tables were discarded.
     pub flushes: u64,
+    /// The `fs` and `gs` bases loaded in the CPU.
+    pub user_bases: (u64, u64),
     /// The big bang image until it is loaded.
     pub module: Option<&'static [u8]>,
 }

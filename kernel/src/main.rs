@@ -115,6 +115,7 @@ fn kmain(mut p: Platform) -> Kernel {
         nnames: 0,
         flushes: 0,
         module: p.module,
+        user_bases: (0, 0),
     }
 }
 

@@ -18,20 +18,34 @@ const MAX_CHAIN: usize = 16;
 /// Leaves the kernel into context `ci`, switching address space, frame and
 /// FPU state if it is not the current one.
 pub fn run(k: &mut Kernel, ci: usize) -> ! {
+    let c = &k.ctxs[ci];
+    if k.current == Some(ci) && k.fpu_owner == Some(ci) && c.pml4 != 0 && c.fault_code == 0 {
+        // Still on the CPU with everything in place (a kernel object's
+        // answer): straight back.
+        arch::entry::enter_user(&c.frame)
+    }
     if k.ctxs[ci].fault_code != 0 && k.ctxs[ci].state == stet_abi::domain::state::RUNNING as u8 {
         // A fault whose delivery to a keeper was pending.
         fault::deliver_pending(k, ci)
     }
-    if k.current != Some(ci) {
+    if k.current != Some(ci) || k.ctxs[ci].pml4 == 0 {
         let oid = k.ctx_oid(ci);
         let c = &k.ctxs[ci];
         arch::entry::activate(ci, &c.frame, oid);
-        arch::cpu::set_user_bases(c.fs_base, c.gs_base);
+        let bases = (c.fs_base, c.gs_base);
+        if bases != k.user_bases {
+            arch::cpu::set_user_bases(bases.0, bases.1);
+            k.user_bases = bases;
+        }
         k.current = Some(ci);
-    }
-    match memory::ensure_tables(k, ci) {
-        Ok(r) => r.activate(),
-        Err(_) => crate::fatal(format_args!("no frames for page tables")),
+        if c.pml4 != 0 {
+            arch::paging::UserRoot::from_frame(stet_physmem::pool::FrameNumber(c.pml4)).activate();
+        } else {
+            match memory::ensure_tables(k, ci) {
+                Ok(r) => r.activate(),
+                Err(_) => crate::fatal(format_args!("no frames for page tables")),
+            }
+        }
     }
     if k.fpu_owner != Some(ci) {
         if let Some(o) = k.fpu_owner {

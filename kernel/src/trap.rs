@@ -55,7 +55,8 @@ pub fn on_user_trap(k: &mut Kernel, vector: u8, error: u64, rip: u64, cr2: u64) 
                 }
             }
         }
-        0..=31 => fault::exception(k, ci, vector, error, rip, cr2),
+        // cr2 means something only for page faults.
+        0..=31 => fault::exception(k, ci, vector, error, rip, 0),
         _ => {
             apic::eoi();
             kprintln!("kernel: unexpected interrupt vector {vector:#x} ignored");

@@ -43,11 +43,21 @@ pub fn try_fast(k: &mut Kernel, ci: usize) {
             f.r10 = 0;
             f.r8 = 0;
             f.r9 = 0;
-            sched::run(k, ci)
+            // Same domain, same address space, same FPU: straight out.
+            crate::arch::entry::enter_user(f)
         }
         return;
     }
-    let key = k.objs.nodes[k.ctxs[ci].general as usize].keys[slot];
+    let general = k.ctxs[ci].general as usize;
+    let mut key = k.objs.nodes[general].keys[slot];
+    if key.key_type() == KeyType::Start && hinted_node(k, key, false).is_none() {
+        // Refresh the hint once (a cache in the key itself; the next call
+        // finds the object without the index).
+        if let Ok(i) = k.objs.node_of(key) {
+            key = key.with_hint(i);
+            k.objs.nodes[general].keys[slot] = key;
+        }
+    }
     match (key.key_type(), kind) {
         (KeyType::Start, CALL) => fast_call(k, ci, key),
         (KeyType::Resume, RETURN) => fast_return(k, ci, key),

@@ -2,6 +2,8 @@
 #![no_std]
 #![deny(unsafe_code)]
 
+pub mod grow;
+
 use stet_rt::{cpu, println};
 
 /// Work per round of a spinner, in loop iterations.

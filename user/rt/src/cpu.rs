@@ -90,3 +90,16 @@ pub fn load_byte(addr: u64) -> u8 {
     };
     v
 }
+
+/// Executes `ud2` with `v` in `rax` and returns `rax` afterwards: a domain
+/// keeper that emulates the instruction (and moves `rip` past its two
+/// bytes) decides the result.
+#[inline(always)]
+pub fn ud2_emulated(v: u64) -> u64 {
+    let mut r = v;
+    // SAFETY: `ud2` raises #UD; the domain stops and its keeper either
+    // resumes it after the instruction (with any `rax`) or leaves it
+    // stopped. No memory is touched.
+    unsafe { core::arch::asm!("ud2", inlateout("rax") r, options(nostack, nomem)) };
+    r
+}
