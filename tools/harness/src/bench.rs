@@ -1,5 +1,6 @@
-//! `stet-harness bench`: boots the `bench` program under deterministic
-//! instruction counting and collects its `BENCH` lines.
+//! `stet-harness bench`: boots the benchmark domains (the image of
+//! `tests/system/bench_rows.toml`) under deterministic instruction counting
+//! and collects their `BENCH` lines.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -15,9 +16,9 @@ use crate::qemu::{self, Console};
 use crate::report;
 use crate::root::Layout;
 use crate::runner::{self, Exit, LineSink};
-use crate::spec::{DEFAULT_MEM, EXIT_SUCCESS};
+use crate::spec::{Spec, DEFAULT_MEM, EXIT_SUCCESS};
 
-/// The image and log name, and the one program packed.
+/// The image and log name.
 const NAME: &str = "bench";
 /// The kernel command line.
 const CMDLINE: &str = "exit_on_idle";
@@ -127,9 +128,10 @@ pub fn table(rows: &[BenchRow]) -> String {
     out
 }
 
-/// Packs and boots the benchmark, writes `out` and prints the table.
+/// Builds the image, boots the benchmark, writes `out` and prints the table.
 pub fn run(layout: &Layout, out: &Path) -> Result<()> {
-    image::pack(layout, &[NAME.into()], &[], &layout.image(NAME))?;
+    let spec = Spec::load(&layout.bench_spec())?;
+    image::build(layout, &spec.image(), &layout.image(NAME))?;
     let opts = runner::Options {
         timeout: TIMEOUT,
         log: Some(layout.log(NAME)),

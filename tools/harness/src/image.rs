@@ -1,37 +1,30 @@
-//! Packing user program ELFs into a boot image file.
+//! Building a test's big bang image (stet-mkimage) from its spec and the
+//! program ELFs in `build/user/`.
 
 use std::fs;
 use std::path::Path;
 
 use anyhow::{anyhow, Context, Result};
-use stet_bootimage::Kind;
 
 use crate::root::Layout;
 
-/// Packs `programs` (started at boot) then `dormant` (packed only), in
-/// order, from `build/user/`, and writes the image to `out`.
-pub fn pack(layout: &Layout, programs: &[String], dormant: &[String], out: &Path) -> Result<()> {
-    let mut loaded = Vec::new();
-    let tagged = programs
-        .iter()
-        .map(|p| (p, Kind::Program))
-        .chain(dormant.iter().map(|p| (p, Kind::Dormant)));
-    for (name, kind) in tagged {
+/// Builds the big bang image of `spec`, reading programs from
+/// `build/user/`, and writes it to `out` and its summary next to it (`.txt`).
+/// Returns the summary.
+pub fn build(layout: &Layout, spec: &stet_mkimage::Spec, out: &Path) -> Result<String> {
+    let built = stet_mkimage::build(spec, |name: &str| {
         let path = layout.program(name);
-        let bytes = fs::read(&path)
-            .with_context(|| format!("missing program {} (run make?)", path.display()))?;
-        loaded.push((name.as_str(), kind, bytes));
-    }
-    let entries: Vec<(&str, Kind, &[u8])> = loaded
-        .iter()
-        .map(|(n, k, b)| (*n, *k, b.as_slice()))
-        .collect();
-    let image = stet_bootimage::build(&entries)
-        .map_err(|e| anyhow!("cannot pack boot image {}: {e:?}", out.display()))?;
+        fs::read(&path).with_context(|| format!("missing program {} (run make?)", path.display()))
+    })
+    .with_context(|| format!("cannot build big bang image {}", out.display()))?;
     if let Some(dir) = out.parent() {
         fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    fs::write(out, image).with_context(|| format!("writing {}", out.display()))
+    fs::write(out, &built.image).with_context(|| format!("writing {}", out.display()))?;
+    let summary = built.summary();
+    let txt = out.with_extension("txt");
+    fs::write(&txt, &summary).with_context(|| format!("writing {}", txt.display()))?;
+    Ok(summary)
 }
 
 /// Builds `build/images/<name>.iso`: a GRUB CD that loads the kernel through
@@ -67,32 +60,34 @@ pub fn grub_iso(layout: &Layout, name: &str, cmdline: &str) -> Result<()> {
 mod tests {
     use super::*;
     use crate::testutil::TempDir;
-    use stet_bootimage::Image;
+    use stet_bigbang::Image;
+    use stet_mkimage::fixture;
 
     #[test]
-    fn packs_programs_then_dormant_in_order() {
+    fn builds_the_image_from_build_user() {
         let dir = TempDir::new("image");
         let layout = Layout {
             root: dir.path().to_path_buf(),
         };
         fs::create_dir_all(dir.path().join("build/user")).unwrap();
-        for name in ["b", "a", "z"] {
-            fs::write(layout.program(name), name.as_bytes()).unwrap();
+        for (name, byte) in [("b", 0xb), ("a", 0xa)] {
+            fs::write(layout.program(name), fixture::program(&[byte], &[], 0)).unwrap();
         }
         let out = layout.image("t");
-        pack(&layout, &["b".into(), "a".into()], &["z".into()], &out).unwrap();
+        let spec = stet_mkimage::Spec::from_programs(&["b".into(), "a".into()]);
+        let summary = build(&layout, &spec, &out).unwrap();
+        assert!(summary.contains("domain b (b)"), "{summary}");
+        assert_eq!(
+            fs::read_to_string(out.with_extension("txt")).unwrap(),
+            summary
+        );
         let bytes = fs::read(&out).unwrap();
         let image = Image::parse(&bytes).unwrap();
-        let got: Vec<_> = image.entries().map(|e| (e.name, e.kind, e.data)).collect();
-        assert_eq!(
-            got,
-            [
-                ("b", Kind::Program, &b"b"[..]),
-                ("a", Kind::Program, &b"a"[..]),
-                ("z", Kind::Dormant, &b"z"[..]),
-            ]
-        );
-        let err = pack(&layout, &["missing".into()], &[], &out).unwrap_err();
-        assert!(format!("{err:#}").contains("missing program"));
+        let names: Vec<_> = image.names().map(|n| n.name).collect();
+        assert_eq!(names, ["b", "a"]);
+        assert_eq!(image.run().len(), 2);
+        let spec = stet_mkimage::Spec::from_programs(&["missing".into()]);
+        let err = build(&layout, &spec, &out).unwrap_err();
+        assert!(format!("{err:#}").contains("missing program"), "{err:#}");
     }
 }

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use crate::image;
 use crate::qemu::{self, Console};
 use crate::root::Layout;
-use crate::spec::DEFAULT_MEM;
+use crate::spec::{Spec, DEFAULT_MEM};
 
 /// The image name.
 const NAME: &str = "run";
@@ -27,11 +27,21 @@ pub fn config(layout: &Layout, append: &str) -> qemu::Config {
     }
 }
 
-/// Packs `programs`, runs QEMU with inherited stdio and returns its exit
-/// status (128 + signal if it was killed).
-pub fn run(layout: &Layout, programs: &[String], append: &str) -> Result<i32> {
-    image::pack(layout, programs, &[], &layout.image(NAME))?;
-    let status = config(layout, append)
+/// Builds the image of `programs` (or, if `None`, of `tests/run.toml`),
+/// runs QEMU with inherited stdio and returns its exit status (128 + signal
+/// if it was killed). The kernel command line is `append`, else the spec's
+/// `cmdline`.
+pub fn run(layout: &Layout, programs: Option<&[String]>, append: Option<&str>) -> Result<i32> {
+    let (image, cmdline) = match programs {
+        Some(programs) => (stet_mkimage::Spec::from_programs(programs), String::new()),
+        None => {
+            let spec = Spec::load(&layout.run_spec())?;
+            (spec.image(), spec.cmdline)
+        }
+    };
+    let summary = image::build(layout, &image, &layout.image(NAME))?;
+    eprint!("{summary}");
+    let status = config(layout, append.unwrap_or(&cmdline))
         .command()
         .stdin(Stdio::inherit())
         .stdout(Stdio::inherit())

@@ -62,12 +62,14 @@ enum Cmd {
     },
     /// Boot programs interactively (-nographic; Ctrl-A X quits).
     Run {
-        /// Programs started at boot, comma-separated.
-        #[arg(long, value_delimiter = ',', default_value = "hello,spin-a,spin-b")]
-        programs: Vec<String>,
-        /// Kernel command line.
-        #[arg(long, default_value = "")]
-        append: String,
+        /// Programs started at boot, comma-separated (default: the image
+        /// described by tests/run.toml).
+        #[arg(long, value_delimiter = ',')]
+        programs: Option<Vec<String>>,
+        /// Kernel command line (default: the cmdline of tests/run.toml, or
+        /// empty with --programs).
+        #[arg(long)]
+        append: Option<String>,
     },
 }
 
@@ -99,7 +101,7 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Run { programs, append } => {
-            let code = interactive::run(&layout, &programs, &append)?;
+            let code = interactive::run(&layout, programs.as_deref(), append.as_deref())?;
             Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
         }
     }

@@ -57,6 +57,16 @@ impl Layout {
         self.root.join("tests/system")
     }
 
+    /// The spec `stet-harness run` boots when no programs are given.
+    pub fn run_spec(&self) -> PathBuf {
+        self.root.join("tests/run.toml")
+    }
+
+    /// The system test whose image `stet-harness bench` boots.
+    pub fn bench_spec(&self) -> PathBuf {
+        self.specs().join("bench_rows.toml")
+    }
+
     /// The default benchmark output file.
     pub fn bench_json(&self) -> PathBuf {
         self.root.join("build/bench.json")
@@ -74,6 +84,8 @@ mod tests {
         assert!(layout.root.join(MARKER).is_file());
         assert!(here.starts_with(&layout.root));
         assert!(layout.image("x").ends_with("build/images/x.img"));
+        assert!(layout.bench_spec().is_file());
+        assert!(layout.run_spec().is_file());
     }
 
     #[test]

@@ -3,8 +3,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use serde::Deserialize;
+use stet_mkimage::{DomainSpec, MeterSpec};
 
 /// What a test expects the guest to do.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -35,11 +36,17 @@ pub struct Spec {
     /// Free text; not used by the harness.
     #[serde(default)]
     pub description: Option<String>,
-    /// Programs started at boot, in order.
-    pub programs: Vec<String>,
-    /// Programs packed but not started.
+    /// Shorthand for the image: one running domain per program, in order,
+    /// with the console, sleep and discrim keys in general slots 1-3 (see
+    /// `stet_mkimage::Spec::from_programs`). Exclusive with `[[domain]]`.
     #[serde(default)]
-    pub dormant: Vec<String>,
+    pub programs: Option<Vec<String>>,
+    /// `[[domain]]` tables: the image's domains (the stet-mkimage schema).
+    #[serde(default)]
+    pub domain: Vec<DomainSpec>,
+    /// `[[meter]]` tables: meters besides the prime meter.
+    #[serde(default)]
+    pub meter: Vec<MeterSpec>,
     /// The kernel command line.
     #[serde(default)]
     pub cmdline: String,
@@ -90,9 +97,28 @@ fn default_exit_code() -> i32 {
 }
 
 impl Spec {
-    /// Parses a spec from TOML text.
+    /// Parses a spec from TOML text. It must give `programs` or
+    /// `[[domain]]` tables, not both.
     pub fn parse(text: &str) -> Result<Self> {
-        Ok(toml::from_str(text)?)
+        let spec: Spec = toml::from_str(text)?;
+        match (&spec.programs, spec.domain.is_empty()) {
+            (Some(_), false) => bail!("give either `programs` or `[[domain]]` tables, not both"),
+            (None, true) => bail!("no `programs` and no `[[domain]]` tables"),
+            _ => Ok(spec),
+        }
+    }
+
+    /// What the big bang image holds.
+    pub fn image(&self) -> stet_mkimage::Spec {
+        let mut spec = match &self.programs {
+            Some(programs) => stet_mkimage::Spec::from_programs(programs),
+            None => stet_mkimage::Spec {
+                meter: Vec::new(),
+                domain: self.domain.clone(),
+            },
+        };
+        spec.meter = self.meter.clone();
+        spec
     }
 
     /// Reads and parses the spec at `path`.
@@ -148,7 +174,8 @@ mod tests {
         assert_eq!(spec.exit_code, 33);
         assert_eq!(spec.outcome, Outcome::Pass);
         assert_eq!(spec.cmdline, "");
-        assert!(spec.expect.is_empty() && spec.forbid.is_empty() && spec.dormant.is_empty());
+        assert!(spec.expect.is_empty() && spec.forbid.is_empty());
+        assert!(spec.domain.is_empty() && spec.meter.is_empty());
     }
 
     #[test]
@@ -157,7 +184,6 @@ mod tests {
             r#"
             description = "d"
             programs = ["a", "b"]
-            dormant = ["c"]
             cmdline = "exit_on_idle"
             qemu_args = ["-cpu", "max"]
             mem = "512M"
@@ -169,7 +195,7 @@ mod tests {
             "#,
         )
         .unwrap();
-        assert_eq!(spec.programs, ["a", "b"]);
+        assert_eq!(spec.programs, Some(vec!["a".to_string(), "b".to_string()]));
         assert_eq!(spec.outcome, Outcome::Timeout);
         assert_eq!(spec.expect[2], "x ${rip}");
         assert_eq!(spec.exit_code, 35);
@@ -179,6 +205,90 @@ mod tests {
     fn typos_are_errors() {
         assert!(Spec::parse("programs = []\nexpcet = []").is_err());
         assert!(Spec::parse("programs = []\noutcome = \"hang\"").is_err());
+        assert!(Spec::parse("programs = []\ndormant = [\"x\"]").is_err());
+        let typo = "[[domain]]\nname = \"a\"\nprogram = \"a\"\nstak_pages = 1\n";
+        assert!(Spec::parse(typo).is_err());
+    }
+
+    #[test]
+    fn programs_shorthand_makes_domains() {
+        let spec = Spec::parse("programs = [\"hello\", \"spin-a\"]").unwrap();
+        let image = spec.image();
+        assert!(image.meter.is_empty());
+        let names: Vec<_> = image.domain.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["hello", "spin-a"]);
+        assert_eq!(image.domain[1].program, "spin-a");
+        assert_eq!(image.domain[0].keys, ["console", "sleep", "discrim"]);
+        assert_eq!(image.domain[0].state, stet_mkimage::RunState::Running);
+        assert!(Spec::parse("programs = []")
+            .unwrap()
+            .image()
+            .domain
+            .is_empty());
+    }
+
+    #[test]
+    fn domain_and_meter_tables() {
+        let spec = Spec::parse(
+            r#"
+            cmdline = "exit_on_idle"
+            expect = ['echo: ok']
+
+            [[meter]]
+            name = "slow"
+            time = 500
+            keeper = "sched:1"
+
+            [[domain]]
+            name = "echo"
+            program = "echo-server"
+            state = "available"
+            meter = "slow"
+            keys = ["console"]
+
+            [[domain]]
+            name = "sched"
+            program = "sched"
+            keys = ["start:echo:7", "meter-node:slow"]
+            stack_pages = 4
+            "#,
+        )
+        .unwrap();
+        assert_eq!(spec.cmdline, "exit_on_idle");
+        assert_eq!(spec.programs, None);
+        let image = spec.image();
+        assert_eq!(image.meter.len(), 1);
+        assert_eq!(image.meter[0].time, Some(500));
+        assert_eq!(image.meter[0].keeper.as_deref(), Some("sched:1"));
+        assert_eq!(image.domain.len(), 2);
+        assert_eq!(image.domain[0].state, stet_mkimage::RunState::Available);
+        assert_eq!(image.domain[0].meter, "slow");
+        assert_eq!(image.domain[1].keys, ["start:echo:7", "meter-node:slow"]);
+        assert_eq!(image.domain[1].stack_pages, 4);
+    }
+
+    #[test]
+    fn programs_and_domains_are_exclusive() {
+        let both = "programs = [\"a\"]\n[[domain]]\nname = \"b\"\nprogram = \"b\"\n";
+        let err = Spec::parse(both).unwrap_err().to_string();
+        assert!(err.contains("not both"), "{err}");
+        let err = Spec::parse("cmdline = \"x\"").unwrap_err().to_string();
+        assert!(err.contains("no `programs`"), "{err}");
+    }
+
+    #[test]
+    fn repository_specs_parse() {
+        let layout =
+            crate::root::Layout::find(None, Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let tests = discover(&layout.specs()).unwrap();
+        assert!(!tests.is_empty());
+        for t in tests
+            .iter()
+            .map(|t| t.path.clone())
+            .chain([layout.run_spec()])
+        {
+            Spec::load(&t).unwrap_or_else(|e| panic!("{e:#}"));
+        }
     }
 
     #[test]

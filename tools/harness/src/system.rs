@@ -68,7 +68,7 @@ pub fn config(layout: &Layout, name: &str, spec: &Spec) -> qemu::Config {
     }
 }
 
-/// Runs one test: load spec, pack image, boot, judge.
+/// Runs one test: load spec, build image, boot, judge.
 pub fn run_one(layout: &Layout, test: &TestFile) -> TestResult {
     let name = test.name.as_str();
     let spec = match Spec::load(&test.path) {
@@ -89,7 +89,7 @@ pub fn run_one(layout: &Layout, test: &TestFile) -> TestResult {
         );
         return TestResult::setup_failure(name, reason);
     }
-    if let Err(e) = image::pack(layout, &spec.programs, &spec.dormant, &layout.image(name)) {
+    if let Err(e) = image::build(layout, &spec.image(), &layout.image(name)) {
         return TestResult::setup_failure(name, format!("setup error: {e:#}"));
     }
     if spec.boot == BootMethod::Grub {
