@@ -47,6 +47,8 @@ pub struct Kernel {
     pub flushes: u64,
     /// The `fs` and `gs` bases loaded in the CPU.
     pub user_bases: (u64, u64),
+    /// Times the invariant walker ran.
+    pub invariant_checks: u64,
     /// The big bang image until it is loaded.
     pub module: Option<&'static [u8]>,
 }

@@ -21,6 +21,7 @@ mod bigbang;
 mod console;
 mod domain;
 mod fault;
+mod invariants;
 mod invoke;
 mod kernel;
 mod kobj;
@@ -116,6 +117,7 @@ fn kmain(mut p: Platform) -> Kernel {
         flushes: 0,
         module: p.module,
         user_bases: (0, 0),
+        invariant_checks: 0,
     }
 }
 

@@ -18,6 +18,9 @@ const MAX_CHAIN: usize = 16;
 /// Leaves the kernel into context `ci`, switching address space, frame and
 /// FPU state if it is not the current one.
 pub fn run(k: &mut Kernel, ci: usize) -> ! {
+    if k.config.invariants {
+        crate::invariants::check(k);
+    }
     let c = &k.ctxs[ci];
     if k.current == Some(ci) && k.fpu_owner == Some(ci) && c.pml4 != 0 && c.fault_code == 0 {
         // Still on the CPU with everything in place (a kernel object's
@@ -63,6 +66,9 @@ pub fn switch(k: &mut Kernel, from: usize, to: usize) -> ! {
     if domain::runnable(&k.ctxs[from]) && k.ctxs[from].queue == Queue::None {
         domain::ready_push(k, from);
     }
+    if k.current == Some(from) {
+        k.current = None;
+    }
     if k.ctxs[to].queue != Queue::None {
         domain::dequeue(k, to);
     }
@@ -71,7 +77,7 @@ pub fn switch(k: &mut Kernel, from: usize, to: usize) -> ! {
 
 /// Runs the next ready domain whose meters have time, or idles.
 pub fn schedule(k: &mut Kernel) -> ! {
-    if let Some(c) = k.current {
+    if let Some(c) = k.current.take() {
         if domain::runnable(&k.ctxs[c]) && k.ctxs[c].queue == Queue::None {
             domain::ready_push(k, c);
         }
@@ -164,6 +170,12 @@ fn idle(k: &mut Kernel) -> ! {
     let mut said = false;
     loop {
         if k.sleepers == 0 {
+            if k.config.invariants {
+                kprintln!(
+                    "kernel: invariants held at {} checks",
+                    crate::invariants::checks(k)
+                );
+            }
             if k.config.exit_on_idle {
                 kprintln!("kernel: no domain can run; idle");
                 arch::qemu::exit(stet_abi::qemu_exit::SUCCESS);

@@ -6,7 +6,8 @@
 //! | word | meaning |
 //! |---|---|
 //! | `hz=N` | timer interrupt rate, 10..=10000 (default 100) |
-//! | `exit_on_idle` | exit QEMU with success once every program has ended (tests, benchmarks) |
+//! | `exit_on_idle` | exit QEMU with success once no domain can run (tests, benchmarks) |
+//! | `invariants` | check the kernel's invariants before every return to user mode (tests) |
 //! | `selftest=NAME` | run a kernel self-test instead of the normal boot: `kfault` (a deliberate kernel page fault), `smep` (kernel jumps into a user page), `smap` (kernel reads a user page), `hang` (spin forever, interrupts off), `alloc` (try to allocate after sealing), `overflow` (overflow the kernel stack) |
 //!
 //! Unknown words are reported back, not fatal: a typo must not stop a boot.
@@ -39,8 +40,10 @@ pub enum SelfTest {
 pub struct Config {
     /// Timer interrupts per second.
     pub hz: u32,
-    /// Exit QEMU once no program is left.
+    /// Exit QEMU once no domain can run.
     pub exit_on_idle: bool,
+    /// Check kernel invariants before every return to user mode.
+    pub invariants: bool,
     /// A self-test to run, if any.
     pub selftest: Option<SelfTest>,
     /// Number of words not understood.
@@ -52,6 +55,7 @@ impl Default for Config {
         Config {
             hz: DEFAULT_HZ,
             exit_on_idle: false,
+            invariants: false,
             selftest: None,
             unknown: 0,
         }
@@ -76,6 +80,10 @@ pub fn parse(line: &str) -> Config {
             },
             ("exit_on_idle", None) => {
                 c.exit_on_idle = true;
+                true
+            }
+            ("invariants", None) => {
+                c.invariants = true;
                 true
             }
             ("selftest", Some(v)) => {
@@ -110,8 +118,9 @@ mod tests {
             parse("selftest=overflow").selftest,
             Some(SelfTest::StackOverflow)
         );
-        let c = parse("hz=250  exit_on_idle selftest=smep");
+        let c = parse("hz=250  exit_on_idle selftest=smep invariants");
         assert_eq!(c.hz, 250);
+        assert!(c.invariants);
         assert!(c.exit_on_idle);
         assert_eq!(c.selftest, Some(SelfTest::Smep));
         assert_eq!(c.unknown, 0);

@@ -128,6 +128,17 @@ impl Objects {
         )
     }
 
+    /// The node slots in use (slots are handed out in order and, until the
+    /// store can evict, never given back).
+    pub fn used_nodes(&self) -> &[NodeEntry] {
+        &self.nodes[..self.nodes_used]
+    }
+
+    /// The page slots in use.
+    pub fn used_pages(&self) -> &[PageEntry] {
+        &self.pages[..self.pages_used]
+    }
+
     /// The cache slot of node `oid`, faulting it in.
     pub fn node(&mut self, oid: u64) -> Result<u32, Miss> {
         let nodes = &*self.nodes;

@@ -1,0 +1,135 @@
+//! The debug invariant walker (`invariants` on the command line): before
+//! every return to user mode it checks that the kernel's caches agree with
+//! each other and with the objects they cache. A violation is a kernel bug:
+//! it is reported with what was found and the kernel stops (status 35).
+//!
+//! What must hold:
+//! * every key in every cached node is a well-formed key;
+//! * a prepared domain's root, general-keys and annex nodes and FPU page
+//!   are marked as its own, and every mark points back at a domain using
+//!   the object that way;
+//! * every context is on at most one queue, the queue it says; the ready
+//!   queue, the sleepers and every stall list are acyclic; waiting and
+//!   available domains are on no queue but a stall list's owner;
+//! * the current domain and the FPU owner are prepared; the current domain
+//!   is on no queue;
+//! * every page's frame lies in the frame pool's range and no two cached
+//!   pages share a frame.
+
+use crate::domain::context::Queue;
+use crate::domain::unlink;
+use crate::kernel::Kernel;
+use stet_abi::domain::state;
+
+/// Times the walker ran (reported at idle).
+pub fn checks(k: &Kernel) -> u64 {
+    k.invariant_checks
+}
+
+fn fail(k: &Kernel, what: core::fmt::Arguments<'_>) -> ! {
+    crate::fatal(format_args!(
+        "invariant violated after {} checks: {}",
+        k.invariant_checks, what
+    ))
+}
+
+/// Walks everything; stops the kernel at the first violation.
+pub fn check(k: &mut Kernel) {
+    k.invariant_checks += 1;
+    let n = k.ctxs.len();
+    // Nodes: keys well formed, marks point at a domain that uses the node.
+    for (i, node) in k.objs.used_nodes().iter().enumerate() {
+        for (s, key) in node.keys.iter().enumerate() {
+            if !key.is_valid() {
+                fail(k, format_args!("node {} slot {s} holds bad key bits {:?}", node.oid, key.words()));
+            }
+        }
+        if let Some(ci) = unlink(node.ctx) {
+            let c = &k.ctxs[ci];
+            let i = i as u32;
+            if !c.used || (c.root != i && c.general != i && c.annex != i) {
+                fail(k, format_args!("node {} marked for context {ci} which does not use it", node.oid));
+            }
+        }
+    }
+    // Pages: marks and frames.
+    for p in k.objs.used_pages() {
+        if let Some(ci) = unlink(p.ctx) {
+            let c = &k.ctxs[ci];
+            if !c.used || k.objs.pages[c.fpu_page as usize].oid != p.oid {
+                fail(k, format_args!("page {} marked for context {ci} which does not use it", p.oid));
+            }
+        }
+    }
+    let mut seen = [0u8; 4096];
+    for p in k.objs.used_pages() {
+        // A cheap duplicate test: a 32768-bit filter, then an exact check on a hit.
+        let h = (p.frame as usize).wrapping_mul(0x9e37_79b9) >> 7 & 0x7fff;
+        if seen[h / 8] & (1 << (h % 8)) != 0
+            && k.objs.used_pages().iter().filter(|q| q.frame == p.frame).count() > 1
+        {
+            fail(k, format_args!("two pages share frame {}", p.frame));
+        }
+        seen[h / 8] |= 1 << (h % 8);
+    }
+    // Contexts: marks, states.
+    for ci in 0..n {
+        let c = &k.ctxs[ci];
+        if !c.used {
+            if k.current == Some(ci) || k.fpu_owner == Some(ci) {
+                fail(k, format_args!("context {ci} is free but current or FPU owner"));
+            }
+            continue;
+        }
+        let me = ci as u16 + 1;
+        if k.objs.nodes[c.root as usize].ctx != me
+            || k.objs.nodes[c.general as usize].ctx != me
+            || k.objs.nodes[c.annex as usize].ctx != me
+            || k.objs.pages[c.fpu_page as usize].ctx != me
+        {
+            fail(k, format_args!("context {ci}: its objects are not marked as its own"));
+        }
+        if c.state as u64 > state::RUNNING {
+            fail(k, format_args!("context {ci}: run state {}", c.state));
+        }
+        let queued = c.queue != Queue::None;
+        if queued && c.state != state::RUNNING as u8 {
+            fail(k, format_args!("context {ci}: queued ({:?}) but state {}", c.queue, c.state));
+        }
+        if k.current == Some(ci) && queued {
+            fail(k, format_args!("context {ci}: current and queued ({:?})", c.queue));
+        }
+    }
+    // Queues: acyclic, members say so, each member on one queue.
+    let mut on = [0u8; 1024];
+    let walk = |k: &Kernel, head: u16, want: Queue, on: &mut [u8; 1024]| {
+        let mut l = head;
+        let mut steps = 0;
+        while let Some(ci) = unlink(l) {
+            steps += 1;
+            if steps > n || ci >= n {
+                fail(k, format_args!("queue {want:?} is cyclic or out of range"));
+            }
+            if !k.ctxs[ci].used || k.ctxs[ci].queue != want {
+                fail(k, format_args!("context {ci} on queue {want:?} says {:?}", k.ctxs[ci].queue));
+            }
+            if ci < on.len() {
+                on[ci] += 1;
+            }
+            l = k.ctxs[ci].next;
+        }
+    };
+    walk(k, k.ready_head, Queue::Ready, &mut on);
+    walk(k, k.sleepers, Queue::Sleeping, &mut on);
+    for t in 0..n {
+        if k.ctxs[t].used && k.ctxs[t].stalled != 0 {
+            walk(k, k.ctxs[t].stalled, Queue::Stalled, &mut on);
+        }
+    }
+    for ci in 0..n.min(on.len()) {
+        let queued = k.ctxs[ci].used && k.ctxs[ci].queue != Queue::None;
+        if on[ci] != queued as u8 {
+            fail(k, format_args!("context {ci} is on {} queues but says {:?}", on[ci], k.ctxs[ci].queue));
+        }
+    }
+}
