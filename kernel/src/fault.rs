@@ -84,7 +84,16 @@ fn to_keeper(
         Str::None
     };
     let info = keeper.info() as u64 | source::START << 8;
-    deliver(k, t, info, order, w, &[key0, Key::VOID, Key::VOID, Key::VOID], s, Some(resume));
+    deliver(
+        k,
+        t,
+        info,
+        order,
+        w,
+        &[key0, Key::VOID, Key::VOID, Key::VOID],
+        s,
+        Some(resume),
+    );
     let c = &mut k.ctxs[ci];
     c.state = state::WAITING as u8;
     c.fault_code = order;
@@ -99,7 +108,13 @@ fn domain_key(k: &Kernel, ci: usize) -> Key {
 }
 
 /// Sends a fault to `ci`'s domain keeper; stops the domain if it has none.
-fn to_domain_keeper(k: &mut Kernel, ci: usize, order: u64, w: [u64; 4], what: &dyn Fn(&Kernel) -> ()) -> ! {
+fn to_domain_keeper(
+    k: &mut Kernel,
+    ci: usize,
+    order: u64,
+    w: [u64; 4],
+    what: &dyn Fn(&Kernel),
+) -> ! {
     let keeper = k.objs.nodes[k.ctxs[ci].root as usize].keys[root::KEEPER];
     let dk = domain_key(k, ci);
     match to_keeper(k, ci, keeper, order, w, dk, true) {
@@ -243,7 +258,11 @@ pub fn meter_out(k: &mut Kernel, ci: usize, m: Option<u32>) -> ! {
             "fault: domain {} '{}' has no CPU time (meter {}); domain stopped",
             ci,
             k.ctx_name(ci),
-            if m.is_some() { "empty, no keeper" } else { "missing" }
+            if m.is_some() {
+                "empty, no keeper"
+            } else {
+                "missing"
+            }
         );
     };
     to_domain_keeper(k, ci, code::METER, [0; 4], &report)

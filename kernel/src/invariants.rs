@@ -41,14 +41,27 @@ pub fn check(k: &mut Kernel) {
     for (i, node) in k.objs.used_nodes().iter().enumerate() {
         for (s, key) in node.keys.iter().enumerate() {
             if !key.is_valid() {
-                fail(k, format_args!("node {} slot {s} holds bad key bits {:?}", node.oid, key.words()));
+                fail(
+                    k,
+                    format_args!(
+                        "node {} slot {s} holds bad key bits {:?}",
+                        node.oid,
+                        key.words()
+                    ),
+                );
             }
         }
         if let Some(ci) = unlink(node.ctx) {
             let c = &k.ctxs[ci];
             let i = i as u32;
             if !c.used || (c.root != i && c.general != i && c.annex != i) {
-                fail(k, format_args!("node {} marked for context {ci} which does not use it", node.oid));
+                fail(
+                    k,
+                    format_args!(
+                        "node {} marked for context {ci} which does not use it",
+                        node.oid
+                    ),
+                );
             }
         }
     }
@@ -57,7 +70,13 @@ pub fn check(k: &mut Kernel) {
         if let Some(ci) = unlink(p.ctx) {
             let c = &k.ctxs[ci];
             if !c.used || k.objs.pages[c.fpu_page as usize].oid != p.oid {
-                fail(k, format_args!("page {} marked for context {ci} which does not use it", p.oid));
+                fail(
+                    k,
+                    format_args!(
+                        "page {} marked for context {ci} which does not use it",
+                        p.oid
+                    ),
+                );
             }
         }
     }
@@ -66,7 +85,12 @@ pub fn check(k: &mut Kernel) {
         // A cheap duplicate test: a 32768-bit filter, then an exact check on a hit.
         let h = (p.frame as usize).wrapping_mul(0x9e37_79b9) >> 7 & 0x7fff;
         if seen[h / 8] & (1 << (h % 8)) != 0
-            && k.objs.used_pages().iter().filter(|q| q.frame == p.frame).count() > 1
+            && k.objs
+                .used_pages()
+                .iter()
+                .filter(|q| q.frame == p.frame)
+                .count()
+                > 1
         {
             fail(k, format_args!("two pages share frame {}", p.frame));
         }
@@ -77,7 +101,10 @@ pub fn check(k: &mut Kernel) {
         let c = &k.ctxs[ci];
         if !c.used {
             if k.current == Some(ci) || k.fpu_owner == Some(ci) {
-                fail(k, format_args!("context {ci} is free but current or FPU owner"));
+                fail(
+                    k,
+                    format_args!("context {ci} is free but current or FPU owner"),
+                );
             }
             continue;
         }
@@ -87,17 +114,26 @@ pub fn check(k: &mut Kernel) {
             || k.objs.nodes[c.annex as usize].ctx != me
             || k.objs.pages[c.fpu_page as usize].ctx != me
         {
-            fail(k, format_args!("context {ci}: its objects are not marked as its own"));
+            fail(
+                k,
+                format_args!("context {ci}: its objects are not marked as its own"),
+            );
         }
         if c.state as u64 > state::RUNNING {
             fail(k, format_args!("context {ci}: run state {}", c.state));
         }
         let queued = c.queue != Queue::None;
         if queued && c.state != state::RUNNING as u8 {
-            fail(k, format_args!("context {ci}: queued ({:?}) but state {}", c.queue, c.state));
+            fail(
+                k,
+                format_args!("context {ci}: queued ({:?}) but state {}", c.queue, c.state),
+            );
         }
         if k.current == Some(ci) && queued {
-            fail(k, format_args!("context {ci}: current and queued ({:?})", c.queue));
+            fail(
+                k,
+                format_args!("context {ci}: current and queued ({:?})", c.queue),
+            );
         }
     }
     // Queues: acyclic, members say so, each member on one queue.
@@ -111,7 +147,10 @@ pub fn check(k: &mut Kernel) {
                 fail(k, format_args!("queue {want:?} is cyclic or out of range"));
             }
             if !k.ctxs[ci].used || k.ctxs[ci].queue != want {
-                fail(k, format_args!("context {ci} on queue {want:?} says {:?}", k.ctxs[ci].queue));
+                fail(
+                    k,
+                    format_args!("context {ci} on queue {want:?} says {:?}", k.ctxs[ci].queue),
+                );
             }
             if ci < on.len() {
                 on[ci] += 1;
@@ -126,10 +165,14 @@ pub fn check(k: &mut Kernel) {
             walk(k, k.ctxs[t].stalled, Queue::Stalled, &mut on);
         }
     }
-    for ci in 0..n.min(on.len()) {
+    for (ci, &count) in on.iter().enumerate().take(n) {
         let queued = k.ctxs[ci].used && k.ctxs[ci].queue != Queue::None;
-        if on[ci] != queued as u8 {
-            fail(k, format_args!("context {ci} is on {} queues but says {:?}", on[ci], k.ctxs[ci].queue));
+        if count != queued as u8 {
+            let q = k.ctxs[ci].queue;
+            fail(
+                k,
+                format_args!("context {ci} is on {count} queues but says {q:?}"),
+            );
         }
     }
 }

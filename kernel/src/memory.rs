@@ -45,7 +45,12 @@ pub enum MemFault {
 }
 
 /// Translates `va` for context `ci` through its address-space segment.
-pub fn walk(k: &mut Kernel, ci: usize, va: u64, access: Access) -> Result<(u32, bool, bool), MemFault> {
+pub fn walk(
+    k: &mut Kernel,
+    ci: usize,
+    va: u64,
+    access: Access,
+) -> Result<(u32, bool, bool), MemFault> {
     let space = k.objs.nodes[k.ctxs[ci].root as usize].keys[root::SPACE];
     let mut w = Walker {
         objs: &mut k.objs,
@@ -63,7 +68,12 @@ pub fn walk(k: &mut Kernel, ci: usize, va: u64, access: Access) -> Result<(u32, 
 /// The frame at byte `addr` of the segment `entry` (a segment or page key),
 /// for kernel reads and writes through a segment key. No keeper is
 /// invoked: an invalid address is the invoker's error.
-pub fn segment_frame(k: &mut Kernel, entry: Key, addr: u64, access: Access) -> Result<(FrameNumber, bool), u64> {
+pub fn segment_frame(
+    k: &mut Kernel,
+    entry: Key,
+    addr: u64,
+    access: Access,
+) -> Result<(FrameNumber, bool), u64> {
     let mut w = Walker {
         objs: &mut k.objs,
         pool: &mut k.pool,
@@ -94,7 +104,12 @@ pub fn ensure_tables(k: &mut Kernel, ci: usize) -> Result<UserRoot, MemFault> {
 
 /// Resolves a fault (or a kernel access) at `va`: walks the segment and
 /// maps the page. Returns the frame and whether it is writable.
-pub fn resolve(k: &mut Kernel, ci: usize, va: u64, access: Access) -> Result<(FrameNumber, bool), MemFault> {
+pub fn resolve(
+    k: &mut Kernel,
+    ci: usize,
+    va: u64,
+    access: Access,
+) -> Result<(FrameNumber, bool), MemFault> {
     let (page, writable, executable) = walk(k, ci, va, access)?;
     k.objs.pages[page as usize].mapped = true;
     let frame = k.objs.frame(page);
@@ -178,17 +193,27 @@ pub fn write_user(k: &mut Kernel, ci: usize, va: u64, data: &[u8]) -> usize {
 /// Copies `len` bytes from `src` at `sva` to `dst` at `dva`, page by page.
 /// The source was checked readable; returns the bytes the destination
 /// accepted.
-pub fn copy_between(k: &mut Kernel, src: usize, sva: u64, dst: usize, dva: u64, len: usize) -> usize {
+pub fn copy_between(
+    k: &mut Kernel,
+    src: usize,
+    sva: u64,
+    dst: usize,
+    dva: u64,
+    len: usize,
+) -> usize {
     let mut done = 0;
     while done < len {
-        let (Some(s), Some(d)) = (sva.checked_add(done as u64), dva.checked_add(done as u64)) else {
+        let (Some(s), Some(d)) = (sva.checked_add(done as u64), dva.checked_add(done as u64))
+        else {
             break;
         };
         let (Ok(sf), Ok(df)) = (frame_for(k, src, s, false), frame_for(k, dst, d, true)) else {
             break;
         };
         let (so, doff) = ((s % PAGE) as usize, (d % PAGE) as usize);
-        let n = (PAGE as usize - so).min(PAGE as usize - doff).min(len - done);
+        let n = (PAGE as usize - so)
+            .min(PAGE as usize - doff)
+            .min(len - done);
         phys::copy_frames(sf, so, df, doff, n);
         done += n;
     }

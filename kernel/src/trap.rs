@@ -5,8 +5,8 @@ use crate::arch::{self, apic, idt};
 use crate::kernel::Kernel;
 use crate::memory::{self, MemFault};
 use crate::{fault, kprintln, sched};
-use stet_segment::Access;
 use core::sync::atomic::{AtomicU64, Ordering};
+use stet_segment::Access;
 
 /// Timer interrupts taken while the CPU idled.
 static IDLE_TICKS: AtomicU64 = AtomicU64::new(0);

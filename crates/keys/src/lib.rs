@@ -268,12 +268,26 @@ impl Key {
 
     /// A page key (`ro`: read-only).
     pub fn page(oid: u64, version: u32, ro: bool) -> Key {
-        Key::obj(KeyType::Page, if ro { rights::RO } else { 0 }, 0, 0, version, oid)
+        Key::obj(
+            KeyType::Page,
+            if ro { rights::RO } else { 0 },
+            0,
+            0,
+            version,
+            oid,
+        )
     }
 
     /// A node key with `rights` (`RO`, `WEAK`; both = sense key).
     pub fn node(oid: u64, version: u32, rights: u8) -> Key {
-        Key::obj(KeyType::Node, rights & (rights::RO | rights::WEAK), 0, 0, version, oid)
+        Key::obj(
+            KeyType::Node,
+            rights & (rights::RO | rights::WEAK),
+            0,
+            0,
+            version,
+            oid,
+        )
     }
 
     /// A segment key for a node covering 16^`lss` pages.
@@ -315,9 +329,10 @@ impl Key {
     /// key bits). Other types give the void key.
     pub fn service(t: KeyType) -> Key {
         match t {
-            KeyType::Discrim | KeyType::Sleep | KeyType::Console | KeyType::KeyBits => {
-                Key { w0: t as u64, w1: 0 }
-            }
+            KeyType::Discrim | KeyType::Sleep | KeyType::Console | KeyType::KeyBits => Key {
+                w0: t as u64,
+                w1: 0,
+            },
             _ => Key::VOID,
         }
     }

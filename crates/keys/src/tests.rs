@@ -93,10 +93,22 @@ fn sense_key_diminishes_to_itself() {
 fn bad_bits_are_rejected() {
     assert!(Key::from_words(99, 0).is_none(), "unknown type");
     assert!(Key::from_words(0, 1).is_none(), "void with data");
-    assert!(Key::from_words(KeyType::Domain as u64 | 1 << 8, 1).is_none(), "domain rights");
-    assert!(Key::from_words(KeyType::Page as u64 | 1 << 16, 1).is_none(), "page info");
-    assert!(Key::from_words(KeyType::Segment as u64, 1).is_none(), "segment size 0");
-    assert!(Key::from_words(KeyType::Console as u64, 1).is_none(), "service with oid");
+    assert!(
+        Key::from_words(KeyType::Domain as u64 | 1 << 8, 1).is_none(),
+        "domain rights"
+    );
+    assert!(
+        Key::from_words(KeyType::Page as u64 | 1 << 16, 1).is_none(),
+        "page info"
+    );
+    assert!(
+        Key::from_words(KeyType::Segment as u64, 1).is_none(),
+        "segment size 0"
+    );
+    assert!(
+        Key::from_words(KeyType::Console as u64, 1).is_none(),
+        "service with oid"
+    );
 }
 
 #[test]

@@ -271,7 +271,11 @@ pub fn write_back(c: &Context, objs: &mut Objects) {
     for (i, slot) in a.iter_mut().enumerate().take(ANNEX_REGS) {
         *slot = Key::number(c.reg(i), 0);
     }
-    phys::write_frame(FrameNumber(objs.pages[c.fpu_page as usize].frame), 0, &c.fpu.0);
+    phys::write_frame(
+        FrameNumber(objs.pages[c.fpu_page as usize].frame),
+        0,
+        &c.fpu.0,
+    );
 }
 
 /// Clears the marks that tie the domain's objects to context `c`.

@@ -56,7 +56,9 @@ pub fn invoke(k: &mut Kernel, ci: usize) -> ! {
         order: f.rdi,
         w: [f.rsi, f.rdx, f.r10, f.r8],
         // Slot 0 of the general keys is always void, whatever the node holds.
-        keys: ctl.send.map(|s| if s == 0 { Key::VOID } else { gk[s as usize] }),
+        keys: ctl
+            .send
+            .map(|s| if s == 0 { Key::VOID } else { gk[s as usize] }),
         addr: f.r9,
         len: ctl.len as usize,
     };
@@ -109,7 +111,16 @@ fn to_kernel(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
         _ if matches!(next, kobj::After::Parked) => sched::schedule(k),
         _ => {
             let olen = r.len;
-            deliver(k, ci, source::KERNEL << 8, r.code, r.w, &r.keys, Str::Kernel(&out[..olen]), None);
+            deliver(
+                k,
+                ci,
+                source::KERNEL << 8,
+                r.code,
+                r.w,
+                &r.keys,
+                Str::Kernel(&out[..olen]),
+                None,
+            );
             match next {
                 kobj::After::Continue => sched::run(k, ci),
                 _ => sched::schedule(k),
@@ -120,7 +131,16 @@ fn to_kernel(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
 
 /// Answers the invoker with just a result code.
 pub fn reply_code(k: &mut Kernel, ci: usize, c: u64) -> ! {
-    deliver(k, ci, source::KERNEL << 8, c, [0; 4], &[Key::VOID; 4], Str::None, None);
+    deliver(
+        k,
+        ci,
+        source::KERNEL << 8,
+        c,
+        [0; 4],
+        &[Key::VOID; 4],
+        Str::None,
+        None,
+    );
     sched::run(k, ci)
 }
 
@@ -268,7 +288,16 @@ fn to_resume(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
     if runs {
         domain::ready_push(k, t);
     }
-    deliver(k, ci, source::KERNEL << 8, code::OK, [0; 4], &[Key::VOID; 4], Str::None, None);
+    deliver(
+        k,
+        ci,
+        source::KERNEL << 8,
+        code::OK,
+        [0; 4],
+        &[Key::VOID; 4],
+        Str::None,
+        None,
+    );
     sched::run(k, ci)
 }
 

@@ -16,8 +16,8 @@
 mod fast;
 pub mod message;
 
-use crate::kernel::Kernel;
 use crate::fault;
+use crate::kernel::Kernel;
 use stet_abi::domain::state;
 
 /// Entered from `syscall`: the invoker's registers are in its frame.

@@ -162,7 +162,9 @@ fn run(
         o::GET_STATE => r.w = state_words(k),
         o::SET_STATE => {
             let st = m.w[0];
-            if (st != state::AVAILABLE && st != state::RUNNING) || m.w[1] & !(state::FLAGS as u64) != 0 {
+            if (st != state::AVAILABLE && st != state::RUNNING)
+                || m.w[1] & !(state::FLAGS as u64) != 0
+            {
                 return Err(code::BAD_VALUE);
             }
             let c = &mut k.ctxs[t];

@@ -12,9 +12,9 @@ use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
 use crate::memory;
 use crate::obj::{Miss, SLOTS};
+use stet_abi::code;
 use stet_abi::domain::{root, state};
 use stet_abi::order::node as o;
-use stet_abi::code;
 use stet_keys::{rights, Key, KeyType, MAX_LSS};
 
 /// Stores `key` in slot `slot` of node `i`, flushing hardware mappings if

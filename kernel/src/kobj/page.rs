@@ -22,7 +22,14 @@ pub fn order(k: &mut Kernel, key: Key, m: &Msg, s: &[u8], r: &mut Reply, out: &m
     }
 }
 
-fn run(k: &mut Kernel, key: Key, m: &Msg, s: &[u8], r: &mut Reply, out: &mut [u8; 4096]) -> Result<(), u64> {
+fn run(
+    k: &mut Kernel,
+    key: Key,
+    m: &Msg,
+    s: &[u8],
+    r: &mut Reply,
+    out: &mut [u8; 4096],
+) -> Result<(), u64> {
     let i = match k.objs.page_of(key, &mut k.pool) {
         Ok(i) => i,
         Err(Miss::Void) => return Err(code::VOID),
@@ -41,7 +48,7 @@ fn run(k: &mut Kernel, key: Key, m: &Msg, s: &[u8], r: &mut Reply, out: &mut [u8
         }
     };
     let word_at = |off: u64| {
-        if off % 8 != 0 || off >= PAGE {
+        if !off.is_multiple_of(8) || off >= PAGE {
             Err(code::BAD_VALUE)
         } else {
             Ok(off as usize)

@@ -22,7 +22,14 @@ pub fn order(k: &mut Kernel, key: Key, m: &Msg, s: &[u8], r: &mut Reply, out: &m
     }
 }
 
-fn run(k: &mut Kernel, key: Key, m: &Msg, s: &[u8], r: &mut Reply, out: &mut [u8; 4096]) -> Result<(), u64> {
+fn run(
+    k: &mut Kernel,
+    key: Key,
+    m: &Msg,
+    s: &[u8],
+    r: &mut Reply,
+    out: &mut [u8; 4096],
+) -> Result<(), u64> {
     if k.objs.node_of(key).is_err() {
         return Err(code::VOID);
     }

@@ -96,7 +96,10 @@ pub struct Sizes {
 impl Sizes {
     /// Bucket counts of the two indexes.
     pub fn buckets(&self) -> (usize, usize) {
-        (Index::buckets_for(self.nodes), Index::buckets_for(self.pages))
+        (
+            Index::buckets_for(self.nodes),
+            Index::buckets_for(self.pages),
+        )
     }
 }
 

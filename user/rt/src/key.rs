@@ -131,7 +131,11 @@ impl<'a> Msg<'a> {
 
     /// Calls: sends and waits for the reply (string into `buf`).
     pub fn call_into(&self, buf: &mut [u8]) -> Answer {
-        Answer::from(raw(self.regs(Kind::Call), buf.as_mut_ptr() as u64, buf.len() as u64))
+        Answer::from(raw(
+            self.regs(Kind::Call),
+            buf.as_mut_ptr() as u64,
+            buf.len() as u64,
+        ))
     }
 
     /// Calls with no reply string.
@@ -142,7 +146,11 @@ impl<'a> Msg<'a> {
     /// Returns: sends, then waits as an available domain for the next
     /// message through a start key (string into `buf`).
     pub fn ret_into(&self, buf: &mut [u8]) -> Answer {
-        Answer::from(raw(self.regs(Kind::Return), buf.as_mut_ptr() as u64, buf.len() as u64))
+        Answer::from(raw(
+            self.regs(Kind::Return),
+            buf.as_mut_ptr() as u64,
+            buf.len() as u64,
+        ))
     }
 
     /// Returns with no receive buffer.

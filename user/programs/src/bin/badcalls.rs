@@ -6,8 +6,8 @@
 
 use stet_rt::abi::code;
 use stet_rt::invoke::{raw, Regs};
-use stet_rt::key::{call, Msg};
 use stet_rt::kernel::CONSOLE;
+use stet_rt::key::{call, Msg};
 use stet_rt::{abi::order, println};
 
 fn check(what: &str, got: u64, want: u64) -> bool {
@@ -33,7 +33,11 @@ fn main(_arg: u64) -> i64 {
         rdi: order::console::WRITE,
         ..Regs::default()
     };
-    ok &= check("reserved control bit", raw(reserved, 0, 0).rdi, code::BAD_CONTROL);
+    ok &= check(
+        "reserved control bit",
+        raw(reserved, 0, 0).rdi,
+        code::BAD_CONTROL,
+    );
     let kind3 = Regs {
         rax: 3 << 4 | CONSOLE as u64,
         ..Regs::default()
@@ -44,13 +48,29 @@ fn main(_arg: u64) -> i64 {
         write_raw(0xffff_ffff_8010_0000, 8),
         code::BAD_BUFFER,
     );
-    ok &= check("string from unmapped address", write_raw(0x10, 8), code::BAD_BUFFER);
-    ok &= check("string of 4097 bytes", write_raw(0x40_0000, 4097), code::STRING_TOO_LONG);
-    ok &= check("wrapping string", write_raw(u64::MAX - 2, 8), code::BAD_BUFFER);
+    ok &= check(
+        "string from unmapped address",
+        write_raw(0x10, 8),
+        code::BAD_BUFFER,
+    );
+    ok &= check(
+        "string of 4097 bytes",
+        write_raw(0x40_0000, 4097),
+        code::STRING_TOO_LONG,
+    );
+    ok &= check(
+        "wrapping string",
+        write_raw(u64::MAX - 2, 8),
+        code::BAD_BUFFER,
+    );
     ok &= check("string of 0 bytes", write_raw(0, 0), code::OK);
     ok &= check("void key (slot 0)", call(0, 1, [0; 4]).code, code::VOID);
     ok &= check("empty slot 9", call(9, 1, [0; 4]).code, code::VOID);
-    ok &= check("unknown console order", call(CONSOLE, 99, [0; 4]).code, code::NO_SUCH_ORDER);
+    ok &= check(
+        "unknown console order",
+        call(CONSOLE, 99, [0; 4]).code,
+        code::NO_SUCH_ORDER,
+    );
     println!("badcalls: {}", if ok { "all ok" } else { "SOME WRONG" });
     0
 }

@@ -16,7 +16,16 @@ const RESUME: u8 = 5;
 
 fn get(b: &[u8], r: Reg) -> u64 {
     let i = r as usize * 8;
-    u64::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3], b[i + 4], b[i + 5], b[i + 6], b[i + 7]])
+    u64::from_le_bytes([
+        b[i],
+        b[i + 1],
+        b[i + 2],
+        b[i + 3],
+        b[i + 4],
+        b[i + 5],
+        b[i + 6],
+        b[i + 7],
+    ])
 }
 
 fn put(b: &mut [u8], r: Reg, v: u64) {

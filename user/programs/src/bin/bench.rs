@@ -5,8 +5,8 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use stet_rt::cpu::rdtsc;
 use stet_rt::abi::layout::HEAP_START;
+use stet_rt::cpu::rdtsc;
 use stet_rt::cpu::{store_byte, ud2_emulated};
 use stet_rt::key::{call, Msg};
 use stet_rt::println;

@@ -13,7 +13,10 @@ use stet_rt::println;
 
 fn expect(what: &str, got: u64, want: u64) -> bool {
     let ok = got == want;
-    println!("ipc: {what}: {} (got {got}, want {want})", if ok { "ok" } else { "WRONG" });
+    println!(
+        "ipc: {what}: {} (got {got}, want {want})",
+        if ok { "ok" } else { "WRONG" }
+    );
     ok
 }
 
@@ -52,7 +55,11 @@ fn main(_arg: u64) -> i64 {
     let a = Msg::new(4, 3).string(&big).call_into(&mut back);
     ok &= expect("full length of 4096 reported", a.w[1], 4096);
     ok &= expect("echoed what it accepted", a.len as u64, 1024);
-    ok &= expect("accepted bytes intact", (back[..1024] == big[..1024]) as u64, 1);
+    ok &= expect(
+        "accepted bytes intact",
+        (back[..1024] == big[..1024]) as u64,
+        1,
+    );
 
     // The caller accepts less than the reply.
     let mut small = [0u8; 10];
@@ -65,10 +72,16 @@ fn main(_arg: u64) -> i64 {
     let a = Msg::new(4, 4).keys([5, 0, 0, 0]).recv([9, 0, 0, 0]).call();
     ok &= expect("key call answered", a.code, 4);
     ok &= expect("key came back into slot 9", number_in(9).0, 0x5eed);
-    ok &= expect("slot 10 untouched (still void)", call(10, 0, [0; 4]).code, code::VOID);
+    ok &= expect(
+        "slot 10 untouched (still void)",
+        call(10, 0, [0; 4]).code,
+        code::VOID,
+    );
 
     // Discrim: the echoed key is a number key.
-    let d = Msg::new(3, order::discrim::CLASSIFY).keys([9, 0, 0, 0]).call();
+    let d = Msg::new(3, order::discrim::CLASSIFY)
+        .keys([9, 0, 0, 0])
+        .call();
     ok &= expect("discrim says number", d.w[0], 1);
 
     // An oversize string is refused before anything is sent.

@@ -19,7 +19,8 @@ const SEGMENT: u8 = 11;
 const RESUME: u8 = 12;
 
 fn allowed(a: u64) -> bool {
-    (HEAP_START..HEAP_START + HEAP_SIZE).contains(&a) || (STACK_TOP - STACK_SIZE..STACK_TOP).contains(&a)
+    (HEAP_START..HEAP_START + HEAP_SIZE).contains(&a)
+        || (STACK_TOP - STACK_SIZE..STACK_TOP).contains(&a)
 }
 
 fn main(_arg: u64) -> i64 {
