@@ -210,7 +210,6 @@ fn why_name(why: u64) -> &'static str {
 pub fn syscall_fault(k: &mut Kernel, ci: usize) -> ! {
     let f = &k.ctxs[ci].frame;
     let w = [f.rax, f.rip, 0, 0];
-    // While the keeper is busy the domain re-executes the `syscall`.
     let report = move |k: &Kernel| {
         kprintln!(
             "fault: foreign domain {} '{}' system call {}; no keeper, domain stopped",
@@ -219,18 +218,17 @@ pub fn syscall_fault(k: &mut Kernel, ci: usize) -> ! {
             w[0]
         );
     };
-    k.ctxs[ci].frame.rip -= 2;
     let keeper = k.objs.nodes[k.ctxs[ci].root as usize].keys[root::KEEPER];
     let dk = domain_key(k, ci);
+    // The keeper sees `rip` after the instruction (where it resumes).
     match to_keeper(k, ci, keeper, code::SYSCALL, w, dk, true) {
-        Outcome::Delivered(t) => {
-            // Delivered: the keeper resumes it after the instruction.
-            k.ctxs[ci].frame.rip += 2;
-            sched::switch(k, ci, t)
+        Outcome::Delivered(t) => sched::switch(k, ci, t),
+        Outcome::Stalled => {
+            // Parked: it re-executes the `syscall` when the keeper is free.
+            k.ctxs[ci].frame.rip -= 2;
+            sched::schedule(k)
         }
-        Outcome::Stalled => sched::schedule(k),
         Outcome::NoKeeper => {
-            k.ctxs[ci].frame.rip += 2;
             report(k);
             k.ctxs[ci].flags |= state::STOPPED;
             if k.current == Some(ci) {

@@ -103,3 +103,17 @@ pub fn ud2_emulated(v: u64) -> u64 {
     unsafe { core::arch::asm!("ud2", inlateout("rax") r, options(nostack, nomem)) };
     r
 }
+
+/// A raw `syscall` with `nr` in `rax` (what a foreign, Linux-ABI domain
+/// does; its keeper answers). Returns `rax` afterwards.
+#[inline(always)]
+pub fn foreign_syscall(nr: u64) -> u64 {
+    let mut r = nr;
+    // SAFETY: in a foreign domain the kernel turns `syscall` into a message
+    // to the keeper, which sets registers and resumes after the
+    // instruction; rcx and r11 are clobbered as by the CPU.
+    unsafe {
+        core::arch::asm!("syscall", inlateout("rax") r, out("rcx") _, out("r11") _, options(nostack));
+    }
+    r
+}

@@ -1,7 +1,8 @@
 //! A domain keeper that emulates `ud2`: the faulting domain's `rax`
 //! becomes `rax + 1000` and it resumes after the instruction, with one
-//! reply carrying the new registers. Any other fault is reported and the
-//! domain left stopped.
+//! reply carrying the new registers. It also answers a foreign domain's
+//! `syscall` (as a Linux personality would): `rax` becomes `rax + 2000`.
+//! Any other fault is reported and the domain left stopped.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -42,6 +43,17 @@ fn main(_arg: u64) -> i64 {
             put(&mut regs, Reg::Rax, rax + 1000);
             let rip = get(&regs, Reg::Rip);
             put(&mut regs, Reg::Rip, rip + 2);
+            let out = regs;
+            a = Msg::new(RESUME, fault::RESUME_WITH_REGS)
+                .string(&out)
+                .recv([DOMAIN, 0, 0, 0])
+                .resume_into(RESUME)
+                .ret_into(&mut regs);
+        } else if a.code == fault::code::SYSCALL && a.len == REGS_SIZE {
+            // `rip` is already past the `syscall`.
+            let rax = get(&regs, Reg::Rax);
+            println!("keeper: foreign syscall {rax}");
+            put(&mut regs, Reg::Rax, rax + 2000);
             let out = regs;
             a = Msg::new(RESUME, fault::RESUME_WITH_REGS)
                 .string(&out)
