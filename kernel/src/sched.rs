@@ -60,6 +60,34 @@ pub fn run(k: &mut Kernel, ci: usize) -> ! {
     arch::entry::enter_user(&k.ctxs[ci].frame)
 }
 
+/// Leaves into `t`, a different domain than the current one, after a
+/// fast-path message: the commonest switch, kept short. Falls back to
+/// [`run`] for anything unusual (invariant checks, no page tables yet, a
+/// pending fault).
+#[inline(always)]
+pub fn switch_fast(k: &mut Kernel, t: usize) -> ! {
+    let c = &k.ctxs[t];
+    if k.config.invariants || c.pml4 == 0 || c.fault_code != 0 {
+        k.current = None;
+        run(k, t)
+    }
+    let oid = k.objs.nodes[c.root as usize].oid;
+    arch::entry::activate(t, &c.frame, oid);
+    let bases = (c.fs_base, c.gs_base);
+    if bases != k.user_bases {
+        arch::cpu::set_user_bases(bases.0, bases.1);
+        k.user_bases = bases;
+    }
+    arch::paging::UserRoot::from_frame(stet_physmem::pool::FrameNumber(c.pml4)).activate();
+    k.current = Some(t);
+    if let Some(o) = k.fpu_owner {
+        arch::fpu::save(&mut k.ctxs[o].fpu);
+    }
+    arch::fpu::restore(&k.ctxs[t].fpu);
+    k.fpu_owner = Some(t);
+    arch::entry::enter_user(&k.ctxs[t].frame)
+}
+
 /// Hands the CPU from `from` to `to` directly (a message between them):
 /// `from` goes to the back of the ready queue if it still wants to run.
 pub fn switch(k: &mut Kernel, from: usize, to: usize) -> ! {

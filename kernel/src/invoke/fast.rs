@@ -10,7 +10,6 @@
 
 use crate::domain::{self, unlink};
 use crate::kernel::Kernel;
-use crate::kobj::node::set_slot;
 use crate::sched;
 use stet_abi::code;
 use stet_abi::domain::state;
@@ -85,9 +84,11 @@ fn fast_call(k: &mut Kernel, ci: usize, key: Key) {
     let Some(t) = unlink(k.objs.nodes[root as usize].ctx) else {
         return;
     };
-    let tc = &k.ctxs[t];
-    if t == ci
-        || tc.root != root
+    // Both contexts at once (fails if t == ci).
+    let Ok([me, tc]) = k.ctxs.get_disjoint_mut([ci, t]) else {
+        return;
+    };
+    if tc.root != root
         || tc.state != state::AVAILABLE as u8
         || tc.flags & state::STOPPED != 0
         || tc.frame.rax & RECV_KEYS != 0
@@ -95,29 +96,31 @@ fn fast_call(k: &mut Kernel, ci: usize, key: Key) {
         return;
     }
     let rslot = fast::resume_slot(tc.frame.rax);
-    let (tgeneral, myroot) = (tc.general, k.ctxs[ci].root);
+    if rslot != 0 {
+        let g = &k.objs.nodes[tc.general as usize];
+        if g.mapped && !g.keys[rslot].is_void() {
+            return; // the general path flushes mappings first
+        }
+    }
+    // Everything checked: commit.
+    let myroot = me.root;
     let n = &mut k.objs.nodes[myroot as usize];
     n.calls = n.calls.wrapping_add(1);
-    let resume = Key::resume(n.oid, n.calls, resume_kind::REPLY).with_hint(myroot);
     if rslot != 0 {
-        set_slot(k, tgeneral, rslot, resume);
+        let resume = Key::resume(n.oid, n.calls, resume_kind::REPLY).with_hint(myroot);
+        k.objs.nodes[tc.general as usize].keys[rslot] = resume;
     }
-    let (order, w0, w1, w2, w3) = {
-        let f = &k.ctxs[ci].frame;
-        (f.rdi, f.rsi, f.rdx, f.r10, f.r8)
-    };
-    k.ctxs[ci].state = state::WAITING as u8;
-    let tc = &mut k.ctxs[t];
+    me.state = state::WAITING as u8;
     tc.state = state::RUNNING as u8;
-    let f = &mut tc.frame;
-    f.rax = key.info() as u64 | source::START << 8;
-    f.rdi = order;
-    f.rsi = w0;
-    f.rdx = w1;
-    f.r10 = w2;
-    f.r8 = w3;
-    f.r9 = 0;
-    sched::run(k, t)
+    let (src, dst) = (&me.frame, &mut tc.frame);
+    dst.rax = key.info() as u64 | source::START << 8;
+    dst.rdi = src.rdi;
+    dst.rsi = src.rsi;
+    dst.rdx = src.rdx;
+    dst.r10 = src.r10;
+    dst.r8 = src.r8;
+    dst.r9 = 0;
+    sched::switch_fast(k, t)
 }
 
 #[inline(always)]
@@ -135,34 +138,28 @@ fn fast_return(k: &mut Kernel, ci: usize, key: Key) {
     let Some(t) = unlink(n.ctx) else {
         return;
     };
-    let tc = &k.ctxs[t];
-    if t == ci
-        || tc.root != root
+    let Ok([me, tc]) = k.ctxs.get_disjoint_mut([ci, t]) else {
+        return;
+    };
+    if tc.root != root
         || tc.state != state::WAITING as u8
         || tc.fault_code != 0
         || tc.frame.rax & RECV_KEYS != 0
     {
         return;
     }
-    let (order, w0, w1, w2, w3) = {
-        let f = &k.ctxs[ci].frame;
-        (f.rdi, f.rsi, f.rdx, f.r10, f.r8)
-    };
-    let tc = &mut k.ctxs[t];
     tc.state = state::RUNNING as u8;
-    let f = &mut tc.frame;
-    f.rax = source::RESUME << 8;
-    f.rdi = order;
-    f.rsi = w0;
-    f.rdx = w1;
-    f.r10 = w2;
-    f.r8 = w3;
-    f.r9 = 0;
-    let me = &mut k.ctxs[ci];
     me.state = state::AVAILABLE as u8;
+    let (src, dst) = (&me.frame, &mut tc.frame);
+    dst.rax = source::RESUME << 8;
+    dst.rdi = src.rdi;
+    dst.rsi = src.rsi;
+    dst.rdx = src.rdx;
+    dst.r10 = src.r10;
+    dst.r8 = src.r8;
+    dst.r9 = 0;
     if me.stalled != 0 {
         domain::wake_stalled(k, ci);
     }
-    k.current = None;
-    sched::run(k, t)
+    sched::switch_fast(k, t)
 }
