@@ -91,14 +91,14 @@ fn to_void(k: &mut Kernel, ci: usize, m: &Msg) -> ! {
 /// A kernel object: do the order, then answer the invoker (or, for a
 /// return, discard the answer and become available).
 fn to_kernel(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
-    let mut sbuf = [0u8; MAX_STRING];
-    let s = &mut sbuf[..m.len];
+    let sc = crate::arch::scratch::take();
+    let s = &mut sc.input[..m.len];
     if memory::read_user(k, ci, m.addr, s).is_err() {
         reply_code(k, ci, code::BAD_BUFFER);
     }
-    let mut out = [0u8; MAX_STRING];
+    let out = &mut sc.output;
     let mut r = Reply::new();
-    let next = kobj::order(k, ci, key, m, &sbuf[..m.len], &mut r, &mut out);
+    let next = kobj::order(k, ci, key, m, &sc.input[..m.len], &mut r, out);
     if !k.ctxs[ci].used {
         // The order destroyed the invoker itself.
         sched::schedule(k)

@@ -39,16 +39,14 @@ fn run(
             if len > PAGE as usize {
                 return Err(code::BAD_VALUE);
             }
-            copy(k, key, off, &mut out[..len], false)?;
+            copy(k, key, off, Data::Into(&mut out[..len]))?;
             r.len = len;
         }
         o::WRITE => {
             if key.is_ro() {
                 return Err(code::NO_RIGHTS);
             }
-            let mut buf = [0u8; 4096];
-            buf[..s.len()].copy_from_slice(s);
-            copy(k, key, m.w[0], &mut buf[..s.len()], true)?;
+            copy(k, key, m.w[0], Data::From(s))?;
         }
         o::INFO => {
             let lss = key.lss() as u64;
@@ -75,29 +73,40 @@ fn run(
     Ok(())
 }
 
-/// Reads (or, with `write`, writes) `buf` at offset `off` of the segment.
-/// Checks every page before writing any (atomic).
-fn copy(k: &mut Kernel, key: Key, off: u64, buf: &mut [u8], write: bool) -> Result<(), u64> {
+/// Which way [`copy`] moves bytes.
+enum Data<'a> {
+    /// Read the segment into this buffer.
+    Into(&'a mut [u8]),
+    /// Write these bytes into the segment.
+    From(&'a [u8]),
+}
+
+/// Reads or writes at offset `off` of the segment. Checks every page
+/// before writing any (atomic).
+fn copy(k: &mut Kernel, key: Key, off: u64, mut data: Data<'_>) -> Result<(), u64> {
+    let (write, total) = match &data {
+        Data::Into(b) => (false, b.len()),
+        Data::From(b) => (true, b.len()),
+    };
     let access = if write { Access::Write } else { Access::Read };
-    let mut frames = [(0u64, 0usize, 0usize, None); 2];
+    let mut frames = [(0usize, 0usize, None); 2];
     let mut done = 0;
     let mut n = 0;
-    while done < buf.len() {
+    while done < total {
         let a = off.checked_add(done as u64).ok_or(code::INVALID_ADDRESS)?;
         let (f, _) = memory::segment_frame(k, key, a, access).map_err(|_| code::INVALID_ADDRESS)?;
         let po = (a % PAGE) as usize;
-        let len = (PAGE as usize - po).min(buf.len() - done);
-        frames[n] = (a, po, len, Some(f));
+        let len = (PAGE as usize - po).min(total - done);
+        frames[n] = (po, len, Some(f));
         n += 1;
         done += len;
     }
     let mut at = 0;
-    for (_, po, len, f) in frames.iter().take(n) {
+    for (po, len, f) in frames.iter().take(n) {
         let f = f.ok_or(code::INVALID_ADDRESS)?;
-        if write {
-            phys::write_frame(f, *po, &buf[at..at + len]);
-        } else {
-            phys::read_frame(f, *po, &mut buf[at..at + len]);
+        match &mut data {
+            Data::From(b) => phys::write_frame(f, *po, &b[at..at + len]),
+            Data::Into(b) => phys::read_frame(f, *po, &mut b[at..at + len]),
         }
         at += len;
     }

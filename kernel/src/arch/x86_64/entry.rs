@@ -240,6 +240,7 @@ pub fn activate(index: usize, frame: &TrapFrame, oid: u64) {
 }
 
 extern "C" fn syscall_rust() -> ! {
+    super::scratch::reset();
     // SAFETY: a trap entry point, on an empty kernel stack: the only holder
     // of the kernel state until it leaves through `enter_user`.
     let k = unsafe { crate::kernel::KERNEL.get() };
@@ -250,6 +251,7 @@ extern "C" fn syscall_rust() -> ! {
 }
 
 extern "C" fn user_trap_rust(frame: *mut TrapFrame) -> ! {
+    super::scratch::reset();
     // Vectors with their own interrupt stack (NMI, double fault, machine
     // check) push the user state on that stack instead of into the current
     // program's frame: copy it home, so the frame is always the truth.

@@ -18,6 +18,7 @@ pub mod kcell;
 pub mod paging;
 pub mod percpu;
 pub mod phys;
+pub mod scratch;
 pub mod pic;
 pub mod qemu;
 pub mod selftest;
