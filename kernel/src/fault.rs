@@ -90,7 +90,7 @@ fn to_keeper(
         info,
         order,
         w,
-        &[key0, Key::VOID, Key::VOID, Key::VOID],
+        Some(&[key0, Key::VOID, Key::VOID, Key::VOID]),
         s,
         Some(resume),
     );

@@ -47,6 +47,10 @@ pub struct Kernel {
     pub flushes: u64,
     /// The `fs` and `gs` bases loaded in the CPU.
     pub user_bases: (u64, u64),
+    /// Bumped whenever a meter may have run out or changed (a tick emptied
+    /// one, or a node was written through a key): a context whose meter
+    /// chain was checked at this generation need not be checked again.
+    pub meter_gen: u64,
     /// Times the invariant walker ran.
     pub invariant_checks: u64,
     /// The big bang image until it is loaded.

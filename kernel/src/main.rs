@@ -118,6 +118,7 @@ fn kmain(mut p: Platform) -> Kernel {
         module: p.module,
         user_bases: (0, 0),
         invariant_checks: 0,
+        meter_gen: 1,
     }
 }
 

@@ -67,9 +67,9 @@ pub fn run(k: &mut Kernel, ci: usize) -> ! {
 #[inline(always)]
 pub fn switch_fast(k: &mut Kernel, t: usize) -> ! {
     let c = &k.ctxs[t];
-    if k.config.invariants || c.pml4 == 0 || c.fault_code != 0 {
+    if k.config.invariants || c.pml4 == 0 || c.fault_code != 0 || c.meter_ok != k.meter_gen {
         k.current = None;
-        run(k, t)
+        dispatch(k, t)
     }
     let oid = k.objs.nodes[c.root as usize].oid;
     arch::entry::activate(t, &c.frame, oid);
@@ -97,10 +97,32 @@ pub fn switch(k: &mut Kernel, from: usize, to: usize) -> ! {
     if k.current == Some(from) {
         k.current = None;
     }
+    if !domain::runnable(&k.ctxs[to]) {
+        // A stopped domain got its reply: it keeps it until started.
+        schedule(k)
+    }
     if k.ctxs[to].queue != Queue::None {
         domain::dequeue(k, to);
     }
-    run(k, to)
+    dispatch(k, to)
+}
+
+/// Runs `ci` if its meters have time, else invokes the meter keeper.
+fn dispatch(k: &mut Kernel, ci: usize) -> ! {
+    match meter_ready(k, ci) {
+        Ok(()) => run(k, ci),
+        Err(m) => fault::meter_out(k, ci, m),
+    }
+}
+
+/// [`meter_check`], remembered until a meter may have changed.
+pub fn meter_ready(k: &mut Kernel, ci: usize) -> Result<(), Option<u32>> {
+    if k.ctxs[ci].meter_ok == k.meter_gen {
+        return Ok(());
+    }
+    meter_check(k, ci)?;
+    k.ctxs[ci].meter_ok = k.meter_gen;
+    Ok(())
 }
 
 /// Runs the next ready domain whose meters have time, or idles.
@@ -114,10 +136,7 @@ pub fn schedule(k: &mut Kernel) -> ! {
         if !domain::runnable(&k.ctxs[ci]) {
             continue;
         }
-        match meter_check(k, ci) {
-            Ok(()) => run(k, ci),
-            Err(m) => fault::meter_out(k, ci, m),
-        }
+        dispatch(k, ci)
     }
     idle(k)
 }
@@ -167,6 +186,9 @@ pub fn charge(k: &mut Kernel, ci: usize) {
         let left = n.keys[meter::TIME].number_value().map_or(0, |(v, _)| v);
         if left != u64::MAX {
             n.keys[meter::TIME] = Key::number(left.saturating_sub(1), 0);
+            if left <= 1 {
+                k.meter_gen += 1;
+            }
         }
         let used = n.keys[meter::USED].number_value().map_or(0, |(v, _)| v);
         n.keys[meter::USED] = Key::number(used.wrapping_add(1), 0);
@@ -182,7 +204,7 @@ pub fn tick(k: &mut Kernel, ci: usize) -> ! {
     k.ticks += 1;
     charge(k, ci);
     domain::wake_sleepers(k);
-    if let Err(m) = meter_check(k, ci) {
+    if let Err(m) = meter_ready(k, ci) {
         fault::meter_out(k, ci, m)
     }
     if k.ready_head != 0 {

@@ -107,8 +107,9 @@ pub mod domain {
     /// → `w0` run state, `w1` flags, `w2` fault code, `w3` fault info.
     pub const GET_STATE: u64 = 16;
     /// `w0` run state (available or running), `w1` flags, `w2` fault code,
-    /// `w3` fault info. A waiting domain cannot be set (`BAD_STATE`), nor
-    /// can a domain be made waiting.
+    /// `w3` fault info. A domain cannot be made waiting (`BAD_VALUE`);
+    /// setting a waiting domain abandons its call (its resume keys become
+    /// void).
     pub const SET_STATE: u64 = 17;
 }
 

@@ -79,6 +79,8 @@ pub struct Context {
     pub ticks: u64,
     /// Index into the kernel's domain-name table + 1 (0: unnamed).
     pub name: u16,
+    /// The meter generation at which its meter chain last had time (0: never).
+    pub meter_ok: u64,
 }
 
 /// Why a domain could not be prepared.
@@ -88,6 +90,9 @@ pub enum PrepareError {
     Malformed(usize),
     /// The object cache is full.
     NoSpace,
+    /// A part already belongs to another prepared domain (context index):
+    /// two domains built on shared nodes take turns being prepared.
+    Shared(usize),
 }
 
 fn number(k: Key) -> u64 {
@@ -216,6 +221,17 @@ pub fn load(
     if general == rootslot || annex == rootslot || general == annex {
         return Err(PrepareError::Malformed(root::ANNEX));
     }
+    let mark = ci as u16 + 1;
+    for m in [
+        objs.nodes[rootslot as usize].ctx,
+        objs.nodes[general as usize].ctx,
+        objs.nodes[annex as usize].ctx,
+        objs.pages[fpu_page as usize].ctx,
+    ] {
+        if m != 0 && m != mark {
+            return Err(PrepareError::Shared(m as usize - 1));
+        }
+    }
     let (st, flags) = rk[root::STATE].number_value().unwrap_or((0, 0));
     c.state = (st & 0xff) as u8;
     if c.state as u64 > state::RUNNING {
@@ -243,12 +259,12 @@ pub fn load(
     let frame = objs.frame(fpu_page);
     phys::read_frame(frame, 0, &mut c.fpu.0);
     fpu::sanitize(&mut c.fpu);
+    c.meter_ok = 0;
     c.root = rootslot;
     c.general = general;
     c.annex = annex;
     c.fpu_page = fpu_page;
     c.used = true;
-    let mark = ci as u16 + 1;
     objs.nodes[rootslot as usize].ctx = mark;
     objs.nodes[general as usize].ctx = mark;
     objs.nodes[annex as usize].ctx = mark;

@@ -49,12 +49,24 @@ pub fn prepare(k: &mut Kernel, root: u32) -> Result<usize, PrepareError> {
         }
     };
     let oid = k.objs.nodes[root as usize].oid;
-    let c = &mut k.ctxs[ci];
-    let r = context::load(c, ci, &mut k.objs, &mut k.pool, root);
-    if r.is_err() {
-        c.used = false;
-        return r.map(|_| ci);
+    let mut r = context::load(&mut k.ctxs[ci], ci, &mut k.objs, &mut k.pool, root);
+    if let Err(PrepareError::Shared(other)) = r {
+        // Another prepared domain uses one of these nodes: it steps aside
+        // if it can (it is re-prepared, and steps the other aside, when it
+        // is next used).
+        if other != ci && evictable(k, other) {
+            unprepare(k, other);
+            r = context::load(&mut k.ctxs[ci], ci, &mut k.objs, &mut k.pool, root);
+        }
     }
+    if let Err(e) = r {
+        k.ctxs[ci].used = false;
+        return Err(match e {
+            PrepareError::Shared(_) => PrepareError::Malformed(0),
+            e => e,
+        });
+    }
+    let c = &mut k.ctxs[ci];
     c.pml4 = 0;
     c.queue = Queue::None;
     c.next = 0;

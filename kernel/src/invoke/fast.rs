@@ -143,6 +143,7 @@ fn fast_return(k: &mut Kernel, ci: usize, key: Key) {
     };
     if tc.root != root
         || tc.state != state::WAITING as u8
+        || tc.flags & state::STOPPED != 0
         || tc.fault_code != 0
         || tc.frame.rax & RECV_KEYS != 0
     {

@@ -111,13 +111,14 @@ fn to_kernel(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
         _ if matches!(next, kobj::After::Parked) => sched::schedule(k),
         _ => {
             let olen = r.len;
+            let keys = (r.code == code::OK).then_some(&r.keys);
             deliver(
                 k,
                 ci,
                 source::KERNEL << 8,
                 r.code,
                 r.w,
-                &r.keys,
+                keys,
                 Str::Kernel(&out[..olen]),
                 None,
             );
@@ -131,16 +132,7 @@ fn to_kernel(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
 
 /// Answers the invoker with just a result code.
 pub fn reply_code(k: &mut Kernel, ci: usize, c: u64) -> ! {
-    deliver(
-        k,
-        ci,
-        source::KERNEL << 8,
-        c,
-        [0; 4],
-        &[Key::VOID; 4],
-        Str::None,
-        None,
-    );
+    deliver(k, ci, source::KERNEL << 8, c, [0; 4], None, Str::None, None);
     sched::run(k, ci)
 }
 
@@ -153,7 +145,7 @@ fn to_start(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
     };
     let t = match domain::prepare(k, root) {
         Ok(t) => t,
-        Err(PrepareError::Malformed(_)) => to_void(k, ci, m),
+        Err(PrepareError::Malformed(_) | PrepareError::Shared(_)) => to_void(k, ci, m),
         Err(PrepareError::NoSpace) => reply_code(k, ci, code::NO_SPACE),
     };
     if t == ci {
@@ -184,11 +176,13 @@ fn send_to(k: &mut Kernel, ci: usize, t: usize, info: u64, m: &Msg) -> ! {
         info,
         m.order,
         m.w,
-        &m.keys,
+        Some(&m.keys),
         Str::User(ci, m.addr, m.len),
         resume,
     );
     k.ctxs[t].state = state::RUNNING as u8;
+    // A stopped domain (a reply reached it) keeps the message but does not
+    // run until it is started.
     match kind {
         Kind::Call => sched::switch(k, ci, t),
         Kind::Return => {
@@ -196,7 +190,20 @@ fn send_to(k: &mut Kernel, ci: usize, t: usize, info: u64, m: &Msg) -> ! {
             sched::switch(k, ci, t)
         }
         Kind::Send => {
-            domain::ready_push(k, t);
+            if domain::runnable(&k.ctxs[t]) {
+                domain::ready_push(k, t);
+            }
+            let none = [Key::VOID; 4];
+            deliver(
+                k,
+                ci,
+                source::KERNEL << 8,
+                code::OK,
+                [0; 4],
+                Some(&none),
+                Str::None,
+                None,
+            );
             sched::run(k, ci)
         }
     }
@@ -294,7 +301,7 @@ fn to_resume(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
         source::KERNEL << 8,
         code::OK,
         [0; 4],
-        &[Key::VOID; 4],
+        Some(&[Key::VOID; 4]),
         Str::None,
         None,
     );
@@ -303,7 +310,9 @@ fn to_resume(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
 
 /// Writes a message into domain `t`'s registers, its receive buffer and the
 /// key slots its receive specification names. `t`'s control word (the
-/// `rax` of its last invocation) holds that specification.
+/// `rax` of its last invocation) holds that specification. With `keys`
+/// `None` (an error answer) the key slots are left as they were: a failed
+/// invocation changes nothing.
 #[allow(clippy::too_many_arguments)]
 pub fn deliver(
     k: &mut Kernel,
@@ -311,7 +320,7 @@ pub fn deliver(
     info: u64,
     order: u64,
     w: [u64; 4],
-    keys: &[Key; 4],
+    keys: Option<&[Key; 4]>,
     s: Str<'_>,
     resume: Option<Key>,
 ) {
@@ -339,7 +348,7 @@ pub fn deliver(
         }
     };
     let general = k.ctxs[t].general;
-    if spec.recv != [0; 4] {
+    if let (Some(keys), true) = (keys, spec.recv != [0; 4]) {
         for (i, &slot) in spec.recv.iter().enumerate() {
             if slot != 0 {
                 kobj::node::set_slot(k, general, slot as usize, keys[i].canonical());

@@ -45,7 +45,9 @@ fn run(
     let rootslot = k.objs.node_of(key).map_err(|_| code::VOID)?;
     let t = domain::prepare(k, rootslot).map_err(|e| match e {
         domain::context::PrepareError::NoSpace => code::NO_SPACE,
-        domain::context::PrepareError::Malformed(_) => code::BAD_STATE,
+        domain::context::PrepareError::Malformed(_) | domain::context::PrepareError::Shared(_) => {
+            code::BAD_STATE
+        }
     })?;
     let slot = |w: u64| {
         if w < 16 {
@@ -135,6 +137,7 @@ fn run(
             }
             r.keys[0] = k.objs.nodes[rootslot as usize].keys[sl].canonical();
             set_slot(k, rootslot, sl, new);
+            k.meter_gen += 1;
             if sl == root::SPACE {
                 domain::discard_tables(k, t);
             }

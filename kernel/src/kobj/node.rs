@@ -44,6 +44,8 @@ pub fn before_read(k: &mut Kernel, i: u32) {
 /// A change to node `i` through a key: write back the domain it belongs
 /// to, change, reload the domain.
 pub fn write(k: &mut Kernel, i: u32, f: impl FnOnce(&mut Kernel)) {
+    // The node may be a meter: every chain is checked again.
+    k.meter_gen += 1;
     let d = owner(k, i);
     if let Some(d) = d {
         domain::sync(k, d);

@@ -138,6 +138,7 @@ pub fn range(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) {
 /// Destroys node `i`: a domain built on it is dropped from every cache
 /// first, and mappings through it are discarded.
 fn destroy_node(k: &mut Kernel, i: u32) {
+    k.meter_gen += 1;
     if let Some(d) = domain::unlink(k.objs.nodes[i as usize].ctx) {
         drop_domain(k, d);
     }
