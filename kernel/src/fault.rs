@@ -65,7 +65,19 @@ fn to_keeper(
         return Outcome::NoKeeper;
     }
     let tc = &k.ctxs[t];
-    if tc.state != state::AVAILABLE as u8 || tc.flags & state::STOPPED != 0 {
+    let free = tc.state == state::AVAILABLE as u8 && tc.flags & state::STOPPED == 0;
+    if free && !domain::may_deliver(k, ci, t) {
+        // Promised to a caller that was stalled on it: that one goes
+        // first; this domain retries from the back of the ready queue.
+        if k.current == Some(ci) {
+            k.current = None;
+        }
+        if k.ctxs[ci].queue == crate::domain::context::Queue::None {
+            domain::ready_push(k, ci);
+        }
+        return Outcome::Stalled;
+    }
+    if !free {
         domain::stall(k, ci, t);
         if k.current == Some(ci) {
             k.current = None;

@@ -73,6 +73,9 @@ pub struct Context {
     pub next: Link,
     /// First domain stalled on this one.
     pub stalled: Link,
+    /// The first of the domains last woken from this one's stall list: it
+    /// gets this domain first (see `domain::may_deliver`).
+    pub reserved: Link,
     /// Time to wake (sleeping), ns since boot.
     pub wake_at: u64,
     /// Ticks charged while it ran.

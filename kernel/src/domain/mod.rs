@@ -71,6 +71,7 @@ pub fn prepare(k: &mut Kernel, root: u32) -> Result<usize, PrepareError> {
     c.queue = Queue::None;
     c.next = 0;
     c.stalled = 0;
+    c.reserved = 0;
     c.name = k.names[..k.nnames]
         .iter()
         .position(|(o, _)| *o == oid)
@@ -263,6 +264,9 @@ pub fn stall(k: &mut Kernel, ci: usize, on: usize) {
 /// invocation (the first one gets through; the others stall again).
 pub fn wake_stalled(k: &mut Kernel, on: usize) {
     let mut l = core::mem::take(&mut k.ctxs[on].stalled);
+    if l != 0 {
+        k.ctxs[on].reserved = l;
+    }
     while let Some(ci) = unlink(l) {
         l = k.ctxs[ci].next;
         let c = &mut k.ctxs[ci];
@@ -270,6 +274,24 @@ pub fn wake_stalled(k: &mut Kernel, on: usize) {
         c.next = 0;
         ready_push(k, ci);
     }
+}
+
+/// Whether `from` may deliver to `to` now. When a domain becomes
+/// available and wakes the callers stalled on it, the first of them is
+/// promised the next message: until it has run, anyone else (a new caller,
+/// a fault on its way to a keeper) queues behind it. Without this a domain
+/// that keeps faulting into a keeper could take the keeper every time and
+/// starve the callers stalled on it.
+pub fn may_deliver(k: &mut Kernel, from: usize, to: usize) -> bool {
+    let Some(r) = unlink(k.ctxs[to].reserved) else {
+        return true;
+    };
+    if r != from && k.ctxs[r].used && k.ctxs[r].queue == Queue::Ready {
+        return false;
+    }
+    // The promised domain is here, or has run and gone elsewhere.
+    k.ctxs[to].reserved = 0;
+    true
 }
 
 /// Parks `ci` until `at` (ns since boot).

@@ -91,6 +91,7 @@ fn fast_call(k: &mut Kernel, ci: usize, key: Key) {
     if tc.root != root
         || tc.state != state::AVAILABLE as u8
         || tc.flags & state::STOPPED != 0
+        || tc.reserved != 0
         || tc.frame.rax & RECV_KEYS != 0
     {
         return;

@@ -152,7 +152,15 @@ fn to_start(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
         reply_code(k, ci, code::BAD_STATE);
     }
     let tc = &k.ctxs[t];
-    if tc.state != state::AVAILABLE as u8 || tc.flags & state::STOPPED != 0 {
+    let free = tc.state == state::AVAILABLE as u8 && tc.flags & state::STOPPED == 0;
+    if free && !domain::may_deliver(k, ci, t) {
+        // Promised to a caller that was stalled on it: let that one go
+        // first, and try again after it.
+        k.ctxs[ci].frame.rip -= 2;
+        domain::ready_push(k, ci);
+        sched::schedule(k)
+    }
+    if !free {
         // Busy: wait for it, then re-execute this very invocation.
         k.ctxs[ci].frame.rip -= 2;
         domain::stall(k, ci, t);
