@@ -8,6 +8,7 @@
 //! * a words-only **return** through a resume key to a domain waiting on
 //!   that call that receives no keys.
 
+use crate::arch::entry::TrapFrame;
 use crate::domain::{self, unlink};
 use crate::kernel::Kernel;
 use crate::sched;
@@ -67,6 +68,18 @@ pub fn try_fast(k: &mut Kernel, ci: usize) {
     }
 }
 
+/// Delivers a words-only message: the order and four words, no string.
+#[inline(always)]
+fn copy_words(src: &TrapFrame, dst: &mut TrapFrame, rax: u64) {
+    dst.rax = rax;
+    dst.rdi = src.rdi;
+    dst.rsi = src.rsi;
+    dst.rdx = src.rdx;
+    dst.r10 = src.r10;
+    dst.r8 = src.r8;
+    dst.r9 = 0;
+}
+
 /// The node slot a key's hint names, if the hint is right and the version
 /// matches (`check_version`).
 #[inline(always)]
@@ -113,14 +126,11 @@ fn fast_call(k: &mut Kernel, ci: usize, key: Key) {
     }
     me.state = state::WAITING as u8;
     tc.state = state::RUNNING as u8;
-    let (src, dst) = (&me.frame, &mut tc.frame);
-    dst.rax = key.info() as u64 | source::START << 8;
-    dst.rdi = src.rdi;
-    dst.rsi = src.rsi;
-    dst.rdx = src.rdx;
-    dst.r10 = src.r10;
-    dst.r8 = src.r8;
-    dst.r9 = 0;
+    copy_words(
+        &me.frame,
+        &mut tc.frame,
+        key.info() as u64 | source::START << 8,
+    );
     sched::switch_fast(k, t)
 }
 
@@ -152,14 +162,7 @@ fn fast_return(k: &mut Kernel, ci: usize, key: Key) {
     }
     tc.state = state::RUNNING as u8;
     me.state = state::AVAILABLE as u8;
-    let (src, dst) = (&me.frame, &mut tc.frame);
-    dst.rax = source::RESUME << 8;
-    dst.rdi = src.rdi;
-    dst.rsi = src.rsi;
-    dst.rdx = src.rdx;
-    dst.r10 = src.r10;
-    dst.r8 = src.r8;
-    dst.r9 = 0;
+    copy_words(&me.frame, &mut tc.frame, source::RESUME << 8);
     if me.stalled != 0 {
         domain::wake_stalled(k, ci);
     }

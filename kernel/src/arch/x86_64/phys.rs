@@ -75,14 +75,12 @@ pub unsafe fn read_boot<T: Copy>(pa: u64) -> T {
 pub fn boot_array<T: zerocopy::FromZeros>(pa: u64, n: usize) -> &'static mut [T] {
     let bytes = n * core::mem::size_of::<T>();
     let p = to_virt(pa) as *mut u8;
-    // SAFETY: `pa` was just returned by the boot allocator for `bytes`
-    // bytes aligned for `T`, is RAM mapped by the direct map and handed out
-    // once; all-zero bytes are a valid `T` (`FromZeros`), so after zeroing
-    // the slice is initialised and this is its only reference.
-    unsafe {
-        core::ptr::write_bytes(p, 0, bytes);
-        core::slice::from_raw_parts_mut(p as *mut T, n)
-    }
+    // `pa` was just returned by the boot allocator for `bytes` bytes aligned
+    // for `T`, is RAM mapped by the direct map, and is handed out once.
+    // SAFETY: see above; the range is writable and owned by the caller.
+    unsafe { core::ptr::write_bytes(p, 0, bytes) };
+    // SAFETY: all-zero bytes are a valid `T` (`FromZeros`); this is the only reference.
+    unsafe { core::slice::from_raw_parts_mut(p as *mut T, n) }
 }
 
 /// Copies `len` bytes from frame `src` at `soff` to frame `dst` at `doff`
