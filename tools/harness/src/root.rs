@@ -47,6 +47,11 @@ impl Layout {
         self.root.join("build/images").join(format!("{name}.img"))
     }
 
+    /// The disk image of test `name` (when its spec asks for one).
+    pub fn disk(&self, name: &str) -> PathBuf {
+        self.root.join("build/disks").join(format!("{name}.disk"))
+    }
+
     /// Where the console log of run `name` is written.
     pub fn log(&self, name: &str) -> PathBuf {
         self.root.join("build/logs").join(format!("{name}.log"))

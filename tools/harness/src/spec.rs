@@ -77,6 +77,10 @@ pub struct Spec {
     /// Regexes that must match no console line.
     #[serde(default)]
     pub forbid: Vec<String>,
+    /// Attach a fresh, zeroed virtio-blk disk of this size (`"64M"`,
+    /// `"1G"`; a sparse file, created anew for every run).
+    #[serde(default)]
+    pub disk: Option<String>,
 }
 
 /// Default guest memory.

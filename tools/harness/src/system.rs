@@ -61,7 +61,13 @@ pub fn config(layout: &Layout, name: &str, spec: &Spec) -> qemu::Config {
         image: layout.image(name),
         cmdline: spec.cmdline.clone(),
         mem: spec.mem.clone(),
-        extra: spec.qemu_args.clone(),
+        extra: {
+            let mut extra = spec.qemu_args.clone();
+            if spec.disk.is_some() {
+                extra.extend(qemu::disk_args(&layout.disk(name)));
+            }
+            extra
+        },
         console: Console::Captured,
         iso: (spec.boot == BootMethod::Grub)
             .then(|| layout.root.join(format!("build/images/{name}.iso"))),
@@ -94,6 +100,11 @@ pub fn run_one(layout: &Layout, test: &TestFile) -> TestResult {
     }
     if spec.boot == BootMethod::Grub {
         if let Err(e) = image::grub_iso(layout, name, &spec.cmdline) {
+            return TestResult::setup_failure(name, format!("setup error: {e:#}"));
+        }
+    }
+    if let Some(size) = &spec.disk {
+        if let Err(e) = qemu::fresh_disk(&layout.disk(name), size) {
             return TestResult::setup_failure(name, format!("setup error: {e:#}"));
         }
     }
