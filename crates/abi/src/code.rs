@@ -30,6 +30,12 @@ pub const BAD_STATE: u64 = 11;
 pub const BAD_CONTROL: u64 = 12;
 /// The address is not valid in the segment.
 pub const INVALID_ADDRESS: u64 = 13;
+/// The system restarted from a checkpoint while the domain waited on a
+/// device (the disk, the clock): the operation may or may not have
+/// happened; ask again.
+pub const RESTARTED: u64 = 14;
+/// The disk failed the operation (an I/O error, or no disk is attached).
+pub const IO_ERROR: u64 = 15;
 
 /// Name of a kernel result code, for reports.
 pub fn name(c: u64) -> &'static str {
@@ -48,6 +54,8 @@ pub fn name(c: u64) -> &'static str {
         BAD_STATE => "bad state",
         BAD_CONTROL => "bad control word",
         INVALID_ADDRESS => "invalid address",
+        RESTARTED => "restarted",
+        IO_ERROR => "i/o error",
         _ => "?",
     }
 }

@@ -165,3 +165,31 @@ pub mod range {
     /// every key to it becomes void) → key 0: a full key to the fresh object.
     pub const RENEW: u64 = 3;
 }
+
+/// The checkpoint key.
+pub mod checkpoint {
+    /// Takes a checkpoint now (or joins the one being written) and replies
+    /// when it has committed → `w0` its generation, `w1` 1 if the reply
+    /// comes after a restart from that very checkpoint (else 0).
+    pub const TAKE: u64 = 1;
+    /// → `w0` last committed generation, `w1` objects it wrote (nodes in
+    /// the high 32 bits, pages in the low 32), `w2` its stop-the-world
+    /// pause in TSC ticks, `w3` TSC ticks from the pause to the commit.
+    pub const STATS: u64 = 2;
+    /// `w0` the period in milliseconds (0: no periodic checkpoints).
+    pub const SET_PERIOD: u64 = 3;
+    /// → `w0` the period in milliseconds, `w1` restarts since the store was
+    /// created, `w2` the generation the system last restarted from.
+    pub const INFO: u64 = 4;
+    /// Waits until the system restarts from a checkpoint; the reply is
+    /// then `RESTARTED` (a domain that checks state after every restart).
+    pub const WAIT_RESTART: u64 = 5;
+}
+
+/// The journal key.
+pub mod journal {
+    /// key 0: a page key → the page's current contents are on disk when
+    /// the reply comes (`OK`), and survive a crash before the next
+    /// checkpoint. `w0` of the reply: the journal record's sequence number.
+    pub const PAGE: u64 = 1;
+}

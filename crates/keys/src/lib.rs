@@ -85,10 +85,15 @@ pub enum KeyType {
     KeyBits = 12,
     /// A range of object identities (privileged: creates objects).
     Range = 13,
+    /// Kernel service: checkpoints (take one, wait for one, statistics,
+    /// the period).
+    Checkpoint = 14,
+    /// Kernel service: commits one page to disk synchronously.
+    Journal = 15,
 }
 
 /// Every key type, in order.
-pub const ALL_TYPES: [KeyType; 14] = [
+pub const ALL_TYPES: [KeyType; 16] = [
     KeyType::Void,
     KeyType::Number,
     KeyType::Page,
@@ -103,6 +108,8 @@ pub const ALL_TYPES: [KeyType; 14] = [
     KeyType::Console,
     KeyType::KeyBits,
     KeyType::Range,
+    KeyType::Checkpoint,
+    KeyType::Journal,
 ];
 
 impl KeyType {
@@ -153,6 +160,8 @@ impl KeyType {
             KeyType::Console => "console",
             KeyType::KeyBits => "keybits",
             KeyType::Range => "range",
+            KeyType::Checkpoint => "checkpoint",
+            KeyType::Journal => "journal",
         }
     }
 }
@@ -326,10 +335,15 @@ impl Key {
     }
 
     /// A key to one of the kernel's services (discrim, sleep, console,
-    /// key bits). Other types give the void key.
+    /// key bits, checkpoint, journal). Other types give the void key.
     pub fn service(t: KeyType) -> Key {
         match t {
-            KeyType::Discrim | KeyType::Sleep | KeyType::Console | KeyType::KeyBits => Key {
+            KeyType::Discrim
+            | KeyType::Sleep
+            | KeyType::Console
+            | KeyType::KeyBits
+            | KeyType::Checkpoint
+            | KeyType::Journal => Key {
                 w0: t as u64,
                 w1: 0,
             },
@@ -503,9 +517,12 @@ impl Key {
         match t {
             KeyType::Void => self.w0 == 0 && self.w1 == 0,
             KeyType::Number => self.w0 & 0xffff_ff00 == 0,
-            KeyType::Discrim | KeyType::Sleep | KeyType::Console | KeyType::KeyBits => {
-                self.w0 >> 8 == 0 && self.w1 == 0
-            }
+            KeyType::Discrim
+            | KeyType::Sleep
+            | KeyType::Console
+            | KeyType::KeyBits
+            | KeyType::Checkpoint
+            | KeyType::Journal => self.w0 >> 8 == 0 && self.w1 == 0,
             KeyType::Range => r <= 1 && self.w0 & 0xffff_0000 == 0 && self.w1 <= MAX_OID,
             KeyType::Resume => r <= 1,
             _ => {

@@ -77,6 +77,8 @@ pub(crate) fn parse_key(s: &str) -> Result<KeySpec, String> {
         ["sleep"] => KeySpec::Service(KeyType::Sleep),
         ["discrim"] => KeySpec::Service(KeyType::Discrim),
         ["keybits"] => KeySpec::Service(KeyType::KeyBits),
+        ["checkpoint"] => KeySpec::Service(KeyType::Checkpoint),
+        ["journal"] => KeySpec::Service(KeyType::Journal),
         ["number", n] => KeySpec::Number(parse_number(n)?),
         ["start", d] => KeySpec::Start(name(d)?, 0),
         ["start", d, info] => KeySpec::Start(name(d)?, parse_info(info)?),
