@@ -34,21 +34,25 @@ pub fn load(k: &mut Kernel, module: &'static [u8]) {
         return;
     }
     for n in image.nodes() {
-        let Ok(i) = k.objs.node(n.oid) else {
+        let Ok(i) = k.node(n.oid) else {
             kprintln!("boot: object cache full loading node {}", n.oid);
             return;
         };
-        let e = &mut k.objs.nodes[i as usize];
+        let e = k.objs.node_mut(i);
         e.version = n.version;
         e.keys = n.keys;
     }
     for p in image.pages() {
-        let Ok(i) = k.objs.page(p.oid, &mut k.pool) else {
+        let Ok(i) = k.page(p.oid) else {
             kprintln!("boot: out of memory loading page {}", p.oid);
             return;
         };
         k.objs.pages[i as usize].version = p.version;
-        phys::write_frame(k.objs.frame(i), 0, p.data);
+        let Ok(f) = k.page_write(i) else {
+            kprintln!("boot: out of memory loading page {}", p.oid);
+            return;
+        };
+        phys::write_frame(f, 0, p.data);
     }
     for n in image.names().take(MAX_NAMES) {
         let mut b = [0u8; NAME_LEN];
@@ -59,7 +63,7 @@ pub fn load(k: &mut Kernel, module: &'static [u8]) {
     }
     let mut running = 0;
     for oid in image.run() {
-        let Ok(root) = k.objs.node(oid) else { continue };
+        let Ok(root) = k.node(oid) else { continue };
         match domain::prepare(k, root) {
             Ok(ci) => {
                 if domain::runnable(&k.ctxs[ci]) {

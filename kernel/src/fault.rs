@@ -55,7 +55,7 @@ fn to_keeper(
     if keeper.key_type() != KeyType::Start {
         return Outcome::NoKeeper;
     }
-    let Ok(root) = k.objs.node_of(keeper) else {
+    let Ok(root) = k.node_of(keeper) else {
         return Outcome::NoKeeper;
     };
     let Ok(t) = domain::prepare(k, root) else {
@@ -86,7 +86,7 @@ fn to_keeper(
     }
     let oid = k.ctx_oid(ci);
     let rootslot = k.ctxs[ci].root;
-    let n = &mut k.objs.nodes[rootslot as usize];
+    let n = k.objs.node_mut(rootslot);
     n.calls = n.calls.wrapping_add(1);
     let resume = Key::resume(oid, n.calls, resume_kind::FAULT).with_hint(rootslot);
     let regs = regs_bytes(k, ci);

@@ -38,7 +38,13 @@ pub fn check(k: &mut Kernel) {
     k.invariant_checks += 1;
     let n = k.ctxs.len();
     // Nodes: keys well formed, marks point at a domain that uses the node.
-    for (i, node) in k.objs.used_nodes().iter().enumerate() {
+    for (i, node) in k
+        .objs
+        .node_slots()
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.used)
+    {
         for (s, key) in node.keys.iter().enumerate() {
             if !key.is_valid() {
                 fail(
@@ -66,7 +72,7 @@ pub fn check(k: &mut Kernel) {
         }
     }
     // Pages: marks and frames.
-    for p in k.objs.used_pages() {
+    for p in k.objs.page_slots().iter().filter(|p| p.used) {
         if let Some(ci) = unlink(p.ctx) {
             let c = &k.ctxs[ci];
             if !c.used || k.objs.pages[c.fpu_page as usize].oid != p.oid {
@@ -81,14 +87,14 @@ pub fn check(k: &mut Kernel) {
         }
     }
     let mut seen = [0u8; 4096];
-    for p in k.objs.used_pages() {
+    for p in k.objs.page_slots().iter().filter(|p| p.used) {
         // A cheap duplicate test: a 32768-bit filter, then an exact check on a hit.
         let h = (p.frame as usize).wrapping_mul(0x9e37_79b9) >> 7 & 0x7fff;
         if seen[h / 8] & (1 << (h % 8)) != 0
             && k.objs
-                .used_pages()
+                .page_slots()
                 .iter()
-                .filter(|q| q.frame == p.frame)
+                .filter(|q| q.used && q.frame == p.frame)
                 .count()
                 > 1
         {

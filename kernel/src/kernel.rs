@@ -3,8 +3,10 @@
 
 use crate::arch::kcell::KCell;
 use crate::domain::context::{Context, Link};
-use crate::obj::Objects;
+use crate::obj::{Miss, Objects};
+use crate::store::Store;
 use stet_kconfig::Config;
+use stet_keys::Key;
 use stet_physmem::boot::BootAllocator;
 use stet_physmem::pool::FramePool;
 
@@ -19,6 +21,8 @@ pub struct Kernel {
     pub config: Config,
     /// The object cache.
     pub objs: Objects,
+    /// Where objects come from and go to (the disk).
+    pub store: Store,
     /// The context cache (prepared domains).
     pub ctxs: &'static mut [Context],
     /// The domain on the CPU (whose frame the entry paths save into).
@@ -62,6 +66,35 @@ pub struct Kernel {
 pub static KERNEL: KCell<Option<Kernel>> = KCell::new(None);
 
 impl Kernel {
+    /// The node slot a key designates (faulting it in; checks the version).
+    #[inline]
+    pub fn node_of(&mut self, key: Key) -> Result<u32, Miss> {
+        self.objs.node_of(key, &mut self.store)
+    }
+
+    /// The page slot a page key designates (faulting it in).
+    #[inline]
+    pub fn page_of(&mut self, key: Key) -> Result<u32, Miss> {
+        self.objs.page_of(key, &mut self.pool, &mut self.store)
+    }
+
+    /// The node slot of node `oid` (faulting it in).
+    pub fn node(&mut self, oid: u64) -> Result<u32, Miss> {
+        self.objs.node(oid, &mut self.store)
+    }
+
+    /// The page slot of page `oid` (faulting it in).
+    pub fn page(&mut self, oid: u64) -> Result<u32, Miss> {
+        self.objs.page(oid, &mut self.pool, &mut self.store)
+    }
+
+    /// Page slot `i`'s frame, to write it (copy on write for the
+    /// checkpoint; marks it dirty).
+    #[inline]
+    pub fn page_write(&mut self, i: u32) -> Result<stet_physmem::pool::FrameNumber, Miss> {
+        self.objs.page_write(i, &mut self.pool)
+    }
+
     /// The name of the domain rooted at `oid` ("?" if unnamed).
     pub fn name_of(&self, oid: u64) -> &str {
         self.names[..self.nnames]

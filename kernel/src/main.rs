@@ -30,12 +30,13 @@ mod obj;
 mod panic;
 mod sched;
 mod selftest;
+mod store;
 mod trap;
 
 use arch::start::Platform;
 use domain::context::Context;
 use kernel::{Kernel, MAX_NAMES, NAME_LEN};
-use obj::{NodeEntry, Objects, PageEntry, Sizes};
+use obj::{NodeEntry, Objects, PageEntry, Sizes, SnapPage, Tables};
 use stet_physmem::pool::FramePool;
 
 /// Contexts (prepared domains) the kernel keeps at once.
@@ -67,12 +68,17 @@ fn kmain(mut p: Platform) -> Kernel {
     let nb_pa = table(nb * 4, 8);
     let pb_pa = table(pb * 4, 8);
     let ctx_pa = table(CONTEXTS * size_of::<Context>(), 64);
-    let objs = Objects::new(
-        arch::phys::boot_array(nodes_pa, sizes.nodes),
-        arch::phys::boot_array(pages_pa, sizes.pages),
-        arch::phys::boot_array(nb_pa, nb),
-        arch::phys::boot_array(pb_pa, pb),
-    );
+    let lists_pa =
+        [sizes.nodes, sizes.pages, sizes.nodes, sizes.pages].map(|n| (table(n * 4, 8), n));
+    let snap_pa = table(sizes.pages * size_of::<SnapPage>(), 8);
+    let objs = Objects::new(Tables {
+        nodes: arch::phys::boot_array(nodes_pa, sizes.nodes),
+        pages: arch::phys::boot_array(pages_pa, sizes.pages),
+        node_buckets: arch::phys::boot_array(nb_pa, nb),
+        page_buckets: arch::phys::boot_array(pb_pa, pb),
+        lists: lists_pa.map(|(pa, n)| arch::phys::boot_array(pa, n)),
+        snap: arch::phys::boot_array(snap_pa, sizes.pages),
+    });
     let ctxs = arch::phys::boot_array::<Context>(ctx_pa, CONTEXTS);
     // The frame pool's storage is the last boot allocation; then the boot
     // allocator is sealed and every later request is refused.
@@ -102,6 +108,7 @@ fn kmain(mut p: Platform) -> Kernel {
     Kernel {
         config,
         objs,
+        store: store::Store::volatile(),
         ctxs,
         current: None,
         fpu_owner: None,

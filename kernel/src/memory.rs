@@ -9,6 +9,7 @@ use crate::arch::phys;
 use crate::domain;
 use crate::kernel::Kernel;
 use crate::obj::Objects;
+use crate::store::Store;
 use stet_abi::domain::root;
 use stet_keys::Key;
 use stet_physmem::pool::{FrameNumber, FramePool};
@@ -21,17 +22,18 @@ const PAGE: u64 = 4096;
 struct Walker<'a> {
     objs: &'a mut Objects,
     pool: &'a mut FramePool<'static>,
+    store: &'a mut Store,
 }
 
 impl stet_segment::Store for Walker<'_> {
     fn slot(&mut self, node: Key, slot: usize) -> Option<Key> {
-        let i = self.objs.node_of(node).ok()? as usize;
-        self.objs.nodes[i].mapped = true;
-        Some(self.objs.nodes[i].keys[slot])
+        let i = self.objs.node_of(node, self.store).ok()?;
+        self.objs.mark_node_mapped(i);
+        Some(self.objs.nodes[i as usize].keys[slot])
     }
 
     fn page_exists(&mut self, page: Key) -> bool {
-        self.objs.page_of(page, self.pool).is_ok()
+        self.objs.page_of(page, self.pool, self.store).is_ok()
     }
 }
 
@@ -55,13 +57,11 @@ pub fn walk(
     let mut w = Walker {
         objs: &mut k.objs,
         pool: &mut k.pool,
+        store: &mut k.store,
     };
     let found =
         stet_segment::walk(&mut w, space, va, access, &mut |_| {}).map_err(MemFault::Invalid)?;
-    let page = k
-        .objs
-        .page_of(found.page, &mut k.pool)
-        .map_err(|_| MemFault::NoSpace)?;
+    let page = k.page_of(found.page).map_err(|_| MemFault::NoSpace)?;
     Ok((page, found.writable, found.executable))
 }
 
@@ -77,12 +77,18 @@ pub fn segment_frame(
     let mut w = Walker {
         objs: &mut k.objs,
         pool: &mut k.pool,
+        store: &mut k.store,
     };
     let found = stet_segment::walk(&mut w, entry, addr, access, &mut |_| {}).map_err(|i| i.why)?;
     let page = k
-        .objs
-        .page_of(found.page, &mut k.pool)
+        .page_of(found.page)
         .map_err(|_| stet_abi::fault::why::NOT_PRESENT)?;
+    if access == Access::Write && found.writable {
+        let f = k
+            .page_write(page)
+            .map_err(|_| stet_abi::fault::why::NOT_PRESENT)?;
+        return Ok((f, true));
+    }
     Ok((k.objs.frame(page), found.writable))
 }
 
@@ -103,7 +109,12 @@ pub fn ensure_tables(k: &mut Kernel, ci: usize) -> Result<UserRoot, MemFault> {
 }
 
 /// Resolves a fault (or a kernel access) at `va`: walks the segment and
-/// maps the page. Returns the frame and whether it is writable.
+/// maps the page. Returns the frame and whether it is mapped writable.
+///
+/// A page is mapped writable only for a write: that is how the store learns
+/// a page is dirty (and, during a checkpoint, gives the writer its copy
+/// first). A read maps it read-only even where the segment allows writes;
+/// the first write then faults once more and upgrades the mapping.
 pub fn resolve(
     k: &mut Kernel,
     ci: usize,
@@ -111,10 +122,15 @@ pub fn resolve(
     access: Access,
 ) -> Result<(FrameNumber, bool), MemFault> {
     let (page, writable, executable) = walk(k, ci, va, access)?;
-    k.objs.pages[page as usize].mapped = true;
-    let frame = k.objs.frame(page);
+    let write = writable && access == Access::Write;
+    let frame = if write {
+        k.page_write(page).map_err(|_| MemFault::NoSpace)?
+    } else {
+        k.objs.frame(page)
+    };
+    k.objs.mark_page_mapped(page);
     let perm = UserPerm {
-        write: writable,
+        write,
         exec: executable,
     };
     let r = ensure_tables(k, ci)?;
@@ -125,7 +141,7 @@ pub fn resolve(
         r.map(va & !(PAGE - 1), frame, perm, &mut k.pool)
             .map_err(|_| MemFault::NoSpace)?;
     }
-    Ok((frame, writable))
+    Ok((frame, write))
 }
 
 /// The frame behind `va` in context `ci`, for a kernel read or write.
@@ -230,11 +246,6 @@ pub fn flush_all(k: &mut Kernel) {
             domain::discard_tables(k, ci);
         }
     }
-    for n in k.objs.nodes.iter_mut() {
-        n.mapped = false;
-    }
-    for p in k.objs.pages.iter_mut() {
-        p.mapped = false;
-    }
+    k.objs.flushed();
     k.flushes += 1;
 }

@@ -146,7 +146,7 @@ fn meter_node(k: &mut Kernel, key: Key) -> Option<u32> {
     if key.key_type() != KeyType::Meter {
         return None;
     }
-    k.objs.node_of(key).ok()
+    k.node_of(key).ok()
 }
 
 fn time_left(k: &Kernel, m: u32) -> u64 {
@@ -182,7 +182,7 @@ pub fn charge(k: &mut Kernel, ci: usize) {
         let Some(m) = meter_node(k, key) else {
             return;
         };
-        let n = &mut k.objs.nodes[m as usize];
+        let n = k.objs.node_mut(m);
         let left = n.keys[meter::TIME].number_value().map_or(0, |(v, _)| v);
         if left != u64::MAX {
             n.keys[meter::TIME] = Key::number(left.saturating_sub(1), 0);

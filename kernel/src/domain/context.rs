@@ -11,7 +11,7 @@
 use crate::arch::entry::{TrapFrame, FRESH_VECTOR};
 use crate::arch::fpu::{self, FpuState};
 use crate::arch::{gdt, phys};
-use crate::obj::{Miss, Objects};
+use crate::obj::{Backing, Miss, Objects};
 use stet_abi::domain::{root, state, Reg, NREGS, USER_RFLAGS};
 use stet_keys::{Key, KeyType};
 use stet_physmem::pool::{FrameNumber, FramePool};
@@ -190,14 +190,19 @@ impl Context {
 }
 
 /// The node slot a node key in `root_keys[slot]` designates.
-fn part(objs: &mut Objects, k: Key, slot: usize) -> Result<u32, PrepareError> {
+fn part(
+    objs: &mut Objects,
+    store: &mut dyn Backing,
+    k: Key,
+    slot: usize,
+) -> Result<u32, PrepareError> {
     if k.key_type() != KeyType::Node {
         return Err(PrepareError::Malformed(slot));
     }
-    match objs.node_of(k) {
+    match objs.node_of(k, store) {
         Ok(i) => Ok(i),
         Err(Miss::Void) => Err(PrepareError::Malformed(slot)),
-        Err(Miss::NoSpace) => Err(PrepareError::NoSpace),
+        Err(Miss::NoSpace | Miss::Damaged) => Err(PrepareError::NoSpace),
     }
 }
 
@@ -207,19 +212,20 @@ pub fn load(
     ci: usize,
     objs: &mut Objects,
     pool: &mut FramePool<'_>,
+    store: &mut dyn Backing,
     rootslot: u32,
 ) -> Result<(), PrepareError> {
     let rk = objs.nodes[rootslot as usize].keys;
-    let general = part(objs, rk[root::GENERAL], root::GENERAL)?;
-    let annex = part(objs, rk[root::ANNEX], root::ANNEX)?;
+    let general = part(objs, store, rk[root::GENERAL], root::GENERAL)?;
+    let annex = part(objs, store, rk[root::ANNEX], root::ANNEX)?;
     let fk = rk[root::FPU];
     if fk.key_type() != KeyType::Page || fk.is_ro() {
         return Err(PrepareError::Malformed(root::FPU));
     }
-    let fpu_page = match objs.page_of(fk, pool) {
+    let fpu_page = match objs.page_of(fk, pool, store) {
         Ok(i) => i,
         Err(Miss::Void) => return Err(PrepareError::Malformed(root::FPU)),
-        Err(Miss::NoSpace) => return Err(PrepareError::NoSpace),
+        Err(Miss::NoSpace | Miss::Damaged) => return Err(PrepareError::NoSpace),
     };
     if general == rootslot || annex == rootslot || general == annex {
         return Err(PrepareError::Malformed(root::ANNEX));
@@ -279,17 +285,20 @@ pub fn load(
 /// caller saves the CPU's FPU registers into `c.fpu` first if they are live.
 pub fn write_back(c: &Context, objs: &mut Objects) {
     let st = Key::number(c.state as u64 | c.fault_code << 8, c.flags);
-    let r = &mut objs.nodes[c.root as usize].keys;
+    let r = &mut objs.node_mut(c.root).keys;
     r[root::STATE] = st;
     r[root::RIP] = Key::number(c.frame.rip, 0);
     r[root::RFLAGS] = Key::number(c.frame.rflags, 0);
     r[root::FS_BASE] = Key::number(c.fs_base, 0);
     r[root::GS_BASE] = Key::number(c.gs_base, 0);
     r[root::FAULT_INFO] = Key::number(c.fault_info, 0);
-    let a = &mut objs.nodes[c.annex as usize].keys;
+    let a = &mut objs.node_mut(c.annex).keys;
     for (i, slot) in a.iter_mut().enumerate().take(ANNEX_REGS) {
         *slot = Key::number(c.reg(i), 0);
     }
+    // A prepared domain's FPU page is never left to the checkpoint writer
+    // (the snapshot copies it at once), so it can be written in place.
+    objs.page_dirty(c.fpu_page);
     phys::write_frame(
         FrameNumber(objs.pages[c.fpu_page as usize].frame),
         0,

@@ -49,14 +49,28 @@ pub fn prepare(k: &mut Kernel, root: u32) -> Result<usize, PrepareError> {
         }
     };
     let oid = k.objs.nodes[root as usize].oid;
-    let mut r = context::load(&mut k.ctxs[ci], ci, &mut k.objs, &mut k.pool, root);
+    let mut r = context::load(
+        &mut k.ctxs[ci],
+        ci,
+        &mut k.objs,
+        &mut k.pool,
+        &mut k.store,
+        root,
+    );
     if let Err(PrepareError::Shared(other)) = r {
         // Another prepared domain uses one of these nodes: it steps aside
         // if it can (it is re-prepared, and steps the other aside, when it
         // is next used).
         if other != ci && evictable(k, other) {
             unprepare(k, other);
-            r = context::load(&mut k.ctxs[ci], ci, &mut k.objs, &mut k.pool, root);
+            r = context::load(
+                &mut k.ctxs[ci],
+                ci,
+                &mut k.objs,
+                &mut k.pool,
+                &mut k.store,
+                root,
+            );
         }
     }
     if let Err(e) = r {
@@ -135,7 +149,15 @@ pub fn reload(k: &mut Kernel, ci: usize) {
         let c = &k.ctxs[ci];
         (c.queue, c.next, c.stalled, c.name)
     };
-    let ok = context::load(&mut k.ctxs[ci], ci, &mut k.objs, &mut k.pool, root).is_ok();
+    let ok = context::load(
+        &mut k.ctxs[ci],
+        ci,
+        &mut k.objs,
+        &mut k.pool,
+        &mut k.store,
+        root,
+    )
+    .is_ok();
     let c = &mut k.ctxs[ci];
     c.queue = queue;
     c.next = next;

@@ -56,7 +56,7 @@ pub fn try_fast(k: &mut Kernel, ci: usize) {
     if key.key_type() == KeyType::Start && hinted_node(k, key, false).is_none() {
         // Refresh the hint once (a cache in the key itself; the next call
         // finds the object without the index).
-        if let Ok(i) = k.objs.node_of(key) {
+        if let Ok(i) = k.node_of(key) {
             key = key.with_hint(i);
             k.objs.nodes[general].keys[slot] = key;
         }
@@ -112,17 +112,17 @@ fn fast_call(k: &mut Kernel, ci: usize, key: Key) {
     let rslot = fast::resume_slot(tc.frame.rax);
     if rslot != 0 {
         let g = &k.objs.nodes[tc.general as usize];
-        if g.mapped && !g.keys[rslot].is_void() {
+        if k.objs.node_mapped(tc.general) && !g.keys[rslot].is_void() {
             return; // the general path flushes mappings first
         }
     }
     // Everything checked: commit.
     let myroot = me.root;
-    let n = &mut k.objs.nodes[myroot as usize];
+    let n = k.objs.node_mut(myroot);
     n.calls = n.calls.wrapping_add(1);
     if rslot != 0 {
         let resume = Key::resume(n.oid, n.calls, resume_kind::REPLY).with_hint(myroot);
-        k.objs.nodes[tc.general as usize].keys[rslot] = resume;
+        k.objs.node_mut(tc.general).keys[rslot] = resume;
     }
     me.state = state::WAITING as u8;
     tc.state = state::RUNNING as u8;

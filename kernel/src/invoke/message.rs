@@ -138,10 +138,10 @@ pub fn reply_code(k: &mut Kernel, ci: usize, c: u64) -> ! {
 
 /// A start key: deliver to the domain if it is available, else stall.
 fn to_start(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
-    let root = match k.objs.node_of(key) {
+    let root = match k.node_of(key) {
         Ok(r) => r,
         Err(Miss::Void) => to_void(k, ci, m),
-        Err(Miss::NoSpace) => reply_code(k, ci, code::NO_SPACE),
+        Err(Miss::NoSpace | Miss::Damaged) => reply_code(k, ci, code::NO_SPACE),
     };
     let t = match domain::prepare(k, root) {
         Ok(t) => t,
@@ -220,7 +220,7 @@ fn send_to(k: &mut Kernel, ci: usize, t: usize, info: u64, m: &Msg) -> ! {
 /// The invoker of a call starts waiting; returns its new resume key.
 pub fn make_call(k: &mut Kernel, ci: usize) -> Key {
     let root = k.ctxs[ci].root;
-    let n = &mut k.objs.nodes[root as usize];
+    let n = k.objs.node_mut(root);
     n.calls = n.calls.wrapping_add(1);
     let key = Key::resume(n.oid, n.calls, resume_kind::REPLY).with_hint(root);
     k.ctxs[ci].state = state::WAITING as u8;
@@ -241,7 +241,7 @@ pub fn become_available(k: &mut Kernel, ci: usize) {
 /// waits on exactly that call).
 pub fn resume_target(k: &mut Kernel, key: Key) -> Option<(usize, u8)> {
     let (count, kind) = key.resume_parts()?;
-    let root = k.objs.node_of(key).ok()?;
+    let root = k.node_of(key).ok()?;
     if k.objs.nodes[root as usize].calls & CALL_COUNT_MASK != count {
         return None;
     }

@@ -42,7 +42,7 @@ fn run(
     r: &mut Reply,
     out: &mut [u8; 4096],
 ) -> Result<After, u64> {
-    let rootslot = k.objs.node_of(key).map_err(|_| code::VOID)?;
+    let rootslot = k.node_of(key).map_err(|_| code::VOID)?;
     let t = domain::prepare(k, rootslot).map_err(|e| match e {
         domain::context::PrepareError::NoSpace => code::NO_SPACE,
         domain::context::PrepareError::Malformed(_) | domain::context::PrepareError::Shared(_) => {

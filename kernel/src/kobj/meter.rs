@@ -20,7 +20,7 @@ pub fn order(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) {
 }
 
 fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), u64> {
-    let i = k.objs.node_of(key).map_err(|_| code::VOID)?;
+    let i = k.node_of(key).map_err(|_| code::VOID)?;
     match m.order {
         o::QUERY => {
             let n = &k.objs.nodes[i as usize];
@@ -38,7 +38,7 @@ fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), u64> {
             if nk.rights() != 0 {
                 return Err(code::NO_RIGHTS);
             }
-            let ni = k.objs.node_of(nk).map_err(|_| code::VOID_ARGUMENT)?;
+            let ni = k.node_of(nk).map_err(|_| code::VOID_ARGUMENT)?;
             if ni == i || k.objs.nodes[ni as usize].ctx != 0 {
                 return Err(code::BAD_STATE);
             }

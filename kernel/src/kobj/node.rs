@@ -21,11 +21,10 @@ use stet_keys::{rights, Key, KeyType, MAX_LSS};
 /// a mapped key is replaced. No domain bookkeeping: for the kernel's own
 /// writes into general key slots and domain parts it keeps in step itself.
 pub fn set_slot(k: &mut Kernel, i: u32, slot: usize, key: Key) {
-    let n = &k.objs.nodes[i as usize];
-    if n.mapped && !n.keys[slot].is_void() {
+    if k.objs.node_mapped(i) && !k.objs.nodes[i as usize].keys[slot].is_void() {
         memory::flush_all(k);
     }
-    k.objs.nodes[i as usize].keys[slot] = key;
+    k.objs.node_mut(i).keys[slot] = key;
 }
 
 /// The prepared domain node `i` belongs to, if any.
@@ -61,10 +60,10 @@ pub fn write(k: &mut Kernel, i: u32, f: impl FnOnce(&mut Kernel)) {
 
 /// The node slot a node key designates, or a result code.
 fn target(k: &mut Kernel, key: Key) -> Result<u32, u64> {
-    match k.objs.node_of(key) {
+    match k.node_of(key) {
         Ok(i) => Ok(i),
         Err(Miss::Void) => Err(code::VOID),
-        Err(Miss::NoSpace) => Err(code::NO_SPACE),
+        Err(Miss::NoSpace | Miss::Damaged) => Err(code::NO_SPACE),
     }
 }
 
@@ -181,12 +180,9 @@ fn make_domain(k: &mut Kernel, i: u32, m: &Msg) -> Result<Key, u64> {
             return Err(code::NO_RIGHTS);
         }
     }
-    let gi = k.objs.node_of(g).map_err(|_| code::VOID_ARGUMENT)?;
-    let ai = k.objs.node_of(a).map_err(|_| code::VOID_ARGUMENT)?;
-    let fi = k
-        .objs
-        .page_of(f, &mut k.pool)
-        .map_err(|_| code::VOID_ARGUMENT)?;
+    let gi = k.node_of(g).map_err(|_| code::VOID_ARGUMENT)?;
+    let ai = k.node_of(a).map_err(|_| code::VOID_ARGUMENT)?;
+    let fi = k.page_of(f).map_err(|_| code::VOID_ARGUMENT)?;
     if gi == ai || gi == i || ai == i {
         return Err(code::BAD_VALUE);
     }
@@ -215,7 +211,8 @@ fn make_domain(k: &mut Kernel, i: u32, m: &Msg) -> Result<Key, u64> {
     set_slot(k, i, root::RFLAGS, Key::number(0x202, 0));
     let mut img = [0u8; 1024];
     initial_fpu(&mut img);
-    crate::arch::phys::write_frame(k.objs.frame(fi), 0, &img);
+    let frame = k.page_write(fi).map_err(|_| code::NO_SPACE)?;
+    crate::arch::phys::write_frame(frame, 0, &img);
     let n = &k.objs.nodes[i as usize];
     Ok(Key::domain(n.oid, n.version))
 }

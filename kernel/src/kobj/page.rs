@@ -30,12 +30,12 @@ fn run(
     r: &mut Reply,
     out: &mut [u8; 4096],
 ) -> Result<(), u64> {
-    let i = match k.objs.page_of(key, &mut k.pool) {
+    let i = match k.page_of(key) {
         Ok(i) => i,
         Err(Miss::Void) => return Err(code::VOID),
-        Err(Miss::NoSpace) => return Err(code::NO_SPACE),
+        Err(Miss::NoSpace | Miss::Damaged) => return Err(code::NO_SPACE),
     };
-    let frame = k.objs.frame(i);
+    let mut frame = k.objs.frame(i);
     let owner = domain::unlink(k.objs.pages[i as usize].ctx);
     if let Some(d) = owner {
         domain::sync(k, d);
@@ -55,6 +55,9 @@ fn run(
         }
     };
     let mut wrote = false;
+    if matches!(m.order, o::WRITE | o::ZERO | o::WRITE_WORD) && !key.is_ro() {
+        frame = k.page_write(i).map_err(|_| code::NO_SPACE)?;
+    }
     match m.order {
         o::READ => {
             let (off, len) = (m.w[0], m.w[1]);

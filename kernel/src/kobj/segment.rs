@@ -30,7 +30,7 @@ fn run(
     r: &mut Reply,
     out: &mut [u8; 4096],
 ) -> Result<(), u64> {
-    if k.objs.node_of(key).is_err() {
+    if k.node_of(key).is_err() {
         return Err(code::VOID);
     }
     match m.order {

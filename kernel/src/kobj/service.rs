@@ -50,9 +50,9 @@ pub fn sleep(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
 /// Whether a key designates an object that no longer exists.
 fn dangling(k: &mut Kernel, key: Key) -> bool {
     match key.key_type() {
-        KeyType::Page => matches!(k.objs.page_of(key, &mut k.pool), Err(Miss::Void)),
+        KeyType::Page => matches!(k.page_of(key), Err(Miss::Void)),
         KeyType::Resume => crate::invoke::message::resume_target(k, key).is_none(),
-        t if t.designates_object() => matches!(k.objs.node_of(key), Err(Miss::Void)),
+        t if t.designates_object() => matches!(k.node_of(key), Err(Miss::Void)),
         _ => false,
     }
 }
@@ -100,32 +100,35 @@ pub fn range(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) {
         orr::INFO => r.w = [first, count as u64, space as u64, 0],
         orr::GET | orr::RENEW if !in_range => r.fail(code::BAD_VALUE),
         orr::GET => match space {
-            Space::Node => match k.objs.node(oid) {
+            Space::Node => match k.node(oid) {
                 Ok(i) => r.keys[0] = Key::node(oid, k.objs.nodes[i as usize].version, 0),
                 Err(_) => r.fail(code::NO_SPACE),
             },
-            Space::Page => match k.objs.page(oid, &mut k.pool) {
+            Space::Page => match k.page(oid) {
                 Ok(i) => r.keys[0] = Key::page(oid, k.objs.pages[i as usize].version, false),
                 Err(_) => r.fail(code::NO_SPACE),
             },
         },
         orr::RENEW => match space {
-            Space::Node => match k.objs.node(oid) {
+            Space::Node => match k.node(oid) {
                 Ok(i) => {
                     destroy_node(k, i);
                     r.keys[0] = Key::node(oid, k.objs.nodes[i as usize].version, 0);
                 }
                 Err(_) => r.fail(code::NO_SPACE),
             },
-            Space::Page => match k.objs.page(oid, &mut k.pool) {
+            Space::Page => match k.page(oid) {
                 Ok(i) => {
                     if let Some(d) = domain::unlink(k.objs.pages[i as usize].ctx) {
                         drop_domain(k, d);
                     }
-                    if k.objs.pages[i as usize].mapped {
+                    if k.objs.page_mapped(i) {
                         memory::flush_all(k);
                     }
-                    k.objs.destroy_page(i);
+                    if k.objs.destroy_page(i, &mut k.pool).is_err() {
+                        r.fail(code::NO_SPACE);
+                        return;
+                    }
                     r.keys[0] = Key::page(oid, k.objs.pages[i as usize].version, false);
                 }
                 Err(_) => r.fail(code::NO_SPACE),
@@ -142,7 +145,7 @@ fn destroy_node(k: &mut Kernel, i: u32) {
     if let Some(d) = domain::unlink(k.objs.nodes[i as usize].ctx) {
         drop_domain(k, d);
     }
-    if k.objs.nodes[i as usize].mapped {
+    if k.objs.node_mapped(i) {
         memory::flush_all(k);
     }
     k.objs.destroy_node(i);

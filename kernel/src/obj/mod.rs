@@ -1,23 +1,29 @@
-//! The object cache: every node and page the kernel is working with.
+//! The object cache: the nodes and pages the kernel is working with.
 //!
 //! Objects are named by identity (oid) and version; a key carries both,
 //! plus a hint (the cache slot where the object was last found). Lookups
 //! try the hint, then the index. An object not in the cache is *faulted
-//! in*: until the store lands (issue #4) that means it appears as a zero
-//! object at version 0 — every oid names an object, and the big bang image
-//! supplies the non-zero ones at boot. Slots are sized at boot and never
-//! move, so a slot number is a valid cache handle (never a persistent name).
+//! in* from its backing store (`store::Backing`: the disk, or with no disk
+//! a zero object at version 0). Slots are sized at boot and never move, so
+//! a slot number is a valid cache handle (never a persistent name); an
+//! evicted slot is reused, and keys whose hint points at it simply miss.
+//!
+//! RAM is only a cache. Every change to an object goes through
+//! [`Objects::node_mut`] or the store's page-write path, which mark it
+//! *dirty* (listed in O(1) for the next checkpoint). Clean objects may be
+//! evicted at any time; dirty ones become clean when a checkpoint has
+//! written them.
 //!
 //! Kernel caches that depend on an object's contents are told through the
 //! per-slot marks: `ctx` (part of a prepared domain: write the domain back
 //! before touching the node or page) and `mapped` (hardware page tables
-//! were built through it: flush them before changing it).
-
-mod index;
+//! were built through it since the last flush: flush them before changing
+//! or evicting it). `mapped` is a flush generation, so a flush clears every
+//! mark at once without visiting the slots.
 
 use crate::arch::phys;
-use index::Index;
 use stet_keys::{Key, KeyType, Space};
+use stet_oidindex::Index;
 use stet_physmem::pool::{FrameNumber, FramePool};
 use zerocopy::FromZeros;
 
@@ -36,11 +42,13 @@ pub struct NodeEntry {
     pub calls: u64,
     /// Version (bumped when the object is destroyed).
     pub version: u32,
+    /// The flush generation in which a hardware mapping was built through
+    /// this node (mapped iff equal to the cache's current generation).
+    pub mapped_gen: u32,
     /// Context index + 1 if this node is part of a prepared domain (0: none).
     pub ctx: u16,
-    /// Whether a hardware mapping was built through this node (since the
-    /// last flush).
-    pub mapped: bool,
+    /// Changed since the last checkpoint snapshot.
+    pub dirty: bool,
     /// Whether the slot holds an object.
     pub used: bool,
 }
@@ -55,10 +63,15 @@ pub struct PageEntry {
     pub version: u32,
     /// The frame holding the data.
     pub frame: u32,
+    /// The flush generation of its last hardware mapping (see `NodeEntry`).
+    pub mapped_gen: u32,
+    /// Index + 1 of its entry in the checkpoint being written, while the
+    /// writer has not written it yet: writes must copy it first (0: none).
+    pub ckpt: u32,
     /// Context index + 1 if this is the FPU page of a prepared domain.
     pub ctx: u16,
-    /// Whether a hardware mapping of this page exists (since the last flush).
-    pub mapped: bool,
+    /// Changed since the last checkpoint snapshot.
+    pub dirty: bool,
     /// Whether the slot holds an object.
     pub used: bool,
 }
@@ -71,6 +84,85 @@ pub enum Miss {
     Void,
     /// The cache (or the frame pool) is full.
     NoSpace,
+    /// The object could not be read from disk (both copies damaged, or an
+    /// I/O error): reported, never replaced by a zero object. (An oid
+    /// beyond the store's object space is `Void`: no such object exists.)
+    Damaged,
+}
+
+/// Where objects not in the cache come from.
+pub trait Backing {
+    /// Reads node `oid` into `e` (keys, version, calls).
+    fn read_node(&mut self, oid: u64, e: &mut NodeEntry) -> Result<(), Miss>;
+    /// Reads page `oid` into frame `f`; returns its version.
+    fn read_page(&mut self, oid: u64, f: FrameNumber) -> Result<u32, Miss>;
+}
+
+/// A fixed-capacity list of slot numbers (each slot at most once: the
+/// entry's flag says whether it is listed).
+pub struct SlotList {
+    items: &'static mut [u32],
+    len: usize,
+}
+
+impl SlotList {
+    /// An empty list over `items` (capacity = its length).
+    pub fn new(items: &'static mut [u32]) -> SlotList {
+        SlotList { items, len: 0 }
+    }
+
+    /// Appends `i`. Never full: the capacity is the number of slots.
+    #[inline]
+    pub fn push(&mut self, i: u32) {
+        self.items[self.len] = i;
+        self.len += 1;
+    }
+
+    /// Removes and returns the last item.
+    pub fn pop(&mut self) -> Option<u32> {
+        self.len = self.len.checked_sub(1)?;
+        Some(self.items[self.len])
+    }
+
+    /// The listed slots.
+    pub fn as_slice(&self) -> &[u32] {
+        &self.items[..self.len]
+    }
+
+    /// Items listed.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether nothing is listed.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Forgets every item.
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
+/// One page of the checkpoint being written: what the writer must write,
+/// captured at the snapshot.
+#[derive(Clone, Copy, FromZeros)]
+#[repr(C)]
+pub struct SnapPage {
+    /// Identity.
+    pub oid: u64,
+    /// Version at the snapshot.
+    pub version: u32,
+    /// The frame holding the contents as of the snapshot.
+    pub frame: u32,
+    /// Its cache slot (meaningful while `copied` is false).
+    pub slot: u32,
+    /// Whether `frame` is a private copy (the cache's page was written
+    /// after the snapshot); the writer frees it once written.
+    pub copied: bool,
+    /// Whether the writer has written it.
+    pub written: bool,
 }
 
 /// The object cache.
@@ -79,10 +171,60 @@ pub struct Objects {
     pub nodes: &'static mut [NodeEntry],
     /// Page slots.
     pub pages: &'static mut [PageEntry],
-    node_index: Index,
-    page_index: Index,
-    nodes_used: usize,
-    pages_used: usize,
+    node_index: Index<'static>,
+    page_index: Index<'static>,
+    free_nodes: SlotList,
+    free_pages: SlotList,
+    /// Nodes changed since the last snapshot.
+    pub dirty_nodes: SlotList,
+    /// Pages changed since the last snapshot.
+    pub dirty_pages: SlotList,
+    /// The current flush generation (see `NodeEntry::mapped_gen`).
+    flush_gen: u32,
+    /// One past the highest node and page slots ever used (slots are
+    /// handed out lowest first, so walks can stop here).
+    node_high: usize,
+    page_high: usize,
+    /// Clock hands for eviction.
+    node_hand: usize,
+    page_hand: usize,
+    /// Objects read from the backing store, and evicted.
+    pub stats: CacheStats,
+    /// The pages of the checkpoint being written (`snap_len` used).
+    pub snap: &'static mut [SnapPage],
+    /// Entries of `snap` in use.
+    pub snap_len: usize,
+}
+
+/// Counters for reports.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CacheStats {
+    /// Nodes faulted in from the backing store.
+    pub node_reads: u64,
+    /// Pages faulted in from the backing store.
+    pub page_reads: u64,
+    /// Nodes evicted.
+    pub node_evictions: u64,
+    /// Pages evicted.
+    pub page_evictions: u64,
+}
+
+/// Storage for the cache's tables, carved out at boot.
+pub struct Tables {
+    /// Node slots.
+    pub nodes: &'static mut [NodeEntry],
+    /// Page slots.
+    pub pages: &'static mut [PageEntry],
+    /// Node index buckets (`Sizes::buckets`).
+    pub node_buckets: &'static mut [u32],
+    /// Page index buckets.
+    pub page_buckets: &'static mut [u32],
+    /// Four lists of slot numbers: free nodes, free pages, dirty nodes,
+    /// dirty pages (the node lists as long as `nodes`, the page lists as
+    /// long as `pages`).
+    pub lists: [&'static mut [u32]; 4],
+    /// The checkpoint's page list (as long as `pages`).
+    pub snap: &'static mut [SnapPage],
 }
 
 /// Sizes of the cache's tables, for the boot allocator.
@@ -105,79 +247,157 @@ impl Sizes {
 
 impl Objects {
     /// A cache over zeroed tables.
-    pub fn new(
-        nodes: &'static mut [NodeEntry],
-        pages: &'static mut [PageEntry],
-        node_buckets: &'static mut [u32],
-        page_buckets: &'static mut [u32],
-    ) -> Objects {
+    pub fn new(t: Tables) -> Objects {
+        let [fnodes, fpages, dnodes, dpages] = t.lists;
+        let mut free_nodes = SlotList::new(fnodes);
+        let mut free_pages = SlotList::new(fpages);
+        // Hand out low slots first (popped from the end).
+        for i in (0..t.nodes.len() as u32).rev() {
+            free_nodes.push(i);
+        }
+        for i in (0..t.pages.len() as u32).rev() {
+            free_pages.push(i);
+        }
         Objects {
-            nodes,
-            pages,
-            node_index: Index::new(node_buckets),
-            page_index: Index::new(page_buckets),
-            nodes_used: 0,
-            pages_used: 0,
+            nodes: t.nodes,
+            pages: t.pages,
+            node_index: Index::new(t.node_buckets),
+            page_index: Index::new(t.page_buckets),
+            free_nodes,
+            free_pages,
+            dirty_nodes: SlotList::new(dnodes),
+            dirty_pages: SlotList::new(dpages),
+            flush_gen: 1,
+            node_high: 0,
+            page_high: 0,
+            node_hand: 0,
+            page_hand: 0,
+            stats: CacheStats::default(),
+            snap: t.snap,
+            snap_len: 0,
         }
     }
 
     /// (node slots used, node capacity, page slots used, page capacity).
     pub fn usage(&self) -> (usize, usize, usize, usize) {
         (
-            self.nodes_used,
+            self.nodes.len() - self.free_nodes.len(),
             self.nodes.len(),
-            self.pages_used,
+            self.pages.len() - self.free_pages.len(),
             self.pages.len(),
         )
     }
 
-    /// The node slots in use (slots are handed out in order and, until the
-    /// store can evict, never given back).
-    pub fn used_nodes(&self) -> &[NodeEntry] {
-        &self.nodes[..self.nodes_used]
+    /// The node slots that may be in use (for walks over the cache).
+    pub fn node_slots(&self) -> &[NodeEntry] {
+        &self.nodes[..self.node_high]
     }
 
-    /// The page slots in use.
-    pub fn used_pages(&self) -> &[PageEntry] {
-        &self.pages[..self.pages_used]
+    /// The page slots that may be in use.
+    pub fn page_slots(&self) -> &[PageEntry] {
+        &self.pages[..self.page_high]
     }
 
-    /// The cache slot of node `oid`, faulting it in.
-    pub fn node(&mut self, oid: u64) -> Result<u32, Miss> {
+    /// Free node slots.
+    pub fn free_node_slots(&self) -> usize {
+        self.free_nodes.len()
+    }
+
+    /// Free page slots.
+    pub fn free_page_slots(&self) -> usize {
+        self.free_pages.len()
+    }
+
+    /// The cache slot of node `oid` if it is cached.
+    #[inline]
+    pub fn cached_node(&self, oid: u64) -> Option<u32> {
         let nodes = &*self.nodes;
-        if let Some(i) = self.node_index.find(oid, |s| nodes[s as usize].oid) {
+        self.node_index.find(oid, |s| nodes[s as usize].oid)
+    }
+
+    /// The cache slot of page `oid` if it is cached.
+    #[inline]
+    pub fn cached_page(&self, oid: u64) -> Option<u32> {
+        let pages = &*self.pages;
+        self.page_index.find(oid, |s| pages[s as usize].oid)
+    }
+
+    /// The cache slot of node `oid`, faulting it in from `b`.
+    pub fn node(&mut self, oid: u64, b: &mut dyn Backing) -> Result<u32, Miss> {
+        if let Some(i) = self.cached_node(oid) {
             return Ok(i);
         }
-        if self.nodes_used == self.nodes.len() {
-            return Err(Miss::NoSpace);
-        }
-        let i = self.nodes_used as u32;
-        self.nodes_used += 1;
+        let i = self.free_nodes.pop().ok_or(Miss::NoSpace)?;
         let e = &mut self.nodes[i as usize];
+        *e = NodeEntry::new_zeroed();
         e.oid = oid;
+        if let Err(m) = b.read_node(oid, e) {
+            self.free_nodes.push(i);
+            return Err(m);
+        }
         e.used = true;
         self.node_index.insert(oid, i);
+        self.node_high = self.node_high.max(i as usize + 1);
+        self.stats.node_reads += 1;
         Ok(i)
     }
 
-    /// The cache slot of page `oid`, faulting it in (a fresh zeroed frame).
-    pub fn page(&mut self, oid: u64, pool: &mut FramePool<'_>) -> Result<u32, Miss> {
-        let pages = &*self.pages;
-        if let Some(i) = self.page_index.find(oid, |s| pages[s as usize].oid) {
+    /// The cache slot of page `oid`, faulting it in from `b` into a frame
+    /// from `pool`.
+    pub fn page(
+        &mut self,
+        oid: u64,
+        pool: &mut FramePool<'_>,
+        b: &mut dyn Backing,
+    ) -> Result<u32, Miss> {
+        if let Some(i) = self.cached_page(oid) {
             return Ok(i);
         }
-        if self.pages_used == self.pages.len() {
+        if self.free_pages.is_empty() {
             return Err(Miss::NoSpace);
         }
         let f = pool.alloc().ok_or(Miss::NoSpace)?;
-        phys::zero_frame(f);
-        let i = self.pages_used as u32;
-        self.pages_used += 1;
+        let version = match b.read_page(oid, f) {
+            Ok(v) => v,
+            Err(m) => {
+                let _ = pool.free(f);
+                return Err(m);
+            }
+        };
+        let Some(i) = self.free_pages.pop() else {
+            let _ = pool.free(f);
+            return Err(Miss::NoSpace);
+        };
         let e = &mut self.pages[i as usize];
+        *e = PageEntry::new_zeroed();
         e.oid = oid;
+        e.version = version;
         e.frame = f.0;
         e.used = true;
         self.page_index.insert(oid, i);
+        self.page_high = self.page_high.max(i as usize + 1);
+        self.stats.page_reads += 1;
+        Ok(i)
+    }
+
+    /// Installs page `oid` (not cached) with `frame` and `version`, dirty:
+    /// the big bang and journal replay create objects this way.
+    pub fn install_page(
+        &mut self,
+        oid: u64,
+        version: u32,
+        frame: FrameNumber,
+    ) -> Result<u32, Miss> {
+        let i = self.free_pages.pop().ok_or(Miss::NoSpace)?;
+        let e = &mut self.pages[i as usize];
+        *e = PageEntry::new_zeroed();
+        e.oid = oid;
+        e.version = version;
+        e.frame = frame.0;
+        e.used = true;
+        self.page_index.insert(oid, i);
+        self.page_high = self.page_high.max(i as usize + 1);
+        self.page_dirty(i);
         Ok(i)
     }
 
@@ -185,7 +405,7 @@ impl Objects {
     /// keys), checking its version. Resume keys check their call count
     /// elsewhere; for them only the oid is resolved.
     #[inline]
-    pub fn node_of(&mut self, key: Key) -> Result<u32, Miss> {
+    pub fn node_of(&mut self, key: Key, b: &mut dyn Backing) -> Result<u32, Miss> {
         if key.space() != Some(Space::Node) {
             return Err(Miss::Void);
         }
@@ -193,7 +413,7 @@ impl Objects {
         let h = key.hint() as usize;
         let i = match self.nodes.get(h) {
             Some(e) if e.used && e.oid == oid => h as u32,
-            _ => self.node(oid)?,
+            _ => self.node(oid, b)?,
         };
         if key.key_type() != KeyType::Resume && self.nodes[i as usize].version != key.version() {
             return Err(Miss::Void);
@@ -203,7 +423,12 @@ impl Objects {
 
     /// The page a page key designates, checking its version.
     #[inline]
-    pub fn page_of(&mut self, key: Key, pool: &mut FramePool<'_>) -> Result<u32, Miss> {
+    pub fn page_of(
+        &mut self,
+        key: Key,
+        pool: &mut FramePool<'_>,
+        b: &mut dyn Backing,
+    ) -> Result<u32, Miss> {
         if key.key_type() != KeyType::Page {
             return Err(Miss::Void);
         }
@@ -211,7 +436,7 @@ impl Objects {
         let h = key.hint() as usize;
         let i = match self.pages.get(h) {
             Some(e) if e.used && e.oid == oid => h as u32,
-            _ => self.page(oid, pool)?,
+            _ => self.page(oid, pool, b)?,
         };
         if self.pages[i as usize].version != key.version() {
             return Err(Miss::Void);
@@ -224,18 +449,169 @@ impl Objects {
         FrameNumber(self.pages[i as usize].frame)
     }
 
+    /// Node slot `i`, to change it: marks it dirty.
+    #[inline]
+    pub fn node_mut(&mut self, i: u32) -> &mut NodeEntry {
+        let e = &mut self.nodes[i as usize];
+        if !e.dirty {
+            e.dirty = true;
+            self.dirty_nodes.push(i);
+        }
+        &mut self.nodes[i as usize]
+    }
+
+    /// Page slot `i`, to change its contents: if the checkpoint writer
+    /// still needs them as of the snapshot, it gets a copy first (copy on
+    /// write); then the page is marked dirty. Returns the frame to write.
+    #[inline]
+    pub fn page_write(&mut self, i: u32, pool: &mut FramePool<'_>) -> Result<FrameNumber, Miss> {
+        let e = &self.pages[i as usize];
+        if e.ckpt != 0 {
+            let j = e.ckpt as usize - 1;
+            let copy = pool.alloc().ok_or(Miss::NoSpace)?;
+            phys::copy_frame(FrameNumber(e.frame), copy);
+            self.snap[j].frame = copy.0;
+            self.snap[j].copied = true;
+            self.pages[i as usize].ckpt = 0;
+        }
+        self.page_dirty(i);
+        Ok(FrameNumber(self.pages[i as usize].frame))
+    }
+
+    /// Marks page slot `i` dirty. Only for pages the checkpoint writer does
+    /// not need (`ckpt == 0`): everything else goes through `page_write`.
+    #[inline]
+    pub fn page_dirty(&mut self, i: u32) {
+        debug_assert_eq!(self.pages[i as usize].ckpt, 0);
+        let e = &mut self.pages[i as usize];
+        if !e.dirty {
+            e.dirty = true;
+            self.dirty_pages.push(i);
+        }
+    }
+
+    /// Whether a hardware mapping was built through node slot `i` since
+    /// the last flush.
+    #[inline]
+    pub fn node_mapped(&self, i: u32) -> bool {
+        self.nodes[i as usize].mapped_gen == self.flush_gen
+    }
+
+    /// Whether page slot `i` is mapped by some hardware page table.
+    #[inline]
+    pub fn page_mapped(&self, i: u32) -> bool {
+        self.pages[i as usize].mapped_gen == self.flush_gen
+    }
+
+    /// Notes a hardware mapping built through node slot `i`.
+    #[inline]
+    pub fn mark_node_mapped(&mut self, i: u32) {
+        self.nodes[i as usize].mapped_gen = self.flush_gen;
+    }
+
+    /// Notes a hardware mapping of page slot `i`.
+    #[inline]
+    pub fn mark_page_mapped(&mut self, i: u32) {
+        self.pages[i as usize].mapped_gen = self.flush_gen;
+    }
+
+    /// Every hardware page table was discarded: no slot is mapped now.
+    pub fn flushed(&mut self) {
+        self.flush_gen = self.flush_gen.wrapping_add(1).max(1);
+        if self.flush_gen == 1 {
+            // Wrapped: stale generations could match again; clear them.
+            for n in self.nodes.iter_mut() {
+                n.mapped_gen = 0;
+            }
+            for p in self.pages.iter_mut() {
+                p.mapped_gen = 0;
+            }
+        }
+    }
+
+    /// Evicts up to `want` clean, unpinned nodes (clock order). Returns how
+    /// many were evicted and whether any was mapped (the caller must flush
+    /// the page tables before the next mapping is built).
+    pub fn evict_nodes(&mut self, want: usize) -> (usize, bool) {
+        let n = self.nodes.len();
+        let (mut got, mut mapped) = (0, false);
+        for _ in 0..n {
+            if got == want {
+                break;
+            }
+            let i = self.node_hand;
+            self.node_hand = (i + 1) % n;
+            let e = &self.nodes[i];
+            if !e.used || e.dirty || e.ctx != 0 {
+                continue;
+            }
+            mapped |= e.mapped_gen == self.flush_gen;
+            let oid = e.oid;
+            let nodes = &*self.nodes;
+            self.node_index
+                .remove(oid, i as u32, |s| nodes[s as usize].oid);
+            self.nodes[i].used = false;
+            self.free_nodes.push(i as u32);
+            self.stats.node_evictions += 1;
+            got += 1;
+        }
+        (got, mapped)
+    }
+
+    /// Evicts up to `want` clean, unpinned pages, returning their frames to
+    /// `pool` only if none was mapped; otherwise the frames go to `held`
+    /// (up to its length) for the caller to free after flushing. Returns
+    /// (evicted, frames held).
+    pub fn evict_pages(
+        &mut self,
+        want: usize,
+        pool: &mut FramePool<'_>,
+        held: &mut [u32],
+    ) -> (usize, usize) {
+        let n = self.pages.len();
+        let (mut got, mut nheld) = (0, 0);
+        for _ in 0..n {
+            if got == want || nheld == held.len() {
+                break;
+            }
+            let i = self.page_hand;
+            self.page_hand = (i + 1) % n;
+            let e = &self.pages[i];
+            if !e.used || e.dirty || e.ckpt != 0 || e.ctx != 0 {
+                continue;
+            }
+            let (oid, frame, mapped) = (e.oid, e.frame, e.mapped_gen == self.flush_gen);
+            let pages = &*self.pages;
+            self.page_index
+                .remove(oid, i as u32, |s| pages[s as usize].oid);
+            self.pages[i].used = false;
+            self.free_pages.push(i as u32);
+            if mapped {
+                held[nheld] = frame;
+                nheld += 1;
+            } else {
+                let _ = pool.free(FrameNumber(frame));
+            }
+            self.stats.page_evictions += 1;
+            got += 1;
+        }
+        (got, nheld)
+    }
+
     /// Destroys node slot `i`: every key to it becomes void. The caller has
     /// already written back and dropped any domain built on it.
     pub fn destroy_node(&mut self, i: u32) {
-        let e = &mut self.nodes[i as usize];
+        let e = self.node_mut(i);
         e.keys = [Key::VOID; SLOTS];
         e.version = e.version.wrapping_add(1);
     }
 
     /// Destroys page slot `i` (zeroes it, bumps its version).
-    pub fn destroy_page(&mut self, i: u32) {
+    pub fn destroy_page(&mut self, i: u32, pool: &mut FramePool<'_>) -> Result<(), Miss> {
+        let f = self.page_write(i, pool)?;
+        phys::zero_frame(f);
         let e = &mut self.pages[i as usize];
         e.version = e.version.wrapping_add(1);
-        phys::zero_frame(FrameNumber(e.frame));
+        Ok(())
     }
 }

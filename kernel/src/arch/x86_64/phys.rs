@@ -91,3 +91,8 @@ pub fn copy_frames(src: FrameNumber, soff: usize, dst: FrameNumber, doff: usize,
     // inside them (checked); `copy` allows overlap (src may equal dst).
     unsafe { core::ptr::copy(frame_ptr(src).add(soff), frame_ptr(dst).add(doff), len) }
 }
+
+/// Copies the whole of frame `src` into frame `dst`.
+pub fn copy_frame(src: FrameNumber, dst: FrameNumber) {
+    copy_frames(src, 0, dst, 0, 4096);
+}

@@ -1,0 +1,52 @@
+//! Keeping the object cache from running dry. Every kernel operation needs
+//! at most a bounded number of fresh node slots and frames (`RESERVE`);
+//! before one starts, `replenish` makes sure that many are free by evicting
+//! clean objects (flushing the hardware page tables once if any evicted
+//! object was mapped). Dirty objects cannot be evicted until a checkpoint
+//! has written them.
+
+use crate::kernel::Kernel;
+use crate::memory;
+
+/// Node slots and frames every operation may count on.
+pub const RESERVE: usize = 64;
+/// How many to free at once when below the reserve (amortises the flush).
+const BATCH: usize = 256;
+
+/// Whether the cache is below its reserve.
+#[inline]
+pub fn low(k: &Kernel) -> bool {
+    k.objs.free_node_slots() < RESERVE
+        || k.objs.free_page_slots() < RESERVE
+        || k.pool.free_count() < RESERVE
+}
+
+/// Frees node slots and frames by evicting clean objects until the cache
+/// is above its reserve (or nothing clean is left). Returns whether the
+/// reserve is met.
+pub fn replenish(k: &mut Kernel) -> bool {
+    if k.objs.free_node_slots() < RESERVE {
+        let (_, mapped) = k.objs.evict_nodes(BATCH);
+        if mapped {
+            memory::flush_all(k);
+        }
+    }
+    let mut held = [0u32; BATCH];
+    while k.objs.free_page_slots() < RESERVE + BATCH / 2
+        || k.pool.free_count() < RESERVE + BATCH / 2
+    {
+        let (got, nheld) = k.objs.evict_pages(BATCH, &mut k.pool, &mut held);
+        if nheld > 0 {
+            // The frames may still be mapped: discard every page table
+            // before anyone can reuse them.
+            memory::flush_all(k);
+            for f in &held[..nheld] {
+                let _ = k.pool.free(stet_physmem::pool::FrameNumber(*f));
+            }
+        }
+        if got == 0 {
+            break;
+        }
+    }
+    !low(k)
+}
