@@ -69,7 +69,7 @@ fn kmain(mut p: Platform) -> Kernel {
     let pb_pa = table(pb * 4, 8);
     let ctx_pa = table(CONTEXTS * size_of::<Context>(), 64);
     let lists_pa =
-        [sizes.nodes, sizes.pages, sizes.nodes, sizes.pages].map(|n| (table(n * 4, 8), n));
+        [sizes.nodes, sizes.pages, sizes.nodes, sizes.pages, sizes.nodes].map(|n| (table(n * 4, 8), n));
     let snap_pa = table(sizes.pages * size_of::<SnapPage>(), 8);
     let objs = Objects::new(Tables {
         nodes: arch::phys::boot_array(nodes_pa, sizes.nodes),
@@ -108,7 +108,7 @@ fn kmain(mut p: Platform) -> Kernel {
     Kernel {
         config,
         objs,
-        store: store::Store::volatile(),
+        store: store::Store::volatile(config.ckpt_ms, config.ckpt_trace),
         ctxs,
         current: None,
         fpu_owner: None,
@@ -135,9 +135,21 @@ fn start(k: &mut Kernel) -> ! {
     if let Some(t) = k.config.selftest {
         selftest::run(k, t);
     }
-    match k.module.take() {
-        Some(m) => bigbang::load(k, m),
-        None => kprintln!("boot: no big bang image was supplied"),
+    let opened = store::boot::open(k);
+    if opened == store::boot::Opened::Restarted {
+        if k.module.take().is_some() {
+            kprintln!("boot: the store was restarted; the big bang image is not used");
+        }
+    } else {
+        match k.module.take() {
+            Some(m) => bigbang::load(k, m),
+            None => kprintln!("boot: no big bang image was supplied"),
+        }
+        if opened == store::boot::Opened::Fresh {
+            // The big bang's objects are dirty: checkpoint 1 makes them
+            // the store's first committed state.
+            store::request_checkpoint(k);
+        }
     }
     sched::schedule(k)
 }

@@ -204,6 +204,7 @@ pub fn tick(k: &mut Kernel, ci: usize) -> ! {
     k.ticks += 1;
     charge(k, ci);
     domain::wake_sleepers(k);
+    crate::store::tick(k);
     if let Err(m) = meter_ready(k, ci) {
         fault::meter_out(k, ci, m)
     }
@@ -213,13 +214,26 @@ pub fn tick(k: &mut Kernel, ci: usize) -> ! {
     run(k, ci)
 }
 
+/// Whether every sleeper waits for a device event that cannot come while
+/// the system idles (a restart, or a checkpoint nobody is taking).
+fn only_device_waiters(k: &Kernel) -> bool {
+    let mut l = k.sleepers;
+    while let Some(ci) = domain::unlink(l) {
+        if k.ctxs[ci].wake_at < crate::kobj::checkpoint::WAKE_ON_COMMIT {
+            return false;
+        }
+        l = k.ctxs[ci].next;
+    }
+    true
+}
+
 /// Nothing is ready. With `exit_on_idle` and nobody asleep, stop QEMU with
 /// success; otherwise wait for the timer (sleepers) or forever.
 fn idle(k: &mut Kernel) -> ! {
     k.current = None;
     let mut said = false;
     loop {
-        if k.sleepers == 0 {
+        if only_device_waiters(k) && k.store.w.is_idle() && !k.store.requested {
             if k.config.invariants {
                 kprintln!(
                     "kernel: invariants held at {} checks",
@@ -238,12 +252,14 @@ fn idle(k: &mut Kernel) -> ! {
         let before = crate::trap::idle_ticks();
         arch::cpu::wait_for_interrupt();
         let after = crate::trap::idle_ticks();
+        crate::store::on_disk(k);
         if after != before {
             k.ticks += after - before;
             domain::wake_sleepers(k);
-            if k.ready_head != 0 {
-                schedule(k)
-            }
+            crate::store::tick(k);
+        }
+        if k.ready_head != 0 {
+            schedule(k)
         }
     }
 }

@@ -46,6 +46,11 @@ pub fn on_user_trap(k: &mut Kernel, vector: u8, error: u64, rip: u64, cr2: u64) 
             } else {
                 Access::Read
             };
+            if crate::store::memory::low(k) && !crate::store::memory::make_room(k, ci) {
+                // Parked until a checkpoint frees memory; the access is
+                // retried then.
+                sched::schedule(k)
+            }
             match memory::resolve(k, ci, cr2, access) {
                 Ok(_) => sched::run(k, ci),
                 Err(MemFault::Invalid(inv)) => fault::memory_fault(k, ci, cr2, access, inv),

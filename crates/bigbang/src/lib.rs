@@ -62,6 +62,11 @@
 #![no_std]
 #![deny(unsafe_code)]
 
+/// Page oids below this hold the kernel's own persistent state (the running
+/// set, domain names, the clock: see crates/store `kstate`); images never
+/// use them.
+pub const KERNEL_PAGES: u64 = 2;
+
 #[cfg(any(feature = "alloc", test))]
 extern crate alloc;
 

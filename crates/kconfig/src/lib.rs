@@ -7,6 +7,8 @@
 //! |---|---|
 //! | `hz=N` | timer interrupt rate, 10..=10000 (default 100) |
 //! | `exit_on_idle` | exit QEMU with success once no domain can run (tests, benchmarks) |
+//! | `ckpt_ms=N` | period of checkpoints in milliseconds, 0 = only on demand (default 5000; a restarted store keeps the period it had) |
+//! | `ckpt_trace` | print each checkpoint's phases on the console (tests) |
 //! | `invariants` | check the kernel's invariants before every return to user mode (tests) |
 //! | `selftest=NAME` | run a kernel self-test instead of the normal boot: `kfault` (a deliberate kernel page fault), `smep` (kernel jumps into a user page), `smap` (kernel reads a user page), `hang` (spin forever, interrupts off), `alloc` (try to allocate after sealing), `overflow` (overflow the kernel stack) |
 //!
@@ -16,6 +18,8 @@
 
 /// Default timer rate.
 pub const DEFAULT_HZ: u32 = 100;
+/// Default checkpoint period (ms).
+pub const DEFAULT_CKPT_MS: u64 = 5000;
 
 /// Kernel self-tests selectable from the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +50,10 @@ pub struct Config {
     pub invariants: bool,
     /// A self-test to run, if any.
     pub selftest: Option<SelfTest>,
+    /// Checkpoint period in ms (0: on demand only).
+    pub ckpt_ms: u64,
+    /// Print checkpoint phases.
+    pub ckpt_trace: bool,
     /// Number of words not understood.
     pub unknown: usize,
 }
@@ -57,6 +65,8 @@ impl Default for Config {
             exit_on_idle: false,
             invariants: false,
             selftest: None,
+            ckpt_ms: DEFAULT_CKPT_MS,
+            ckpt_trace: false,
             unknown: 0,
         }
     }
@@ -80,6 +90,17 @@ pub fn parse(line: &str) -> Config {
             },
             ("exit_on_idle", None) => {
                 c.exit_on_idle = true;
+                true
+            }
+            ("ckpt_ms", Some(v)) => match v.parse::<u64>() {
+                Ok(ms) if ms <= 86_400_000 => {
+                    c.ckpt_ms = ms;
+                    true
+                }
+                _ => false,
+            },
+            ("ckpt_trace", None) => {
+                c.ckpt_trace = true;
                 true
             }
             ("invariants", None) => {
@@ -109,6 +130,16 @@ pub fn parse(line: &str) -> Config {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn checkpoint_words() {
+        let c = parse("ckpt_ms=200 ckpt_trace");
+        assert_eq!((c.ckpt_ms, c.ckpt_trace, c.unknown), (200, true, 0));
+        assert_eq!(parse("").ckpt_ms, DEFAULT_CKPT_MS);
+        let bad = parse("ckpt_ms=x ckpt_ms=99999999999 ckpt_trace=1");
+        assert_eq!((bad.ckpt_ms, bad.ckpt_trace, bad.unknown), (DEFAULT_CKPT_MS, false, 3));
+    }
+
     use super::*;
     use proptest::prelude::*;
 

@@ -20,6 +20,7 @@
 #![deny(unsafe_code)]
 
 pub mod geometry;
+pub mod kstate;
 pub mod log;
 pub mod root;
 

@@ -30,5 +30,11 @@ pub fn on_syscall(k: &mut Kernel) -> ! {
         fault::syscall_fault(k, ci)
     }
     fast::try_fast(k, ci);
+    if crate::store::memory::low(k) && !crate::store::memory::make_room(k, ci) {
+        // Only dirty objects left: wait for the checkpoint that makes
+        // them evictable, then invoke again.
+        k.ctxs[ci].frame.rip -= 2;
+        crate::sched::schedule(k)
+    }
     message::invoke(k, ci)
 }

@@ -2,7 +2,9 @@
 //! One file per type; the order codes are in `stet_abi::order` and every
 //! failure is a result code from `stet_abi::code` (docs/ABI.md).
 
+pub mod checkpoint;
 pub mod domain;
+pub mod journal;
 pub mod meter;
 pub mod node;
 pub mod page;
@@ -77,6 +79,8 @@ pub fn order(
         KeyType::Discrim => service::discrim(k, m, r),
         KeyType::KeyBits => service::keybits(m, r, out),
         KeyType::Range => service::range(k, key, m, r),
+        KeyType::Checkpoint => return checkpoint::order(k, ci, m, r),
+        KeyType::Journal => return journal::order(k, ci, m, r),
         // Start, resume and void keys never reach here.
         _ => r.fail(code::VOID),
     }

@@ -49,6 +49,9 @@ pub struct NodeEntry {
     pub ctx: u16,
     /// Changed since the last checkpoint snapshot.
     pub dirty: bool,
+    /// Part of the checkpoint being written: not evictable until it
+    /// commits (until then the disk has only the older version).
+    pub insnap: bool,
     /// Whether the slot holds an object.
     pub used: bool,
 }
@@ -72,6 +75,8 @@ pub struct PageEntry {
     pub ctx: u16,
     /// Changed since the last checkpoint snapshot.
     pub dirty: bool,
+    /// Part of the checkpoint being written (see `NodeEntry::insnap`).
+    pub insnap: bool,
     /// Whether the slot holds an object.
     pub used: bool,
 }
@@ -156,8 +161,10 @@ pub struct SnapPage {
     pub version: u32,
     /// The frame holding the contents as of the snapshot.
     pub frame: u32,
-    /// Its cache slot (meaningful while `copied` is false).
+    /// Its cache slot.
     pub slot: u32,
+    /// CRC-32C of the contents (computed as the writer writes it).
+    pub crc: u32,
     /// Whether `frame` is a private copy (the cache's page was written
     /// after the snapshot); the writer frees it once written.
     pub copied: bool,
@@ -179,6 +186,9 @@ pub struct Objects {
     pub dirty_nodes: SlotList,
     /// Pages changed since the last snapshot.
     pub dirty_pages: SlotList,
+    /// The nodes of the checkpoint being written (the dirty list at the
+    /// snapshot).
+    pub snap_nodes: SlotList,
     /// The current flush generation (see `NodeEntry::mapped_gen`).
     flush_gen: u32,
     /// One past the highest node and page slots ever used (slots are
@@ -219,10 +229,10 @@ pub struct Tables {
     pub node_buckets: &'static mut [u32],
     /// Page index buckets.
     pub page_buckets: &'static mut [u32],
-    /// Four lists of slot numbers: free nodes, free pages, dirty nodes,
-    /// dirty pages (the node lists as long as `nodes`, the page lists as
-    /// long as `pages`).
-    pub lists: [&'static mut [u32]; 4],
+    /// Five lists of slot numbers: free nodes, free pages, dirty nodes,
+    /// dirty pages, snapshot nodes (the node lists as long as `nodes`, the
+    /// page lists as long as `pages`).
+    pub lists: [&'static mut [u32]; 5],
     /// The checkpoint's page list (as long as `pages`).
     pub snap: &'static mut [SnapPage],
 }
@@ -248,7 +258,7 @@ impl Sizes {
 impl Objects {
     /// A cache over zeroed tables.
     pub fn new(t: Tables) -> Objects {
-        let [fnodes, fpages, dnodes, dpages] = t.lists;
+        let [fnodes, fpages, dnodes, dpages, snodes] = t.lists;
         let mut free_nodes = SlotList::new(fnodes);
         let mut free_pages = SlotList::new(fpages);
         // Hand out low slots first (popped from the end).
@@ -267,6 +277,7 @@ impl Objects {
             free_pages,
             dirty_nodes: SlotList::new(dnodes),
             dirty_pages: SlotList::new(dpages),
+            snap_nodes: SlotList::new(snodes),
             flush_gen: 1,
             node_high: 0,
             page_high: 0,
@@ -542,7 +553,7 @@ impl Objects {
             let i = self.node_hand;
             self.node_hand = (i + 1) % n;
             let e = &self.nodes[i];
-            if !e.used || e.dirty || e.ctx != 0 {
+            if !e.used || e.dirty || e.insnap || e.ctx != 0 {
                 continue;
             }
             mapped |= e.mapped_gen == self.flush_gen;
@@ -577,7 +588,7 @@ impl Objects {
             let i = self.page_hand;
             self.page_hand = (i + 1) % n;
             let e = &self.pages[i];
-            if !e.used || e.dirty || e.ckpt != 0 || e.ctx != 0 {
+            if !e.used || e.dirty || e.insnap || e.ckpt != 0 || e.ctx != 0 {
                 continue;
             }
             let (oid, frame, mapped) = (e.oid, e.frame, e.mapped_gen == self.flush_gen);

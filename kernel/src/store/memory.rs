@@ -13,6 +13,27 @@ pub const RESERVE: usize = 64;
 /// How many to free at once when below the reserve (amortises the flush).
 const BATCH: usize = 256;
 
+/// Makes room for an operation of context `ci`: evicts clean objects; if
+/// that is not enough, asks for a checkpoint and parks `ci` until it
+/// commits (its objects then become evictable). False if `ci` was parked
+/// (its `rip` is not rewound here: the caller decides how to retry).
+pub fn make_room(k: &mut Kernel, ci: usize) -> bool {
+    if replenish(k) {
+        return true;
+    }
+    if !k.store.persistent() {
+        // Nothing can be written out: go on; operations answer NO_SPACE.
+        return true;
+    }
+    if k.store.trace {
+        crate::kprintln!("store: cache full of dirty objects; domain {ci} waits for a checkpoint");
+    }
+    crate::store::request_checkpoint(k);
+    crate::domain::sleep(k, ci, crate::kobj::checkpoint::WAKE_ON_COMMIT);
+    k.current = None;
+    false
+}
+
 /// Whether the cache is below its reserve.
 #[inline]
 pub fn low(k: &Kernel) -> bool {

@@ -1,40 +1,326 @@
-//! The single-level store (issue #4; format in crates/store and
-//! docs/STORE.md): where objects come from when they are not in the object
-//! cache, and where the checkpoint puts them.
+//! The single-level store (issue #4; the format is crates/store, the
+//! design docs/STORE.md): where objects come from when they are not in the
+//! object cache, and how the checkpoint puts them on disk.
 //!
 //! * `Store` is the object cache's `Backing`: a node or page not in the
-//!   cache is read from the disk (from the last checkpoint's log while it
-//!   has not migrated home, else from its home), or is a zero object when
-//!   the system runs without a disk.
-//! * `memory` keeps the cache from running dry: it evicts clean objects
-//!   and, when only dirty ones are left, asks for a checkpoint.
+//!   cache is read from the disk — from the last committed checkpoint's log
+//!   while it has not migrated home, else from its home — or is a zero
+//!   object when the system runs without a disk.
+//! * `snapshot` is the stop-the-world phase of a checkpoint; `writer` writes
+//!   it, commits the root and migrates it home while domains run.
+//! * `boot` opens the disk at boot: a blank disk becomes a new store (the
+//!   big bang, then checkpoint 1); otherwise the newest valid root is
+//!   restarted from.
+//! * `memory` keeps the cache from running dry.
 
+pub mod boot;
+pub mod journal;
 pub mod memory;
+pub mod snapshot;
+pub mod writer;
 
+use crate::arch::phys;
+use crate::arch::virtio_blk::Disk;
+use crate::kprintln;
 use crate::obj::{Backing, Miss, NodeEntry};
+use stet_keys::{Key, Space};
 use stet_physmem::pool::FrameNumber;
+use stet_store::ckpt::{DirSlot, Directory};
+use stet_store::geometry::Geometry;
+use stet_store::node::{self, Record};
+use stet_store::root::Root;
+use stet_store::versions;
+use writer::Writer;
+
+/// Checkpoint statistics (the checkpoint key's `STATS`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CkptStats {
+    /// Last committed checkpoint.
+    pub generation: u64,
+    /// Nodes it wrote.
+    pub nodes: u64,
+    /// Pages it wrote.
+    pub pages: u64,
+    /// Its stop-the-world pause (TSC ticks).
+    pub pause: u64,
+    /// TSC ticks from the pause to the commit.
+    pub commit: u64,
+    /// TSC ticks the kernel spent writing it (excluding waiting for the
+    /// disk).
+    pub work: u64,
+}
 
 /// The store's state.
 pub struct Store {
-    /// Whether a disk backs the objects (else every uncached object is a
-    /// zero object at version 0 and nothing survives a reboot).
-    pub persistent: bool,
+    /// The disk (none: a volatile system; nothing survives a reboot).
+    pub disk: Option<Disk>,
+    /// Its layout (meaningful with a disk).
+    pub geo: Geometry,
+    /// The last root written (meaningful with a disk).
+    pub root: Root,
+    /// The directory of the committed checkpoint while it has not migrated
+    /// home (objects are read from the log until then).
+    pub dir: Option<Directory<'static>>,
+    /// Storage for `dir` and the writer's directory, sized at boot.
+    pub dir_slots: Option<&'static mut [DirSlot]>,
+    /// A frame for synchronous reads (faulting objects in).
+    pub scratch: FrameNumber,
+    /// A second one (the other copy of a node or version block).
+    pub scratch2: FrameNumber,
+    /// The checkpoint writer.
+    pub w: Writer,
+    /// Statistics of the last committed checkpoint.
+    pub stats: CkptStats,
+    /// Checkpoint period (ms; 0: only on demand).
+    pub period_ms: u64,
+    /// When the next periodic checkpoint is due (ns of system time).
+    pub due_ns: u64,
+    /// Restarts of this store (0 on its first boot).
+    pub restarts: u64,
+    /// The generation the system last restarted from (0: none).
+    pub restarted_from: u64,
+    /// Print checkpoint phases (`ckpt_trace`).
+    pub trace: bool,
+    /// A checkpoint was asked for while the writer was busy: start one as
+    /// soon as it is idle (also set when only dirty objects are left in
+    /// the cache and a checkpoint must make them evictable).
+    pub requested: bool,
+    /// The last committed checkpoint's generation.
+    pub committed: u64,
+    /// The names changed since they were last written.
+    pub names_dirty: bool,
+    /// The root being written (it becomes `root` when the write completes).
+    pub pending_root: Option<Root>,
+    /// The journal.
+    pub j: journal::JournalState,
 }
 
 impl Store {
-    /// A store with no disk.
-    pub fn volatile() -> Store {
-        Store { persistent: false }
+    /// A store with no disk (yet).
+    pub fn volatile(period_ms: u64, trace: bool) -> Store {
+        Store {
+            disk: None,
+            geo: Geometry::for_disk(1 << 20).unwrap_or_else(|_| unreachable!()),
+            root: Root::fresh(Geometry::for_disk(1 << 20).unwrap_or_else(|_| unreachable!())),
+            dir: None,
+            dir_slots: None,
+            scratch: FrameNumber(0),
+            scratch2: FrameNumber(0),
+            w: Writer::new(),
+            stats: CkptStats::default(),
+            period_ms,
+            due_ns: period_ms * 1_000_000,
+            restarts: 0,
+            restarted_from: 0,
+            trace,
+            requested: false,
+            committed: 0,
+            names_dirty: true,
+            pending_root: None,
+            j: journal::JournalState::new(),
+        }
+    }
+
+    /// Whether objects survive a reboot.
+    pub fn persistent(&self) -> bool {
+        self.disk.is_some()
+    }
+
+    /// The generation the next snapshot will have.
+    pub fn next_generation(&self) -> u64 {
+        use writer::Phase::*;
+        match self.w.phase {
+            Write | FlushLog | Commit | FlushCommit => self.w.generation + 1,
+            _ => self.committed + 1,
+        }
+    }
+
+    /// Reads `block` into the scratch frame (synchronously).
+    fn read(&mut self, block: u64, f: FrameNumber) -> Result<(), Miss> {
+        let Some(d) = self.disk.as_mut() else {
+            return Err(Miss::Damaged);
+        };
+        d.read_sync(block, f).map_err(|_| {
+            kprintln!("store: I/O error reading block {block}");
+            Miss::Damaged
+        })
+    }
+
+    /// Where the committed, unmigrated checkpoint holds `oid`, if it does.
+    fn in_log(&self, space: Space, oid: u64) -> Option<stet_store::ckpt::Found> {
+        self.dir.as_ref()?.lookup(space, oid)
     }
 }
 
+/// Starts a checkpoint now if the writer is idle, else as soon as it is.
+pub fn request_checkpoint(k: &mut crate::kernel::Kernel) {
+    if !k.store.persistent() {
+        return;
+    }
+    match snapshot::take(k) {
+        Ok(_) => k.store.requested = false,
+        Err(_) => k.store.requested = true,
+    }
+}
+
+/// A checkpoint committed: everyone waiting for one asks again.
+pub fn checkpoint_committed(k: &mut crate::kernel::Kernel) {
+    k.store.committed = k.store.w.generation;
+    wake(k, crate::kobj::checkpoint::WAKE_ON_COMMIT);
+}
+
+/// A checkpoint reached its homes: the writer is idle; start the next one
+/// if it was asked for meanwhile.
+pub fn checkpoint_migrated(k: &mut crate::kernel::Kernel) {
+    if k.store.requested {
+        request_checkpoint(k);
+    }
+}
+
+/// A journal record became durable (or failed): its invoker, and everyone
+/// waiting for a turn, asks again.
+pub fn wake_journal(k: &mut crate::kernel::Kernel) {
+    wake(k, crate::kobj::journal::WAKE_ON_JOURNAL);
+}
+
+/// Readies every domain parked with `wake_at == what`.
+fn wake(k: &mut crate::kernel::Kernel, what: u64) {
+    let mut l = k.sleepers;
+    while let Some(ci) = crate::domain::unlink(l) {
+        l = k.ctxs[ci].next;
+        if k.ctxs[ci].wake_at == what {
+            crate::domain::dequeue(k, ci);
+            crate::domain::ready_push(k, ci);
+        }
+    }
+}
+
+/// The timer ticked: periodic checkpoints, and the writer's progress.
+pub fn tick(k: &mut crate::kernel::Kernel) {
+    if !k.store.persistent() {
+        return;
+    }
+    let now = k.now_ns();
+    if k.store.period_ms > 0 && now >= k.store.due_ns {
+        k.store.due_ns = now + k.store.period_ms * 1_000_000;
+        // Nothing changed, nothing to write (the kernel's state changes
+        // only with the nodes of the domains that run).
+        if !k.objs.dirty_nodes.is_empty() || !k.objs.dirty_pages.is_empty() {
+            request_checkpoint(k);
+        }
+    } else if k.store.requested && k.store.w.is_idle() {
+        request_checkpoint(k);
+    }
+    writer::pump(k);
+}
+
+/// The disk interrupted (or the idle loop woke): collect completions.
+pub fn on_disk(k: &mut crate::kernel::Kernel) {
+    writer::pump(k);
+}
+
+/// Strips cache hints from keys going to disk.
+pub fn image_keys(keys: &[Key; 16]) -> [Key; 16] {
+    core::array::from_fn(|i| keys[i].canonical())
+}
+
 impl Backing for Store {
-    fn read_node(&mut self, _oid: u64, _e: &mut NodeEntry) -> Result<(), Miss> {
-        Ok(())
+    fn read_node(&mut self, oid: u64, e: &mut NodeEntry) -> Result<(), Miss> {
+        if !self.persistent() {
+            return Ok(());
+        }
+        if oid >= self.geo.nodes {
+            return Err(Miss::Void);
+        }
+        let (scratch, scratch2) = (self.scratch, self.scratch2);
+        let rec = if let Some(f) = self.in_log(Space::Node, oid) {
+            self.read(self.root.ckpt_start + f.block, scratch)?;
+            let mut b = [0u8; stet_store::geometry::NODE_RECORD];
+            phys::read_frame(scratch, f.offset, &mut b);
+            node::decode(&b, oid)
+        } else {
+            let mut copies = [Record::Damaged, Record::Damaged];
+            for (c, rec) in copies.iter_mut().enumerate() {
+                let Some(p) = self.geo.node_home(oid, c as u8) else {
+                    return Err(Miss::Void);
+                };
+                self.read(p.block, scratch)?;
+                let mut b = [0u8; stet_store::geometry::NODE_RECORD];
+                phys::read_frame(scratch, p.offset, &mut b);
+                *rec = node::decode(&b, oid);
+                if matches!(rec, Record::Valid(_)) {
+                    break;
+                }
+            }
+            let [a, b] = copies;
+            if matches!(a, Record::Damaged) && !matches!(b, Record::Damaged) {
+                kprintln!("store: node {oid}: copy 0 is damaged; using copy 1");
+            }
+            let _ = scratch2;
+            node::pick(a, b)
+        };
+        match rec {
+            Record::Blank => Ok(()),
+            Record::Valid(img) => {
+                e.keys = img.keys;
+                e.version = img.version;
+                e.calls = img.calls;
+                Ok(())
+            }
+            Record::Damaged => {
+                kprintln!("store: node {oid} is damaged (no valid copy); not used");
+                Err(Miss::Damaged)
+            }
+        }
     }
 
-    fn read_page(&mut self, _oid: u64, f: FrameNumber) -> Result<u32, Miss> {
-        crate::arch::phys::zero_frame(f);
-        Ok(0)
+    fn read_page(&mut self, oid: u64, f: FrameNumber) -> Result<u32, Miss> {
+        if !self.persistent() {
+            phys::zero_frame(f);
+            return Ok(0);
+        }
+        if oid >= self.geo.pages {
+            return Err(Miss::Void);
+        }
+        if let Some(found) = self.in_log(Space::Page, oid) {
+            self.read(self.root.ckpt_start + found.block, f)?;
+            if phys::with_frame(f, |b| stet_store::crc32c(b)) != found.crc {
+                kprintln!("store: page {oid} in checkpoint {} fails its checksum; not used", self.root.ckpt_generation);
+                return Err(Miss::Damaged);
+            }
+            return Ok(found.version);
+        }
+        let home = self.geo.page_home(oid).ok_or(Miss::Void)?;
+        self.read(home, f)?;
+        let version = self.page_version(oid)?;
+        Ok(version)
+    }
+}
+
+impl Store {
+    /// The version of page `oid` recorded at home.
+    fn page_version(&mut self, oid: u64) -> Result<u32, Miss> {
+        let (k, idx) = versions::version_block_of(oid);
+        let (s0, s1) = (self.scratch, self.scratch2);
+        let b0 = self.geo.version_block(k, 0).ok_or(Miss::Void)?;
+        self.read(b0, s0)?;
+        let mut blk = [0u8; 4096];
+        phys::read_frame(s0, 0, &mut blk);
+        if versions::decode_versions(&blk).is_ok() {
+            return Ok(versions::version_at(&blk, idx));
+        }
+        let b1 = self.geo.version_block(k, 1).ok_or(Miss::Void)?;
+        self.read(b1, s1)?;
+        phys::read_frame(s1, 0, &mut blk);
+        match versions::decode_versions(&blk) {
+            Ok(_) => {
+                kprintln!("store: version block {k}: copy 0 is damaged; using copy 1");
+                Ok(versions::version_at(&blk, idx))
+            }
+            Err(_) => {
+                kprintln!("store: version block {k} is damaged (no valid copy); page {oid} not used");
+                Err(Miss::Damaged)
+            }
+        }
     }
 }

@@ -287,7 +287,7 @@ pub fn build(spec: &Spec, mut load: impl FnMut(&str) -> Result<Vec<u8>>) -> Resu
     let mut objs = Objects {
         b: Builder::new(),
         next_node: 0,
-        next_page: 0,
+        next_page: stet_bigbang::KERNEL_PAGES,
     };
 
     // Every name's objects first: meters, then each domain's fixed nodes

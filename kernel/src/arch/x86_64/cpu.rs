@@ -176,3 +176,11 @@ pub fn set_user_bases(fs: u64, gs: u64) {
         Msr::new(IA32_KERNEL_GS_BASE).write(gs);
     }
 }
+
+/// The time-stamp counter (under `-icount`, guest instructions retired).
+#[inline]
+pub fn rdtsc() -> u64 {
+    // SAFETY: RDTSC has no side effects; CR4.TSD is clear, so it is
+    // allowed at any privilege level.
+    unsafe { core::arch::x86_64::_rdtsc() }
+}

@@ -96,3 +96,22 @@ pub fn copy_frames(src: FrameNumber, soff: usize, dst: FrameNumber, doff: usize,
 pub fn copy_frame(src: FrameNumber, dst: FrameNumber) {
     copy_frames(src, 0, dst, 0, 4096);
 }
+
+/// Runs `op` on the bytes of frame `f` (checksums, encoding in place
+/// without a copy on the kernel stack).
+pub fn with_frame<R>(f: FrameNumber, op: impl FnOnce(&[u8; FRAME]) -> R) -> R {
+    // SAFETY: `f` is a pool frame owned by the caller and direct-mapped; the
+    // kernel runs one trap at a time with interrupts off, so no other
+    // reference to it exists during `op`, and the caller has no disk read
+    // in flight into it.
+    let bytes = unsafe { &*(frame_ptr(f) as *const [u8; FRAME]) };
+    op(bytes)
+}
+
+/// Runs `op` on the bytes of frame `f`, writable (see `with_frame`).
+pub fn with_frame_mut<R>(f: FrameNumber, op: impl FnOnce(&mut [u8; FRAME]) -> R) -> R {
+    // SAFETY: as in `with_frame`; the caller owns the frame and has no disk
+    // transfer in flight from or into it.
+    let bytes = unsafe { &mut *(frame_ptr(f) as *mut [u8; FRAME]) };
+    op(bytes)
+}

@@ -1,0 +1,88 @@
+//! The checkpoint key: take a checkpoint (and wait for it to commit), read
+//! statistics, set the period, wait for a restart. Waiting is the Fluke
+//! way: the invoker is parked with its `rip` back on the `syscall` and the
+//! generation it waits for written into its first data word, so after a
+//! wake-up — or after a restart from any checkpoint — it simply asks
+//! again and gets the answer that is true then.
+
+use super::After;
+use crate::domain;
+use crate::invoke::message::{Msg, Reply};
+use crate::kernel::Kernel;
+use crate::store::{self, snapshot};
+use stet_abi::code;
+use stet_abi::order::checkpoint as o;
+
+/// `wake_at` of a domain parked until the next commit.
+pub const WAKE_ON_COMMIT: u64 = u64::MAX - 1;
+/// `wake_at` of a domain parked until the system restarts.
+pub const WAKE_ON_RESTART: u64 = u64::MAX;
+
+/// Carries out an order on the checkpoint key for context `ci`.
+pub fn order(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
+    match m.order {
+        o::TAKE => return take(k, ci, m.w[0], r),
+        o::STATS => {
+            let s = k.store.stats;
+            r.w = [s.generation, s.nodes << 32 | s.pages, s.pause, s.commit];
+        }
+        o::SET_PERIOD => {
+            k.store.period_ms = m.w[0];
+            k.store.due_ns = k.now_ns().saturating_add(m.w[0].saturating_mul(1_000_000));
+        }
+        o::INFO => {
+            r.w = [
+                k.store.period_ms,
+                k.store.restarts,
+                k.store.restarted_from,
+                k.store.committed,
+            ]
+        }
+        o::WAIT_RESTART => {
+            let want = m.w[0];
+            if want != 0 && k.store.restarts >= want {
+                r.fail(code::RESTARTED);
+            } else {
+                let target = k.store.restarts + 1;
+                return park(k, ci, target, WAKE_ON_RESTART);
+            }
+        }
+        _ => r.fail(code::NO_SUCH_ORDER),
+    }
+    After::Continue
+}
+
+/// TAKE with `want` = 0 (a new checkpoint that includes the invoker's
+/// state now) or the generation it is waiting for. The invoker is parked
+/// *before* any snapshot is taken, so the snapshot holds it parked on
+/// "wait for this generation": restarted from that checkpoint it asks
+/// again and is answered at once.
+fn take(k: &mut Kernel, ci: usize, want: u64, r: &mut Reply) -> After {
+    if !k.store.persistent() {
+        r.fail(code::IO_ERROR);
+        return After::Continue;
+    }
+    let committed = k.store.committed;
+    if want != 0 && committed >= want {
+        r.w = [committed, (k.store.restarted_from >= want) as u64, 0, 0];
+        return After::Continue;
+    }
+    let next = k.store.next_generation();
+    let target = if want != 0 && want <= next { want } else { next };
+    let after = park(k, ci, target, WAKE_ON_COMMIT);
+    if target == next {
+        store::request_checkpoint(k);
+    }
+    after
+}
+
+/// Parks `ci` with its first data word set to `target`; it re-executes the
+/// invocation when woken (`store::checkpoint_committed`, or a restart).
+fn park(k: &mut Kernel, ci: usize, target: u64, wake: u64) -> After {
+    let c = &mut k.ctxs[ci];
+    c.frame.rsi = target;
+    c.frame.rip -= 2;
+    domain::sleep(k, ci, wake);
+    k.current = None;
+    After::Parked
+}

@@ -1,0 +1,71 @@
+//! The journal key: `PAGE` commits one page to disk synchronously (see
+//! `store::journal`). The invoker is parked until the record's flush
+//! completes, with the record's sequence number (+1) and the boot it was
+//! written in stored in its data words; re-executed, the order answers
+//! `OK` once the record is durable — or `RESTARTED` if the system restarted
+//! meanwhile (the record may or may not have reached the disk: ask again).
+
+use super::After;
+use crate::domain;
+use crate::invoke::message::{Msg, Reply};
+use crate::kernel::Kernel;
+use crate::obj::Miss;
+use crate::store::{self, journal};
+use stet_abi::code;
+use stet_abi::order::journal as o;
+
+/// `wake_at` of a domain parked on the journal.
+pub const WAKE_ON_JOURNAL: u64 = u64::MAX - 2;
+
+/// Carries out an order on the journal key for context `ci`.
+pub fn order(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
+    if m.order != o::PAGE {
+        r.fail(code::NO_SUCH_ORDER);
+        return After::Continue;
+    }
+    if !k.store.persistent() {
+        r.fail(code::IO_ERROR);
+        return After::Continue;
+    }
+    let (want, boot) = (m.w[0], m.w[1]);
+    if want != 0 {
+        if boot != k.store.restarts {
+            r.fail(code::RESTARTED);
+            return After::Continue;
+        }
+        if journal::durable(k) >= want {
+            r.w[0] = want - 1;
+            return After::Continue;
+        }
+        return park(k, ci, want, boot, WAKE_ON_JOURNAL);
+    }
+    let page = match k.page_of(m.keys[0]) {
+        Ok(i) => i,
+        Err(Miss::Void) => {
+            r.fail(code::VOID_ARGUMENT);
+            return After::Continue;
+        }
+        Err(_) => {
+            r.fail(code::NO_SPACE);
+            return After::Continue;
+        }
+    };
+    match journal::start(k, page) {
+        Ok(seq) => park(k, ci, seq + 1, k.store.restarts, WAKE_ON_JOURNAL),
+        Err(journal::Busy::Full) => {
+            store::request_checkpoint(k);
+            park(k, ci, 0, 0, crate::kobj::checkpoint::WAKE_ON_COMMIT)
+        }
+        Err(_) => park(k, ci, 0, 0, WAKE_ON_JOURNAL),
+    }
+}
+
+fn park(k: &mut Kernel, ci: usize, w0: u64, w1: u64, wake: u64) -> After {
+    let c = &mut k.ctxs[ci];
+    c.frame.rsi = w0;
+    c.frame.rdx = w1;
+    c.frame.rip -= 2;
+    domain::sleep(k, ci, wake);
+    k.current = None;
+    After::Parked
+}

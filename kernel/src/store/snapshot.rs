@@ -1,0 +1,188 @@
+//! The stop-the-world phase of a checkpoint. It only *records* what must
+//! be written: every prepared domain is written back into its nodes, the
+//! kernel's own state (the running set, names, clock) goes into its state
+//! pages, dirty nodes are encoded into staging frames (nodes change in too
+//! many places to copy them lazily), dirty pages are marked copy-on-write
+//! (the writer copies each as it writes it; a domain that writes one first
+//! gives the writer a copy), and the hardware page tables are dropped so
+//! the next write to any page faults. The work is proportional to the
+//! dirty objects and the prepared domains, never to clean memory.
+
+use super::memory::RESERVE;
+use crate::arch::{cpu, phys};
+use crate::domain;
+use crate::kernel::Kernel;
+use crate::{kprintln, memory};
+use stet_physmem::pool::FrameNumber;
+use stet_store::ckpt::Layout;
+use stet_store::geometry::NODE_RECORD;
+use stet_store::kstate::{self, Entry, Header, Kind};
+use stet_store::node::{self, NodeImage};
+
+/// Why a checkpoint did not start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotStarted {
+    /// No disk.
+    Volatile,
+    /// The previous checkpoint is still being written or migrated.
+    Busy,
+    /// Not enough free frames to stage the dirty nodes.
+    NoMemory,
+}
+
+/// Takes a snapshot and starts the writer. Returns the new generation.
+pub fn take(k: &mut Kernel) -> Result<u64, NotStarted> {
+    if !k.store.persistent() {
+        return Err(NotStarted::Volatile);
+    }
+    if !k.store.w.is_idle() {
+        return Err(NotStarted::Busy);
+    }
+    let t0 = cpu::rdtsc();
+    let generation = k.store.root.ckpt_generation + 1;
+    // 1. Every prepared domain's registers into its nodes and FPU page.
+    for ci in 0..k.ctxs.len() {
+        if k.ctxs[ci].used {
+            domain::sync(k, ci);
+        }
+    }
+    // 2. The kernel's own state.
+    if !write_kernel_state(k, generation) {
+        return Err(NotStarted::NoMemory);
+    }
+    // 3. Frames for the node records, the header and the directory, and
+    //    for copies of pinned pages: all or nothing, before anything moves.
+    let nn = k.objs.dirty_nodes.len();
+    let np = k.objs.dirty_pages.len();
+    let layout = Layout::new(nn as u32, np as u32);
+    let pinned = k
+        .objs
+        .dirty_pages
+        .as_slice()
+        .iter()
+        .filter(|&&i| k.objs.pages[i as usize].ctx != 0)
+        .count();
+    let staging = 1 + layout.dir_blocks as usize + layout.node_blocks as usize;
+    if k.pool.free_count() < staging + pinned + RESERVE || staging > k.store.w.frames.len() {
+        return Err(NotStarted::NoMemory);
+    }
+    for s in 0..staging {
+        let f = k.pool.alloc().unwrap_or(FrameNumber(0));
+        k.store.w.frames[s] = f.0;
+    }
+    // 4. Nodes: encode each dirty node into its record now.
+    core::mem::swap(&mut k.objs.dirty_nodes, &mut k.objs.snap_nodes);
+    let first_node_frame = 1 + layout.dir_blocks as usize;
+    for (n, &i) in k.objs.snap_nodes.as_slice().iter().enumerate() {
+        let e = &mut k.objs.nodes[i as usize];
+        e.dirty = false;
+        e.insnap = true;
+        let img = NodeImage {
+            oid: e.oid,
+            version: e.version,
+            calls: e.calls,
+            keys: super::image_keys(&e.keys),
+        };
+        k.store.w.node_ids[n] = (e.oid, e.version);
+        let f = FrameNumber(k.store.w.frames[first_node_frame + n / 8]);
+        phys::with_frame_mut(f, |b| {
+            let at = (n % 8) * NODE_RECORD;
+            node::encode(&img, &mut b[at..at + NODE_RECORD]);
+        });
+    }
+    // 5. Pages: listed, and copy-on-write from now on.
+    for (j, &i) in k.objs.dirty_pages.as_slice().iter().enumerate() {
+        let e = &mut k.objs.pages[i as usize];
+        e.dirty = false;
+        e.insnap = true;
+        let s = &mut k.objs.snap[j];
+        s.oid = e.oid;
+        s.version = e.version;
+        s.slot = i;
+        s.crc = 0;
+        s.written = false;
+        if e.ctx != 0 {
+            // A prepared domain's FPU page is written in place at every
+            // write-back: give the writer its own copy now.
+            let copy = k.pool.alloc().unwrap_or(FrameNumber(0));
+            phys::copy_frame(FrameNumber(e.frame), copy);
+            s.frame = copy.0;
+            s.copied = true;
+        } else {
+            s.frame = e.frame;
+            s.copied = false;
+            e.ckpt = j as u32 + 1;
+        }
+    }
+    k.objs.dirty_pages.clear();
+    k.objs.snap_len = np;
+    // Journal records from now on are not in this checkpoint.
+    super::journal::snapshot_taken(k);
+    // 6. Every later write to a page faults (and is copied first if the
+    //    writer still needs the page).
+    memory::flush_all(k);
+    let pause = cpu::rdtsc() - t0;
+    k.store.w.start(generation, layout, t0, pause);
+    if k.store.trace {
+        kprintln!("ckpt: snapshot gen={generation} nodes={nn} pages={np} pause={pause}");
+    }
+    super::writer::pump(k);
+    Ok(generation)
+}
+
+/// Writes the running set, the clock and the names into the kernel's state
+/// pages. False if they cannot be faulted in or copied.
+fn write_kernel_state(k: &mut Kernel, generation: u64) -> bool {
+    let h = Header {
+        clock_ns: k.now_ns(),
+        period_ms: k.store.period_ms,
+        restarts: k.store.restarts,
+        generation,
+    };
+    let Ok(sp) = k.page(kstate::STATE_PAGE) else {
+        return false;
+    };
+    let Ok(sf) = k.page_write(sp) else {
+        return false;
+    };
+    let ctxs = &*k.ctxs;
+    let objs = &k.objs;
+    let running = (0..ctxs.len())
+        .filter(|&ci| domain::runnable(&ctxs[ci]))
+        .map(|ci| Entry {
+            oid: objs.nodes[ctxs[ci].root as usize].oid,
+            kind: Kind::Ready,
+            aux: 0,
+        });
+    let want = (0..ctxs.len())
+        .filter(|&ci| domain::runnable(&ctxs[ci]))
+        .count();
+    let wrote = phys::with_frame_mut(sf, |b| kstate::encode_state(&h, running, b));
+    if wrote < want {
+        kprintln!(
+            "ckpt: {} running domains do not fit in the state page; {} will not resume",
+            want,
+            want - wrote
+        );
+    }
+    if k.store.names_dirty {
+        let Ok(np) = k.page(kstate::NAMES_PAGE) else {
+            return false;
+        };
+        let Ok(nf) = k.page_write(np) else {
+            return false;
+        };
+        let names = &k.names[..k.nnames];
+        phys::with_frame_mut(nf, |b| {
+            kstate::encode_names(
+                names.iter().map(|(oid, n)| {
+                    let len = n.iter().position(|&c| c == 0).unwrap_or(n.len());
+                    (*oid, &n[..len])
+                }),
+                b,
+            )
+        });
+        k.store.names_dirty = false;
+    }
+    true
+}
