@@ -37,6 +37,8 @@ use arch::start::Platform;
 use domain::context::Context;
 use kernel::{Kernel, MAX_NAMES, NAME_LEN};
 use obj::{NodeEntry, Objects, PageEntry, Sizes, SnapPage, Tables};
+use stet_store::ckpt::{DirSlot, DIR_ENTRIES};
+use store::writer::NodeId;
 use stet_physmem::pool::FramePool;
 
 /// Contexts (prepared domains) the kernel keeps at once.
@@ -71,6 +73,12 @@ fn kmain(mut p: Platform) -> Kernel {
     let lists_pa =
         [sizes.nodes, sizes.pages, sizes.nodes, sizes.pages, sizes.nodes].map(|n| (table(n * 4, 8), n));
     let snap_pa = table(sizes.pages * size_of::<SnapPage>(), 8);
+    // The store's tables: a checkpoint holds at most every cached object.
+    let dir_n = sizes.nodes + sizes.pages;
+    let dir_pa = table(dir_n * size_of::<DirSlot>(), 8);
+    let stage_n = 2 + dir_n.div_ceil(DIR_ENTRIES) + sizes.nodes.div_ceil(8);
+    let stage_pa = table(stage_n * 4, 8);
+    let ids_pa = table(sizes.nodes * size_of::<NodeId>(), 8);
     let objs = Objects::new(Tables {
         nodes: arch::phys::boot_array(nodes_pa, sizes.nodes),
         pages: arch::phys::boot_array(pages_pa, sizes.pages),
@@ -105,10 +113,14 @@ fn kmain(mut p: Platform) -> Kernel {
         CONTEXTS
     );
     let _ = p.features;
+    let mut store = store::Store::volatile(config.ckpt_ms, config.ckpt_trace);
+    store.dir_slots = Some(arch::phys::boot_array(dir_pa, dir_n));
+    store.w.frames = arch::phys::boot_array(stage_pa, stage_n);
+    store.w.node_ids = arch::phys::boot_array(ids_pa, sizes.nodes);
     Kernel {
         config,
         objs,
-        store: store::Store::volatile(config.ckpt_ms, config.ckpt_trace),
+        store,
         ctxs,
         current: None,
         fpu_owner: None,

@@ -227,6 +227,12 @@ pub fn load(
         Err(Miss::Void) => return Err(PrepareError::Malformed(root::FPU)),
         Err(Miss::NoSpace | Miss::Damaged) => return Err(PrepareError::NoSpace),
     };
+    if objs.pages[fpu_page as usize].ckpt != 0 {
+        // A prepared domain's FPU page is written in place at every
+        // write-back: the checkpoint writer gets its copy now.
+        objs.page_write(fpu_page, pool)
+            .map_err(|_| PrepareError::NoSpace)?;
+    }
     if general == rootslot || annex == rootslot || general == annex {
         return Err(PrepareError::Malformed(root::ANNEX));
     }

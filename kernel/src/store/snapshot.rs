@@ -83,7 +83,10 @@ pub fn take(k: &mut Kernel) -> Result<u64, NotStarted> {
             calls: e.calls,
             keys: super::image_keys(&e.keys),
         };
-        k.store.w.node_ids[n] = (e.oid, e.version);
+        k.store.w.node_ids[n] = super::writer::NodeId {
+            oid: e.oid,
+            version: e.version,
+        };
         let f = FrameNumber(k.store.w.frames[first_node_frame + n / 8]);
         phys::with_frame_mut(f, |b| {
             let at = (n % 8) * NODE_RECORD;

@@ -30,6 +30,16 @@ pub const JOBS: usize = 16;
 /// Frames one job may own.
 pub const JOB_FRAMES: usize = 16;
 
+/// A staged node's identity and version, in record order.
+#[derive(Clone, Copy, zerocopy::FromZeros)]
+#[repr(C)]
+pub struct NodeId {
+    /// The node.
+    pub oid: u64,
+    /// Its version at the snapshot.
+    pub version: u32,
+}
+
 /// Where the writer is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
@@ -104,8 +114,8 @@ pub struct Writer {
     pub layout: Layout,
     /// Staging frames: header, directory blocks, node-record blocks.
     pub frames: &'static mut [u32],
-    /// (oid, version) of each staged node, in record order.
-    pub node_ids: &'static mut [(u64, u32)],
+    /// Each staged node, in record order.
+    pub node_ids: &'static mut [NodeId],
     jobs: [Job; JOBS],
     /// Next item to issue in the current phase.
     next: u64,
@@ -473,7 +483,7 @@ fn encode_directory(k: &mut Kernel) {
         for (i, e) in entries.iter_mut().enumerate().take(n) {
             let x = first + i as u64;
             *e = if x < l.nodes as u64 {
-                let (oid, version) = k.store.w.node_ids[x as usize];
+                let NodeId { oid, version } = k.store.w.node_ids[x as usize];
                 DirEntry {
                     space: Space::Node,
                     oid,
@@ -558,7 +568,7 @@ fn committed(k: &mut Kernel) {
         let mut dir = Directory::new(slots, l);
         let mut ok = true;
         for x in 0..l.nodes {
-            let (oid, version) = k.store.w.node_ids[x as usize];
+            let NodeId { oid, version } = k.store.w.node_ids[x as usize];
             ok &= dir
                 .push(&DirEntry {
                     space: Space::Node,
