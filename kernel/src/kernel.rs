@@ -2,6 +2,7 @@
 //! it is a cache of nodes and pages, sized at boot.
 
 use crate::arch::kcell::KCell;
+use crate::arch::virtio_blk::Disk;
 use crate::domain::context::{Context, Link};
 use crate::obj::Objects;
 use stet_kconfig::Config;
@@ -55,6 +56,8 @@ pub struct Kernel {
     pub invariant_checks: u64,
     /// The big bang image until it is loaded.
     pub module: Option<&'static [u8]>,
+    /// The disk, if the machine has one.
+    pub disk: Option<Disk>,
 }
 
 /// The one instance, installed by `kmain` once boot has built it. Reached

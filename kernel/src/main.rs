@@ -74,6 +74,7 @@ fn kmain(mut p: Platform) -> Kernel {
         arch::phys::boot_array(pb_pa, pb),
     );
     let ctxs = arch::phys::boot_array::<Context>(ctx_pa, CONTEXTS);
+    let disk = arch::virtio_blk::probe(&mut p.alloc);
     // The frame pool's storage is the last boot allocation; then the boot
     // allocator is sealed and every later request is refused.
     let frames = FramePool::frames_in(p.alloc.free_ranges());
@@ -119,6 +120,7 @@ fn kmain(mut p: Platform) -> Kernel {
         user_bases: (0, 0),
         invariant_checks: 0,
         meter_gen: 1,
+        disk,
     }
 }
 

@@ -158,6 +158,17 @@ pub fn wait_for_interrupt() {
     unsafe { core::arch::asm!("sti", "hlt", "cli", options(nomem, nostack)) };
 }
 
+/// The time-stamp counter, after earlier instructions finished (under
+/// QEMU `-icount shift=0` it counts guest instructions).
+pub fn rdtsc() -> u64 {
+    // SAFETY: LFENCE and RDTSC only read the counter; RDTSC is allowed in
+    // ring 0 whatever CR4.TSD says.
+    unsafe {
+        core::arch::x86_64::_mm_lfence();
+        core::arch::x86_64::_rdtsc()
+    }
+}
+
 /// The enabled XSAVE components (XCR0); only read when XSAVE is on.
 pub fn xcr0() -> u64 {
     XCr0::read_raw()
