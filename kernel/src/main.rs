@@ -88,6 +88,7 @@ fn kmain(mut p: Platform) -> Kernel {
         snap: arch::phys::boot_array(snap_pa, sizes.pages),
     });
     let ctxs = arch::phys::boot_array::<Context>(ctx_pa, CONTEXTS);
+    let disk = arch::virtio_blk::probe(&mut p.alloc);
     // The frame pool's storage is the last boot allocation; then the boot
     // allocator is sealed and every later request is refused.
     let frames = FramePool::frames_in(p.alloc.free_ranges());
@@ -114,6 +115,7 @@ fn kmain(mut p: Platform) -> Kernel {
     );
     let _ = p.features;
     let mut store = store::Store::volatile(config.ckpt_ms, config.ckpt_trace);
+    store.disk = disk;
     store.dir_slots = Some(arch::phys::boot_array(dir_pa, dir_n));
     store.w.frames = arch::phys::boot_array(stage_pa, stage_n);
     store.w.node_ids = arch::phys::boot_array(ids_pa, sizes.nodes);

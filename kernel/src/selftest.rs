@@ -1,6 +1,9 @@
-//! Kernel self-tests chosen with `selftest=` on the command line. Each one
-//! proves a protection works by tripping it; the system tests check the
-//! report and the exit status.
+//! Kernel self-tests chosen with `selftest=` on the command line. Most
+//! prove a protection works by tripping it; `disk` and `diskread` exercise
+//! the disk driver (`disk.rs`). The system tests check the report and the
+//! exit status.
+
+mod disk;
 
 use crate::arch::{self, selftest as hw};
 use crate::kernel::Kernel;
@@ -43,6 +46,8 @@ pub fn run(k: &mut Kernel, t: SelfTest) {
             kprintln!("selftest hang: spinning forever with interrupts off");
             hw::hang()
         }
+        SelfTest::Disk => disk::run(k, true),
+        SelfTest::DiskRead => disk::run(k, false),
         SelfTest::LateAlloc => {
             let r = k.bootmem.as_mut().map(|b| b.alloc(4096, 4096));
             match r {

@@ -27,6 +27,14 @@ pub fn on_user_trap(k: &mut Kernel, vector: u8, error: u64, rip: u64, cr2: u64) 
             apic::eoi();
             sched::tick(k, ci)
         }
+        idt::DISK_VECTOR => {
+            arch::virtio_blk::interrupt();
+            crate::store::on_disk(k);
+            if k.ready_head != 0 && !crate::domain::runnable(&k.ctxs[ci]) {
+                sched::schedule(k)
+            }
+            sched::run(k, ci)
+        }
         idt::SPURIOUS_VECTOR => sched::run(k, ci),
         // Not the domain's doing: note it and carry on.
         2 => {
@@ -70,14 +78,15 @@ pub fn on_user_trap(k: &mut Kernel, vector: u8, error: u64, rip: u64, cr2: u64) 
     }
 }
 
-/// A trap that interrupted the kernel itself: either the timer waking the
-/// idle loop (return to it), or a kernel bug (report and stop).
+/// A trap that interrupted the kernel itself: either the timer or the disk
+/// waking the idle loop (return to it), or a kernel bug (report and stop).
 pub fn on_kernel_trap(vector: u8, error: u64, rip: u64, rsp: u64, cr2: u64) {
     match vector {
         idt::TIMER_VECTOR => {
             IDLE_TICKS.fetch_add(1, Ordering::Relaxed);
             apic::eoi();
         }
+        idt::DISK_VECTOR => arch::virtio_blk::interrupt(),
         idt::SPURIOUS_VECTOR => {}
         2 => kprintln!("kernel: NMI in kernel mode at rip={rip:#x}; ignored"),
         32..=254 => apic::eoi(),

@@ -10,7 +10,7 @@
 //! | `ckpt_ms=N` | period of checkpoints in milliseconds, 0 = only on demand (default 5000; a restarted store keeps the period it had) |
 //! | `ckpt_trace` | print each checkpoint's phases on the console (tests) |
 //! | `invariants` | check the kernel's invariants before every return to user mode (tests) |
-//! | `selftest=NAME` | run a kernel self-test instead of the normal boot: `kfault` (a deliberate kernel page fault), `smep` (kernel jumps into a user page), `smap` (kernel reads a user page), `hang` (spin forever, interrupts off), `alloc` (try to allocate after sealing), `overflow` (overflow the kernel stack) |
+//! | `selftest=NAME` | run a kernel self-test instead of the normal boot: `kfault` (a deliberate kernel page fault), `smep` (kernel jumps into a user page), `smap` (kernel reads a user page), `hang` (spin forever, interrupts off), `alloc` (try to allocate after sealing), `overflow` (overflow the kernel stack), `disk` (write, flush and read back patterns on the virtio-blk disk), `diskread` (only read back and check what `disk` wrote, e.g. on a second boot) |
 //!
 //! Unknown words are reported back, not fatal: a typo must not stop a boot.
 #![cfg_attr(not(test), no_std)]
@@ -37,6 +37,12 @@ pub enum SelfTest {
     /// Recurse until the kernel stack hits its guard page (must be
     /// reported as a double fault on its own stack, not silently corrupt).
     StackOverflow,
+    /// Write patterns to the disk with queued multi-frame requests, flush,
+    /// read them back and compare; check refusals (needs a disk).
+    Disk,
+    /// Only read back and check the patterns `Disk` wrote (a second boot on
+    /// the same disk image).
+    DiskRead,
 }
 
 /// The parsed command line.
@@ -115,6 +121,8 @@ pub fn parse(line: &str) -> Config {
                     "hang" => Some(SelfTest::Hang),
                     "alloc" => Some(SelfTest::LateAlloc),
                     "overflow" => Some(SelfTest::StackOverflow),
+                    "disk" => Some(SelfTest::Disk),
+                    "diskread" => Some(SelfTest::DiskRead),
                     _ => None,
                 };
                 c.selftest.is_some()
@@ -148,6 +156,11 @@ mod tests {
         assert_eq!(
             parse("selftest=overflow").selftest,
             Some(SelfTest::StackOverflow)
+        );
+        assert_eq!(parse("selftest=disk").selftest, Some(SelfTest::Disk));
+        assert_eq!(
+            parse("selftest=diskread").selftest,
+            Some(SelfTest::DiskRead)
         );
         let c = parse("hz=250  exit_on_idle selftest=smep invariants");
         assert_eq!(c.hz, 250);

@@ -10,6 +10,7 @@ use x86_64::instructions::port::Port;
 use x86_64::registers::model_specific::Msr;
 
 const IA32_APIC_BASE: u32 = 0x1b;
+const REG_ID: u32 = 0x20;
 const REG_TPR: u32 = 0x80;
 const REG_EOI: u32 = 0xb0;
 const REG_SVR: u32 = 0xf0;
@@ -110,6 +111,14 @@ fn calibrate() -> u64 {
     let elapsed = u32::MAX - read(REG_TIMER_CURRENT);
     write(REG_TIMER_INIT, 0);
     elapsed as u64 * DIV
+}
+
+/// This CPU's local APIC id (where MSIs are sent).
+pub fn id() -> u32 {
+    match access() {
+        Access::Mmio(_) => read(REG_ID) >> 24,
+        Access::X2apic => read(REG_ID),
+    }
 }
 
 /// Signals end of interrupt.

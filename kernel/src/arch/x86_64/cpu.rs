@@ -158,6 +158,17 @@ pub fn wait_for_interrupt() {
     unsafe { core::arch::asm!("sti", "hlt", "cli", options(nomem, nostack)) };
 }
 
+/// The time-stamp counter, after earlier instructions finished (under
+/// QEMU `-icount shift=0` it counts guest instructions).
+pub fn rdtsc() -> u64 {
+    // SAFETY: LFENCE and RDTSC only read the counter; RDTSC is allowed in
+    // ring 0 whatever CR4.TSD says.
+    unsafe {
+        core::arch::x86_64::_mm_lfence();
+        core::arch::x86_64::_rdtsc()
+    }
+}
+
 /// The enabled XSAVE components (XCR0); only read when XSAVE is on.
 pub fn xcr0() -> u64 {
     XCr0::read_raw()
@@ -175,12 +186,4 @@ pub fn set_user_bases(fs: u64, gs: u64) {
         Msr::new(IA32_FS_BASE).write(fs);
         Msr::new(IA32_KERNEL_GS_BASE).write(gs);
     }
-}
-
-/// The time-stamp counter (under `-icount`, guest instructions retired).
-#[inline]
-pub fn rdtsc() -> u64 {
-    // SAFETY: RDTSC has no side effects; CR4.TSD is clear, so it is
-    // allowed at any privilege level.
-    unsafe { core::arch::x86_64::_rdtsc() }
 }

@@ -58,6 +58,8 @@ static IDT: KCell<Idt> = KCell::new(Idt([Gate::MISSING; 256]));
 
 /// Vector of the local APIC timer.
 pub const TIMER_VECTOR: u8 = 0x40;
+/// Vector of the virtio-blk disk's completions (MSI-X, edge-triggered).
+pub const DISK_VECTOR: u8 = 0x41;
 /// Vector of APIC spurious interrupts.
 pub const SPURIOUS_VECTOR: u8 = 0xff;
 

@@ -184,6 +184,21 @@ pub fn map_mmio(pa: u64) -> u64 {
     va
 }
 
+/// Maps `len` bytes of device memory at `pa` (any alignment), uncached, at
+/// boot, on consecutive pages of the MMIO window. Returns the address `pa`
+/// is mapped at.
+pub fn map_mmio_range(pa: u64, len: u64) -> u64 {
+    let first = pa & !0xfff;
+    let end = pa + len.max(1);
+    let va = map_mmio(first);
+    let mut page = first + 4096;
+    while page < end {
+        map_mmio(page);
+        page += 4096;
+    }
+    va + (pa & 0xfff)
+}
+
 /// Rights of a user mapping.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UserPerm {
