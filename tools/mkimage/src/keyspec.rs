@@ -25,6 +25,7 @@ pub(crate) enum KeySpec {
     SpaceNode(String),
     Node(String, Part),
     Fpu(String),
+    HeapPage(String, u64),
     Range(Space, u32),
     Supply(usize),
     FreshNode,
@@ -101,6 +102,7 @@ pub(crate) fn parse_key(s: &str) -> Result<KeySpec, String> {
             KeySpec::Node(name(d)?, part)
         }
         ["fpu", d] => KeySpec::Fpu(name(d)?),
+        ["heap-page", d, i] => KeySpec::HeapPage(name(d)?, parse_number(i)?),
         ["range", space, n] => {
             let space = match *space {
                 "pages" => Space::Page,

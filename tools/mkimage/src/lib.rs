@@ -41,8 +41,11 @@ pub const VERSION: u32 = 1;
 pub const MAX_KEYS: usize = SLOTS - 1;
 /// Most stack pages (`layout::STACK_SIZE`).
 pub const MAX_STACK_PAGES: u64 = layout::STACK_SIZE / PAGE_SIZE as u64;
-/// Most heap pages (`layout::HEAP_SIZE`).
-pub const MAX_HEAP_PAGES: u64 = layout::HEAP_SIZE / PAGE_SIZE as u64;
+/// Most heap pages: 1 GiB. Larger than `layout::HEAP_SIZE` (the area a
+/// segment keeper grows): an image may hold a heap bigger than RAM (the
+/// store pages it), and its zero pages cost the image nothing but the
+/// segment nodes over them.
+pub const MAX_HEAP_PAGES: u64 = 1 << 18;
 /// Initial `rflags`: IF and the always-one bit 1.
 pub const RFLAGS: u64 = 0x202;
 
@@ -205,6 +208,8 @@ struct Fixed {
     space_root: u64,
     space_key: Key,
     fpu: u64,
+    /// Its heap's first page oid and page count, once its space is built.
+    heap: Option<(u64, u64)>,
 }
 
 type Res<T> = std::result::Result<T, String>;
@@ -261,6 +266,15 @@ impl Names {
                 Key::node(oid, VERSION, 0)
             }
             KeySpec::Fpu(d) => Key::page(self.domain(d)?.fpu, VERSION, false),
+            KeySpec::HeapPage(d, i) => match self.domain(d)?.heap {
+                Some((first, n)) if *i < n => Key::page(first + i, 0, false),
+                h => {
+                    let n = h.map_or(0, |(_, n)| n);
+                    return Err(format!(
+                        "domain {d:?} has no heap page {i} (heap_pages = {n})"
+                    ));
+                }
+            },
             KeySpec::Range(..) => return Ok(None),
             KeySpec::Supply(n) => {
                 let node = objs.node();
@@ -320,10 +334,11 @@ pub fn build(spec: &Spec, mut load: impl FnMut(&str) -> Result<Vec<u8>>) -> Resu
                     if keeper { rights::KEEPER } else { 0 },
                 ),
                 fpu: objs.page(),
+                heap: None,
             }
         })
         .collect();
-    let names = Names {
+    let mut names = Names {
         meters,
         domain_index: spec
             .domain
@@ -353,6 +368,7 @@ pub fn build(spec: &Spec, mut load: impl FnMut(&str) -> Result<Vec<u8>>) -> Resu
     // Address spaces, root nodes, annexes and FPU pages.
     let mut files: HashMap<String, Vec<u8>> = HashMap::new();
     let mut domains = Vec::new();
+    let mut heaps = Vec::new();
     for (i, (d, f)) in spec.domain.iter().zip(&names.domains).enumerate() {
         let what = || format!("domain {:?}", d.name);
         if !files.contains_key(&d.program) {
@@ -371,6 +387,7 @@ pub fn build(spec: &Spec, mut load: impl FnMut(&str) -> Result<Vec<u8>>) -> Resu
         }
         let space = space::build(&mut objs, &program, file, d.stack_pages, d.heap_pages)
             .with_context(what)?;
+        heaps.push(space.heap_first.map(|first| (first, d.heap_pages)));
         let mut space_root = space.root;
         if d.segment_keeper.is_some() {
             space_root[domain::SEGMENT_KEEPER_SLOT] = names
@@ -435,6 +452,10 @@ pub fn build(spec: &Spec, mut load: impl FnMut(&str) -> Result<Vec<u8>>) -> Resu
             zero_pages: space.zero_pages,
             runs,
         });
+    }
+
+    for (f, heap) in names.domains.iter_mut().zip(heaps) {
+        f.heap = heap;
     }
 
     // General keys; ranges wait until every other object has its oid.

@@ -43,6 +43,8 @@ pub(crate) struct Built {
     pub stored_pages: usize,
     /// Zero pages (oids reserved, not stored).
     pub zero_pages: usize,
+    /// The oid of the first heap page (heap pages have consecutive oids).
+    pub heap_first: Option<u64>,
 }
 
 fn insert(pages: &mut BTreeMap<u64, PageSrc>, index: u64, page: PageSrc, what: &str) -> Result<()> {
@@ -111,11 +113,17 @@ pub(crate) fn build(
     heap_pages: u64,
 ) -> Result<Built> {
     let srcs = pages(program, file, stack_pages, heap_pages)?;
+    let heap_start = layout::HEAP_START / PAGE;
+    let mut heap_first = None;
     let mut stored_pages = 0;
     let mut zero_pages = 0;
     let mut keyed = Vec::with_capacity(srcs.len());
     for (index, src) in srcs {
         let oid = objs.page();
+        // Oids follow addresses and no other page lies between heap pages.
+        if index == heap_start && heap_pages > 0 {
+            heap_first = Some(oid);
+        }
         let key = match src.data {
             Some(data) => {
                 objs.b.page(oid, VERSION, &data);
@@ -136,6 +144,7 @@ pub(crate) fn build(
         nodes,
         stored_pages,
         zero_pages,
+        heap_first,
     })
 }
 

@@ -625,6 +625,83 @@ fn load_dir_reads_files() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn heap_page_keys() {
+    let spec = Spec::parse(
+        "[[domain]]\nname = \"a\"\nprogram = \"server\"\nheap_pages = 3\n\
+         keys = [\"heap-page:a:0\", \"heap-page:b:1\", \"heap-page:a:2\"]\n\
+         [[domain]]\nname = \"b\"\nprogram = \"client\"\nheap_pages = 2\n",
+    )
+    .unwrap();
+    let built = build(&spec, loader()).unwrap();
+    let image = Image::parse(&built.image).unwrap();
+    let (a, b) = (&built.domains[0], &built.domains[1]);
+    let g = image.node(a.general).unwrap().keys;
+    // Exactly the key the owner's space holds for that page: read-write,
+    // version 0 (a zero page, not stored).
+    for (slot, dom, i) in [(1, a, 0), (2, b, 1), (3, a, 2)] {
+        let (k, ro) = walk(&image, dom.space_key, HEAP_START + i * PAGE).unwrap();
+        assert!(!ro);
+        assert_eq!(g[slot], k, "slot {slot}");
+        assert_eq!((g[slot].key_type(), g[slot].version()), (KeyType::Page, 0));
+        assert!(!g[slot].is_ro() && image.page(g[slot].oid()).is_none());
+    }
+    assert_ne!(g[1], g[3]);
+    assert_eq!(g[3].oid(), g[1].oid() + 2);
+
+    let cases = [
+        (
+            "\"heap-page:d:0\"",
+            "domain \"d\" key slot 1 (\"heap-page:d:0\"): domain \"d\" has no heap page 0 (heap_pages = 0)",
+        ),
+        ("\"heap-page:nobody:0\"", "unknown domain \"nobody\""),
+        ("\"heap-page:d:x\"", "bad number \"x\""),
+        ("\"heap-page:d\"", "unknown key spec \"heap-page:d\""),
+    ];
+    for (keys, want) in cases {
+        let got = build_err(&one(keys));
+        assert!(got.contains(want), "want: {want}\ngot: {got}");
+    }
+    let spec = format!("{}heap_pages = 2\n", one("\"heap-page:d:2\""));
+    let got = build_err(&spec);
+    assert!(
+        got.contains("domain \"d\" has no heap page 2 (heap_pages = 2)"),
+        "{got}"
+    );
+}
+
+#[test]
+fn big_sparse_heap() {
+    // 256 MiB of heap: 65536 zero pages, none stored; only the segment
+    // nodes over them are (4096 + 256 + 16 + 1 under root slot 1).
+    let spec = Spec::parse(
+        "[[domain]]\nname = \"d\"\nprogram = \"server\"\nstack_pages = 0\nheap_pages = 65536\n",
+    )
+    .unwrap();
+    let built = build(&spec, loader()).unwrap();
+    let image = Image::parse(&built.image).unwrap();
+    let d = &built.domains[0];
+    assert_eq!(d.zero_pages, 65536);
+    assert_eq!(d.stored_pages, 1);
+    // The text page's chain below root slot 0: one size-3 node (see
+    // minimal_tree_shapes).
+    assert_eq!(d.segment_nodes, 4369 + 1);
+    assert_eq!(image.page_count(), 2); // the text page and the FPU page
+    for i in [0, 1, 4095, 4096, 65535] {
+        let (k, ro) = walk(&image, d.space_key, HEAP_START + i * PAGE).unwrap();
+        assert!(!ro && k.version() == 0 && image.page(k.oid()).is_none());
+    }
+    assert!(walk(&image, d.space_key, HEAP_START + 65536 * PAGE).is_none());
+    let (_, nodes) = check_minimal(&image, d.space_key);
+    assert_eq!(nodes - 1, d.segment_nodes);
+
+    let too_big = format!(
+        "[[domain]]\nname = \"d\"\nprogram = \"server\"\nheap_pages = {}\n",
+        MAX_HEAP_PAGES + 1
+    );
+    assert!(build_err(&too_big).contains("heap_pages at most 262144"));
+}
+
 proptest::proptest! {
     /// Any set of pages: the tree finds exactly those pages, and is minimal.
     #[test]

@@ -1,21 +1,24 @@
 //! The user runtime every Stet program links: the `_start` entry point, key
 //! invocation (`key`, over the raw `invoke`), typed wrappers for the
-//! kernel's objects (`kernel`), `print!`/`println!` through the console key,
-//! a panic handler, cycle counting for benchmarks, and (for tests)
-//! deliberate faults.
+//! kernel's objects (`kernel`, `checkpoint`, `journal`), the heap as words
+//! (`mem`), `print!`/`println!` through the console key, a panic handler,
+//! cycle counting for benchmarks, and (for tests) deliberate faults.
 //!
 //! The `unsafe` code of user programs lives in the low-level modules here
-//! (`invoke`, `start`, `fault`, `cpu`); programs themselves deny it.
+//! (`invoke`, `start`, `fault`, `cpu`, `mem`); programs themselves deny it.
 #![no_std]
 #![deny(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod checkpoint;
 pub mod cpu;
 pub mod fault;
 pub mod invoke;
 pub mod io;
+pub mod journal;
 pub mod kernel;
 pub mod key;
+pub mod mem;
 mod start;
 
 pub use stet_abi as abi;
