@@ -179,7 +179,9 @@ pub mod checkpoint {
     /// `w0` the period in milliseconds (0: no periodic checkpoints).
     pub const SET_PERIOD: u64 = 3;
     /// → `w0` the period in milliseconds, `w1` restarts since the store was
-    /// created, `w2` the generation the system last restarted from.
+    /// created, `w2` the generation the system last restarted from, `w3`
+    /// TSC ticks the kernel spent writing and committing the last
+    /// checkpoint (not counting waiting for the disk).
     pub const INFO: u64 = 4;
     /// Waits until the system restarts from a checkpoint; the reply is
     /// then `RESTARTED` (a domain that checks state after every restart).

@@ -5,11 +5,11 @@
 //! wake-up — or after a restart from any checkpoint — it simply asks
 //! again and gets the answer that is true then.
 
-use super::After;
+use super::{After, Reply};
 use crate::domain;
-use crate::invoke::message::{Msg, Reply};
+use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
-use crate::store::{self, snapshot};
+use crate::store;
 use stet_abi::code;
 use stet_abi::order::checkpoint as o;
 
@@ -35,7 +35,7 @@ pub fn order(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
                 k.store.period_ms,
                 k.store.restarts,
                 k.store.restarted_from,
-                k.store.committed,
+                k.store.stats.work,
             ]
         }
         o::WAIT_RESTART => {

@@ -5,9 +5,9 @@
 //! `OK` once the record is durable — or `RESTARTED` if the system restarted
 //! meanwhile (the record may or may not have reached the disk: ask again).
 
-use super::After;
+use super::{After, Reply};
 use crate::domain;
-use crate::invoke::message::{Msg, Reply};
+use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
 use crate::obj::Miss;
 use crate::store::{self, journal};

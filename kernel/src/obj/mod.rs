@@ -391,27 +391,6 @@ impl Objects {
         Ok(i)
     }
 
-    /// Installs page `oid` (not cached) with `frame` and `version`, dirty:
-    /// the big bang and journal replay create objects this way.
-    pub fn install_page(
-        &mut self,
-        oid: u64,
-        version: u32,
-        frame: FrameNumber,
-    ) -> Result<u32, Miss> {
-        let i = self.free_pages.pop().ok_or(Miss::NoSpace)?;
-        let e = &mut self.pages[i as usize];
-        *e = PageEntry::new_zeroed();
-        e.oid = oid;
-        e.version = version;
-        e.frame = frame.0;
-        e.used = true;
-        self.page_index.insert(oid, i);
-        self.page_high = self.page_high.max(i as usize + 1);
-        self.page_dirty(i);
-        Ok(i)
-    }
-
     /// The node a key designates (domain, start, meter, segment and node
     /// keys), checking its version. Resume keys check their call count
     /// elsewhere; for them only the oid is resolved.

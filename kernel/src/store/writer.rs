@@ -22,7 +22,7 @@ use stet_physmem::pool::FrameNumber;
 use stet_store::ckpt::{self, DirEntry, Directory, Found, Header, Layout};
 use stet_store::geometry::{NODES_PER_BLOCK, NODE_RECORD};
 use stet_store::node::{self, Record};
-use stet_store::root::{self, Root};
+use stet_store::root;
 use stet_store::versions;
 
 /// Jobs in flight at once.
@@ -149,19 +149,6 @@ impl Writer {
     /// Whether a new checkpoint may start.
     pub fn is_idle(&self) -> bool {
         self.phase == Phase::Idle
-    }
-
-    /// Whether the last checkpoint has committed but not yet migrated.
-    pub fn migrating(&self) -> bool {
-        matches!(
-            self.phase,
-            Phase::Migrate0
-                | Phase::FlushMigrate0
-                | Phase::Migrate1
-                | Phase::FlushMigrate1
-                | Phase::Migrated
-                | Phase::FlushMigrated
-        )
     }
 
     /// Starts writing a snapshot of `layout` (staged by `snapshot::take`).
@@ -975,9 +962,4 @@ fn merge_nodes(k: &mut Kernel, j: usize, block: u64, first: u32, n: u32) {
         }
         phys::write_frame(f0, at, &rec);
     }
-}
-
-/// The root currently on disk (for reports).
-pub fn current(k: &Kernel) -> Root {
-    k.store.root
 }
