@@ -1,6 +1,7 @@
 # Stet — build, boot, test and benchmark.
 #
-#   make run          build everything and boot Stet in QEMU (Ctrl-A X quits)
+#   make run          build everything and boot Stet in QEMU (Ctrl-A X quits) on the
+#                     persistent disk build/stet.disk; FRESH=1 starts a new one
 #   make test         host unit tests + system tests in QEMU; last line "N passed, M failed"
 #   make test T=name  one system test (tests/system/<name>.toml)
 #   make bench        benchmarks under -icount: instructions per operation
@@ -39,7 +40,7 @@ harness: deps
 	cargo build -p stet-harness --release
 
 run: all
-	$(HARNESS) run $(if $(PROGRAMS_RUN),--programs $(PROGRAMS_RUN)) $(if $(APPEND),--append "$(APPEND)")
+	$(HARNESS) run $(if $(filter-out 0,$(FRESH)),--fresh) $(if $(PROGRAMS_RUN),--programs $(PROGRAMS_RUN)) $(if $(APPEND),--append "$(APPEND)")
 
 ifeq ($(T),)
 test: all

@@ -3,7 +3,9 @@
 # Rust target for the kernel. Quiet and quick when everything is there.
 set -euo pipefail
 need=()
-command -v qemu-system-x86_64 >/dev/null 2>&1 || need+=(qemu-system-x86 qemu-utils)
+command -v qemu-system-x86_64 >/dev/null 2>&1 || need+=(qemu-system-x86)
+# qemu-io and qemu-img: the harness's write-log replayer is tested against them.
+command -v qemu-io >/dev/null 2>&1 || need+=(qemu-utils)
 # GRUB, to test the Multiboot2 boot path the way a real machine boots.
 [ -d /usr/lib/grub/i386-pc ] || need+=(grub-pc-bin)
 command -v grub-mkrescue >/dev/null 2>&1 || need+=(grub-common)

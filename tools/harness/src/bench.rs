@@ -135,6 +135,8 @@ pub fn run(layout: &Layout, out: &Path) -> Result<()> {
     let opts = runner::Options {
         timeout: TIMEOUT,
         log: Some(layout.log(NAME)),
+        kill: None,
+        term_grace: None,
     };
     let output = runner::run(config(layout).command(), &opts, BenchSink::default())
         .with_context(|| format!("cannot start {}", qemu::QEMU))?;

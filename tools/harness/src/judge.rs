@@ -62,9 +62,73 @@ pub fn judge(expected: Expected, exit: Exit, verdict: &Verdict) -> Result<(), St
     }
 }
 
+/// `Ok` if a boot that should end by being killed at a line matching
+/// `kill_on` did so: killed on that line (`killed_on`), no forbidden line,
+/// every expectation met.
+pub fn judge_kill_on(
+    kill_on: &str,
+    timeout: Duration,
+    exit: Exit,
+    killed_on: Option<&str>,
+    verdict: &Verdict,
+) -> Result<(), String> {
+    match verdict {
+        Verdict::SpecError(e) => return Err(format!("spec error: {e}")),
+        Verdict::Forbidden(line) => return Err(format!("forbidden line: {line}")),
+        Verdict::Ok | Verdict::Unmet(_) => {}
+    }
+    match (exit, killed_on) {
+        (Exit::Killed, Some(_)) => {}
+        (Exit::Timeout, _) | (Exit::Killed, None) => {
+            return Err(format!(
+                "timeout after {}s: no line matched '{kill_on}'",
+                timeout.as_secs()
+            ))
+        }
+        (other, _) => {
+            return Err(format!(
+                "QEMU exited (status {other}) before a line matched '{kill_on}'"
+            ))
+        }
+    }
+    match verdict {
+        Verdict::Unmet(pattern) => Err(format!("expectation not met: {pattern}")),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kill_on_boots() {
+        let t = Duration::from_secs(30);
+        let j = |exit, killed: Option<&str>, v: &Verdict| {
+            judge_kill_on("check: ok", t, exit, killed, v)
+        };
+        assert_eq!(j(Exit::Killed, Some("check: ok"), &Verdict::Ok), Ok(()));
+        assert_eq!(
+            j(Exit::Killed, Some("check: ok"), &Verdict::Unmet("x".into())),
+            Err("expectation not met: x".into())
+        );
+        assert_eq!(
+            j(Exit::Timeout, None, &Verdict::Ok),
+            Err("timeout after 30s: no line matched 'check: ok'".into())
+        );
+        assert_eq!(
+            j(Exit::Code(33), None, &Verdict::Ok),
+            Err("QEMU exited (status 33) before a line matched 'check: ok'".into())
+        );
+        assert_eq!(
+            j(Exit::Killed, None, &Verdict::Forbidden("PANIC".into())),
+            Err("forbidden line: PANIC".into())
+        );
+        assert_eq!(
+            j(Exit::Killed, Some("c"), &Verdict::SpecError("bad".into())),
+            Err("spec error: bad".into())
+        );
+    }
 
     fn expected(outcome: Outcome) -> Expected {
         Expected {

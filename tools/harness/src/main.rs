@@ -4,19 +4,28 @@
 
 mod bench;
 mod bench_json;
+mod corrupt;
+mod crash;
+mod crash_spec;
+mod dmlog;
+mod flushpoints;
 mod host_results;
 mod image;
 mod interactive;
 mod judge;
 mod matcher;
+mod powercut;
+mod prng;
 mod qemu;
 mod report;
 mod root;
 mod runner;
 mod spec;
+mod steps;
 mod system;
 #[cfg(test)]
 mod testutil;
+mod watch;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -60,8 +69,12 @@ enum Cmd {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
-    /// Boot programs interactively (-nographic; Ctrl-A X quits).
+    /// Boot programs interactively (-nographic; Ctrl-A X quits) on the
+    /// persistent disk build/stet.disk (created if missing).
     Run {
+        /// Delete the persistent disk first and start with a new one.
+        #[arg(long)]
+        fresh: bool,
         /// Programs started at boot, comma-separated (default: the image
         /// described by tests/run.toml).
         #[arg(long, value_delimiter = ',')]
@@ -100,8 +113,12 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             bench::run(&layout, &out)?;
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Run { programs, append } => {
-            let code = interactive::run(&layout, programs.as_deref(), append.as_deref())?;
+        Cmd::Run {
+            fresh,
+            programs,
+            append,
+        } => {
+            let code = interactive::run(&layout, programs.as_deref(), append.as_deref(), fresh)?;
             Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
         }
     }

@@ -57,6 +57,29 @@ impl Layout {
         self.root.join("build/logs").join(format!("{name}.log"))
     }
 
+    /// The console log of one of several boots of test `name` (`tag`: the
+    /// boot's number, `run`, `flush<k>`).
+    pub fn boot_log(&self, name: &str, tag: &str) -> PathBuf {
+        self.root
+            .join("build/logs")
+            .join(format!("{name}.{tag}.log"))
+    }
+
+    /// The write log (dm-log-writes) of test `name`'s logged run.
+    pub fn write_log(&self, name: &str) -> PathBuf {
+        self.root.join("build/disks").join(format!("{name}.wlog"))
+    }
+
+    /// Where test `name`'s replayed disk images are written.
+    pub fn replay_dir(&self, name: &str) -> PathBuf {
+        self.root.join("build/disks").join(format!("{name}.replay"))
+    }
+
+    /// The disk `make run` keeps between runs.
+    pub fn run_disk(&self) -> PathBuf {
+        self.root.join("build/stet.disk")
+    }
+
     /// The directory of system test specs.
     pub fn specs(&self) -> PathBuf {
         self.root.join("tests/system")
@@ -97,5 +120,12 @@ mod tests {
     fn explicit_root_wins() {
         let layout = Layout::find(Some("/r".into()), Path::new("/")).unwrap();
         assert_eq!(layout.kernel(), Path::new("/r/build/stet-kernel"));
+        assert_eq!(
+            layout.boot_log("t", "3"),
+            Path::new("/r/build/logs/t.3.log")
+        );
+        assert_eq!(layout.write_log("t"), Path::new("/r/build/disks/t.wlog"));
+        assert_eq!(layout.replay_dir("t"), Path::new("/r/build/disks/t.replay"));
+        assert_eq!(layout.run_disk(), Path::new("/r/build/stet.disk"));
     }
 }

@@ -5,6 +5,10 @@
 //! tail of lines is kept in memory, so a guest that prints forever (with or
 //! without newlines) cannot exhaust memory. The reader threads are joined
 //! with a bound, so a grandchild holding the pipe open cannot hang us.
+//!
+//! A sink may hold a [`KillSwitch`] (passed in [`Options::kill`]) and arm it
+//! to have the process killed with SIGKILL at a chosen moment: the crash
+//! tests cut the power this way when a console line says it is time.
 
 use std::collections::VecDeque;
 use std::fs::{self, File};
@@ -43,6 +47,8 @@ pub enum Exit {
     Signal(i32),
     /// It was still running at the timeout and we killed it.
     Timeout,
+    /// We killed it (SIGKILL) because its [`KillSwitch`] was armed.
+    Killed,
 }
 
 impl std::fmt::Display for Exit {
@@ -51,6 +57,7 @@ impl std::fmt::Display for Exit {
             Exit::Code(c) => write!(f, "{c}"),
             Exit::Signal(s) => write!(f, "signal {s}"),
             Exit::Timeout => write!(f, "timeout"),
+            Exit::Killed => write!(f, "killed"),
         }
     }
 }
@@ -90,6 +97,36 @@ pub struct Options {
     pub timeout: Duration,
     /// Stream the console (then stderr) to this file.
     pub log: Option<PathBuf>,
+    /// Kill the process (SIGKILL) once this switch's moment has come.
+    pub kill: Option<KillSwitch>,
+    /// At the switch's moment, send SIGTERM first and allow this long for
+    /// an orderly exit before SIGKILL (QEMU then finishes its disk
+    /// requests and closes its images).
+    pub term_grace: Option<Duration>,
+}
+
+/// A moment, settable from any thread, at which the runner kills the
+/// process. Clones share the moment.
+#[derive(Clone, Debug, Default)]
+pub struct KillSwitch(Arc<Mutex<Option<Instant>>>);
+
+impl KillSwitch {
+    /// Kill at `at` (replacing any earlier setting; a moment in the past
+    /// kills at once).
+    pub fn arm(&self, at: Instant) {
+        *self.lock() = Some(at);
+    }
+
+    /// The moment set, if any.
+    pub fn deadline(&self) -> Option<Instant> {
+        *self.lock()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Option<Instant>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
 }
 
 /// The state shared with the reader threads.
@@ -198,21 +235,64 @@ where
     })
 }
 
-/// Waits for `child` until `deadline`; kills it if it is still running.
-fn wait_until(child: &mut Child, deadline: Instant) -> io::Result<Exit> {
+/// Waits for `child` until `deadline` or the moment of `switch`; kills it
+/// (SIGKILL, or SIGTERM first if `term_grace` is given) if it is still
+/// running then.
+fn wait_until(
+    child: &mut Child,
+    deadline: Instant,
+    switch: Option<&KillSwitch>,
+    term_grace: Option<Duration>,
+) -> io::Result<Exit> {
+    let mut termed: Option<Instant> = None;
     loop {
         if let Some(status) = child.try_wait()? {
-            return Ok(status.into());
+            return Ok(match termed {
+                Some(_) => Exit::Killed,
+                None => status.into(),
+            });
         }
         let now = Instant::now();
+        let armed = switch.and_then(KillSwitch::deadline);
+        // It may exit between try_wait and kill; that still counts as ours.
+        if armed.is_some_and(|at| now >= at) {
+            match (term_grace, termed) {
+                (Some(_), None) => {
+                    terminate(child.id());
+                    termed = Some(now);
+                }
+                (Some(grace), Some(since)) if now < since + grace => {}
+                _ => {
+                    let _ = child.kill();
+                    child.wait()?;
+                    return Ok(Exit::Killed);
+                }
+            }
+        }
         if now >= deadline {
-            // It may exit between try_wait and kill; that is still a timeout.
             let _ = child.kill();
             child.wait()?;
             return Ok(Exit::Timeout);
         }
-        thread::sleep(POLL.min(deadline - now));
+        let next = armed.map_or(deadline, |at| at.min(deadline));
+        let nap = match termed {
+            Some(_) => POLL,
+            None => POLL.min(next.saturating_duration_since(now)),
+        };
+        thread::sleep(nap);
     }
+}
+
+/// Sends SIGTERM to `pid` (with kill(1): std has no way, and this crate
+/// has no unsafe code). If that fails, the grace period ends in SIGKILL.
+fn terminate(pid: u32) {
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(pid.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
 }
 
 /// Joins the readers, giving up after `bound` (they then exit on their own).
@@ -258,10 +338,15 @@ pub fn run<S: LineSink>(mut cmd: Command, opts: &Options, sink: S) -> io::Result
     if let Some(err) = child.stderr.take() {
         handles.push(reader(err, shared.clone(), Capture::stderr));
     }
-    let exit = wait_until(&mut child, start + opts.timeout)?;
+    let exit = wait_until(
+        &mut child,
+        start + opts.timeout,
+        opts.kill.as_ref(),
+        opts.term_grace,
+    )?;
     let elapsed = start.elapsed();
     let bound = match exit {
-        Exit::Timeout => JOIN_AFTER_KILL,
+        Exit::Timeout | Exit::Killed => JOIN_AFTER_KILL,
         _ => JOIN_AFTER_EXIT,
     };
     join_bounded(handles, bound);
@@ -293,6 +378,8 @@ mod tests {
         Options {
             timeout: Duration::from_secs(secs),
             log: None,
+            kill: None,
+            term_grace: None,
         }
     }
 
@@ -329,6 +416,8 @@ mod tests {
         let opts = Options {
             timeout: Duration::from_secs(2),
             log: Some(log.clone()),
+            kill: None,
+            term_grace: None,
         };
         let out = run(sh("while true; do printf x; done"), &opts, Count::default()).unwrap();
         assert!(start.elapsed() < Duration::from_millis(3500));
@@ -372,6 +461,8 @@ mod tests {
         let opts = Options {
             timeout: Duration::from_secs(10),
             log: Some(log.clone()),
+            kill: None,
+            term_grace: None,
         };
         let out = run(
             sh("i=0; while [ $i -lt 100 ]; do echo line$i; i=$((i+1)); done; echo oops >&2"),
@@ -387,6 +478,96 @@ mod tests {
         assert!(text.starts_with("line0\nline1\n"));
         assert!(text.contains("line99\n"));
         assert!(text.ends_with("--- stderr ---\noops\n"));
+    }
+
+    /// Arms its switch `delay` after the line `go`, and records every line.
+    struct ArmOnGo {
+        switch: KillSwitch,
+        delay: Duration,
+        lines: Vec<String>,
+    }
+
+    impl LineSink for ArmOnGo {
+        fn line(&mut self, line: &str) {
+            if line == "go" {
+                self.switch.arm(Instant::now() + self.delay);
+            }
+            self.lines.push(line.to_string());
+        }
+    }
+
+    #[test]
+    fn an_armed_switch_kills_at_its_moment() {
+        let switch = KillSwitch::default();
+        let sink = ArmOnGo {
+            switch: switch.clone(),
+            delay: Duration::from_millis(300),
+            lines: Vec::new(),
+        };
+        let opts = Options {
+            timeout: Duration::from_secs(20),
+            log: None,
+            kill: Some(switch.clone()),
+            term_grace: None,
+        };
+        let start = Instant::now();
+        let out = run(
+            sh("echo a; echo go; echo b; sleep 30; echo never"),
+            &opts,
+            sink,
+        )
+        .unwrap();
+        let took = start.elapsed();
+        assert_eq!(out.exit, Exit::Killed);
+        assert!(took >= Duration::from_millis(300), "took {took:?}");
+        assert!(took < Duration::from_secs(5), "took {took:?}");
+        assert_eq!(out.sink.lines, ["a", "go", "b"]);
+        assert!(switch.deadline().is_some());
+    }
+
+    #[test]
+    fn a_gentle_kill_sends_sigterm_first() {
+        let run_with = |script: &str| {
+            let switch = KillSwitch::default();
+            let sink = ArmOnGo {
+                switch: switch.clone(),
+                delay: Duration::ZERO,
+                lines: Vec::new(),
+            };
+            let opts = Options {
+                timeout: Duration::from_secs(20),
+                log: None,
+                kill: Some(switch),
+                term_grace: Some(Duration::from_secs(2)),
+            };
+            let start = Instant::now();
+            let out = run(sh(script), &opts, sink).unwrap();
+            (out, start.elapsed())
+        };
+        // It cleans up and exits on SIGTERM.
+        let (out, took) = run_with(
+            "trap 'echo cleaned up; exit 0' TERM; echo go; while true; do sleep 0.1; done",
+        );
+        assert_eq!(out.exit, Exit::Killed);
+        assert_eq!(out.sink.lines, ["go", "cleaned up"]);
+        assert!(took < Duration::from_secs(2), "took {took:?}");
+        // It ignores SIGTERM: SIGKILL after the grace period.
+        let (out, took) = run_with("trap '' TERM; echo go; while true; do sleep 0.1; done");
+        assert_eq!(out.exit, Exit::Killed);
+        assert_eq!(out.sink.lines, ["go"]);
+        assert!(took >= Duration::from_secs(2), "took {took:?}");
+        assert!(took < Duration::from_secs(5), "took {took:?}");
+    }
+
+    #[test]
+    fn an_unarmed_switch_changes_nothing() {
+        let opts = Options {
+            kill: Some(KillSwitch::default()),
+            ..opts(10)
+        };
+        let out = run(sh("echo a; exit 33"), &opts, NoSink).unwrap();
+        assert_eq!(out.exit, Exit::Code(33));
+        assert_eq!(Exit::Killed.to_string(), "killed");
     }
 
     #[test]

@@ -7,6 +7,8 @@ use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 use stet_mkimage::{DomainSpec, MeterSpec};
 
+use crate::crash_spec::{Boot, FlushpointsSpec, PowercutSpec};
+
 /// What a test expects the guest to do.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -68,9 +70,10 @@ pub struct Spec {
     /// Regexes that must match console lines in order.
     #[serde(default)]
     pub expect: Vec<String>,
-    /// How to boot.
+    /// How to boot (`"pvh"`, `"grub"`), or `[[boot]]` tables: boots in
+    /// order on one disk (see `crash_spec::BootStep`).
     #[serde(default)]
-    pub boot: BootMethod,
+    pub boot: Boot,
     /// Regexes that must each match some console line, in any order.
     #[serde(default)]
     pub contains: Vec<String>,
@@ -81,6 +84,13 @@ pub struct Spec {
     /// `"1G"`; a sparse file, created anew for every run).
     #[serde(default)]
     pub disk: Option<String>,
+    /// Power-cut test: kill and reboot at seeded random moments.
+    #[serde(default)]
+    pub powercut: Option<PowercutSpec>,
+    /// Every-flush-point test: replay a logged run's writes up to each
+    /// flush and boot each image.
+    #[serde(default)]
+    pub flushpoints: Option<FlushpointsSpec>,
 }
 
 /// Default guest memory.
@@ -102,14 +112,19 @@ fn default_exit_code() -> i32 {
 
 impl Spec {
     /// Parses a spec from TOML text. It must give `programs` or
-    /// `[[domain]]` tables, not both.
+    /// `[[domain]]` tables, not both, and its crash-test parts must fit
+    /// together (`crash_spec::mode`).
     pub fn parse(text: &str) -> Result<Self> {
         let spec: Spec = toml::from_str(text)?;
         match (&spec.programs, spec.domain.is_empty()) {
             (Some(_), false) => bail!("give either `programs` or `[[domain]]` tables, not both"),
             (None, true) => bail!("no `programs` and no `[[domain]]` tables"),
-            _ => Ok(spec),
+            _ => {}
         }
+        if let Err(e) = crate::crash_spec::mode(&spec) {
+            bail!("{e}");
+        }
+        Ok(spec)
     }
 
     /// What the big bang image holds.
@@ -286,7 +301,7 @@ mod tests {
             crate::root::Layout::find(None, Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
         let tests = discover(&layout.specs()).unwrap();
         assert!(!tests.is_empty());
-        // Specs waiting for kernel features must stay valid too.
+        // Specs waiting for kernel work must parse too.
         let pending = discover(&layout.specs().join("pending")).unwrap();
         for t in tests
             .iter()

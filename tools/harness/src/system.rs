@@ -6,6 +6,8 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
+use crate::crash;
+use crate::crash_spec::{self, Mode};
 use crate::image;
 use crate::judge::{judge, Expected};
 use crate::matcher::Matcher;
@@ -28,23 +30,30 @@ pub struct TestResult {
     pub tail: Vec<String>,
     /// QEMU's stderr (its tail).
     pub stderr: String,
+    /// A result line shown after `PASS` (the crash tests' counts).
+    pub detail: Option<String>,
 }
 
 impl TestResult {
-    fn setup_failure(name: &str, reason: String) -> Self {
+    /// A test that failed before or outside a QEMU run.
+    pub fn setup_failure(name: &str, reason: String) -> Self {
         TestResult {
             name: name.to_string(),
             result: Err(reason),
             secs: 0.0,
             tail: Vec::new(),
             stderr: String::new(),
+            detail: None,
         }
     }
 
     /// The `PASS`/`FAIL` line, plus the console tail on failure.
     pub fn render(&self) -> String {
         match &self.result {
-            Ok(()) => format!("PASS {} ({:.1}s)\n", self.name, self.secs),
+            Ok(()) => match &self.detail {
+                Some(d) => format!("PASS {} ({:.1}s): {d}\n", self.name, self.secs),
+                None => format!("PASS {} ({:.1}s)\n", self.name, self.secs),
+            },
             Err(reason) => format!(
                 "FAIL {}: {reason}\n{}",
                 self.name,
@@ -54,8 +63,23 @@ impl TestResult {
     }
 }
 
-/// The QEMU configuration for a test.
+/// The QEMU configuration for a test (with its disk, if it has one).
 pub fn config(layout: &Layout, name: &str, spec: &Spec) -> qemu::Config {
+    let disk = match spec.disk {
+        Some(_) => qemu::disk_args(&layout.disk(name)),
+        None => Vec::new(),
+    };
+    config_with_disk(layout, name, spec, disk)
+}
+
+/// The QEMU configuration for a test, with `disk` (QEMU arguments) as its
+/// disk.
+pub fn config_with_disk(
+    layout: &Layout,
+    name: &str,
+    spec: &Spec,
+    disk: Vec<String>,
+) -> qemu::Config {
     qemu::Config {
         kernel: layout.kernel(),
         image: layout.image(name),
@@ -63,13 +87,11 @@ pub fn config(layout: &Layout, name: &str, spec: &Spec) -> qemu::Config {
         mem: spec.mem.clone(),
         extra: {
             let mut extra = spec.qemu_args.clone();
-            if spec.disk.is_some() {
-                extra.extend(qemu::disk_args(&layout.disk(name)));
-            }
+            extra.extend(disk);
             extra
         },
         console: Console::Captured,
-        iso: (spec.boot == BootMethod::Grub)
+        iso: (spec.boot.method() == BootMethod::Grub)
             .then(|| layout.root.join(format!("build/images/{name}.iso"))),
     }
 }
@@ -80,6 +102,10 @@ pub fn run_one(layout: &Layout, test: &TestFile) -> TestResult {
     let spec = match Spec::load(&test.path) {
         Ok(spec) => spec,
         Err(e) => return TestResult::setup_failure(name, format!("spec error: {e:#}")),
+    };
+    let mode = match crash_spec::mode(&spec) {
+        Ok(mode) => mode,
+        Err(e) => return TestResult::setup_failure(name, format!("spec error: {e}")),
     };
     let matcher = match Matcher::new(&spec.expect, &spec.forbid)
         .and_then(|m| m.with_contains(&spec.contains))
@@ -98,7 +124,7 @@ pub fn run_one(layout: &Layout, test: &TestFile) -> TestResult {
     if let Err(e) = image::build(layout, &spec.image(), &layout.image(name)) {
         return TestResult::setup_failure(name, format!("setup error: {e:#}"));
     }
-    if spec.boot == BootMethod::Grub {
+    if spec.boot.method() == BootMethod::Grub {
         if let Err(e) = image::grub_iso(layout, name, &spec.cmdline) {
             return TestResult::setup_failure(name, format!("setup error: {e:#}"));
         }
@@ -108,9 +134,17 @@ pub fn run_one(layout: &Layout, test: &TestFile) -> TestResult {
             return TestResult::setup_failure(name, format!("setup error: {e:#}"));
         }
     }
+    match mode {
+        Mode::Plain => {}
+        Mode::Powercut(p) => return crash::powercut(layout, name, &spec, p),
+        Mode::Flushpoints(f) => return crash::flushpoints(layout, name, &spec, f),
+        Mode::Steps(steps) => return crash::steps(layout, name, &spec, steps),
+    }
     let opts = runner::Options {
         timeout: Duration::from_secs(spec.timeout_secs),
         log: Some(layout.log(name)),
+        kill: None,
+        term_grace: None,
     };
     let output = match runner::run(config(layout, name, &spec).command(), &opts, matcher) {
         Ok(output) => output,
@@ -131,6 +165,7 @@ pub fn run_one(layout: &Layout, test: &TestFile) -> TestResult {
         secs: output.elapsed.as_secs_f64(),
         tail: output.tail,
         stderr: output.stderr,
+        detail: None,
     }
 }
 
@@ -182,6 +217,7 @@ mod tests {
             secs: 1.25,
             tail: vec!["last".into()],
             stderr: String::new(),
+            detail: None,
         }
     }
 
@@ -215,6 +251,11 @@ mod tests {
     #[test]
     fn render_pass_and_fail() {
         assert_eq!(fake("a", true).render(), "PASS a (1.2s)\n");
+        let detailed = TestResult {
+            detail: Some("powercut: 1 kills".into()),
+            ..fake("c", true)
+        };
+        assert_eq!(detailed.render(), "PASS c (1.2s): powercut: 1 kills\n");
         assert_eq!(
             fake("b", false).render(),
             "FAIL b: boom\n    last console lines:\n    last\n"
