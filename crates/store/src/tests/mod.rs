@@ -1,0 +1,7 @@
+//! Unit and property tests of the disk format, and (in `sim`) the
+//! crash-consistency simulation of the kernel's write protocol.
+
+mod ckpt;
+mod format;
+mod journal;
+mod sim;
