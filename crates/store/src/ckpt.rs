@@ -15,6 +15,7 @@
 //! the kernel can find an object without allocating.
 
 use crate::geometry::{NODES_PER_BLOCK, NODE_RECORD};
+use crate::node::{self, NodeImage, Record};
 use crate::{get32, get64, put32, put64, seal, sealed, Damaged, BLOCK, FORMAT};
 use stet_keys::{Space, MAX_OID};
 
@@ -286,6 +287,28 @@ pub struct Found {
     pub offset: usize,
     /// The page data's CRC-32C (0 for nodes).
     pub crc: u32,
+}
+
+impl Found {
+    /// The node from the checkpoint block `block` (read from `self.block`):
+    /// its record at `self.offset` must be valid, this node's, and of the
+    /// directory's version.
+    pub fn node(&self, block: &[u8]) -> Result<NodeImage, Damaged> {
+        match node::decode(&block[self.offset..], self.oid) {
+            Record::Valid(n) if self.space == Space::Node && n.version == self.version => Ok(n),
+            _ => Err(Damaged),
+        }
+    }
+
+    /// Checks a page's data (read from `self.block`) against the
+    /// directory's CRC-32C.
+    pub fn check_page(&self, data: &[u8]) -> Result<(), Damaged> {
+        if self.space == Space::Page && crate::crc32c(&data[..BLOCK]) == self.crc {
+            Ok(())
+        } else {
+            Err(Damaged)
+        }
+    }
 }
 
 /// Why a directory could not be built.

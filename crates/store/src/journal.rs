@@ -98,7 +98,7 @@ impl Ring {
     /// Whether a record can start at block `pos`.
     pub fn is_record(&self, pos: u64) -> bool {
         pos >= self.start
-            && (pos - self.start) % RECORD_BLOCKS == 0
+            && (pos - self.start).is_multiple_of(RECORD_BLOCKS)
             && (pos - self.start) / RECORD_BLOCKS < self.slots()
     }
 

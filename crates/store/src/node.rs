@@ -52,6 +52,8 @@ impl NodeImage {
 }
 
 /// What a record slot holds.
+// Only `Valid` carries data, and there is no heap to box it in (no_std).
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Record {
     /// All zero: never written (a zero node at version 0).

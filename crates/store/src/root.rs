@@ -1,34 +1,57 @@
-//! Root records. Two live at blocks 0 and 1; each commit writes the older
-//! one, last, after a flush of everything it points to. At boot the newer
-//! *valid* one wins: a torn or corrupt root (bad magic, bad CRC-32C,
-//! impossible geometry) is ignored, so a crash while writing a root leaves
-//! the previous one in charge.
+//! Root records. Two live at blocks 0 and 1; each root write goes to the
+//! block the current root is not in, and only after a flush of everything
+//! it points to. At boot the newer *valid* one wins: a torn or corrupt root
+//! (bad magic, bad CRC-32C, impossible fields) is ignored, so a crash while
+//! writing a root leaves the previous one in charge.
+//!
+//! ```text
+//! 0   magic "STETROOT"     8   format u32 (2)     12  zero u32
+//! 16  generation u64
+//! 24  geometry: total, nodes, node_area, node_blocks, pages, version_area,
+//!     version_blocks, page_area, journal_start, journal_blocks, log_start,
+//!     log_blocks (12 u64, to byte 120)
+//! 120 ckpt_generation u64  128 ckpt_start u64     136 ckpt_blocks u64
+//! 144 migrated u64 (0, 1)  152 journal_head u64   160 journal_seq u64
+//! 168 restarts u64         176..252 zero          252 CRC-32C of 0..252
+//! ```
 
-use crate::crc32c;
 use crate::geometry::Geometry;
+use crate::{get32, get64, put32, put64, seal, sealed};
 
 /// The root record's magic.
 pub const MAGIC: [u8; 8] = *b"STETROOT";
 /// Format version.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = crate::FORMAT;
 /// Bytes of an encoded root (the rest of the block is zero).
-pub const ROOT_LEN: usize = 128;
+pub const ROOT_LEN: usize = 256;
+const CRC_AT: usize = ROOT_LEN - 4;
+const FIELDS_END: usize = 176;
 
 /// The committed state of the store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Root {
-    /// Commit counter: the newer root has the larger one.
+    /// Root write counter: +1 on every root write; the newer root has the
+    /// larger one.
     pub generation: u64,
     /// The disk's layout.
     pub geometry: Geometry,
-    /// First log block of the last committed checkpoint.
+    /// The last committed checkpoint's number (0: none yet); never more
+    /// than `generation` (see [`Root::next_ckpt_generation`]).
+    pub ckpt_generation: u64,
+    /// Its first block (absolute, in the log).
     pub ckpt_start: u64,
     /// Its length in blocks (0: none yet).
     pub ckpt_blocks: u64,
-    /// Whether it has been copied to the objects' homes.
+    /// Whether it has been copied to the objects' homes (then the log is
+    /// not needed; always true when there is no checkpoint).
     pub migrated: bool,
-    /// First log block of journal records newer than the checkpoint.
-    pub journal_start: u64,
+    /// First block (absolute, in the journal ring) of the journal records
+    /// that apply on top of the checkpoint.
+    pub journal_head: u64,
+    /// The sequence number expected there.
+    pub journal_seq: u64,
+    /// Boots from this store (informational; journal records carry it).
+    pub restarts: u64,
 }
 
 /// Why a root record was not accepted.
@@ -44,23 +67,47 @@ pub enum RootError {
     Geometry,
 }
 
-fn put(b: &mut [u8], at: usize, v: u64) {
-    b[at..at + 8].copy_from_slice(&v.to_le_bytes());
-}
-
-fn get(b: &[u8], at: usize) -> u64 {
-    let mut w = [0u8; 8];
-    w.copy_from_slice(&b[at..at + 8]);
-    u64::from_le_bytes(w)
-}
-
 impl Root {
+    /// The root of a new store on a disk of geometry `g`: generation 0, no
+    /// checkpoint, an empty journal at the ring's start. Write it to block
+    /// `block_for(0)` (and zero the other root block).
+    pub fn fresh(g: Geometry) -> Root {
+        Root {
+            generation: 0,
+            geometry: g,
+            ckpt_generation: 0,
+            ckpt_start: g.log_start,
+            ckpt_blocks: 0,
+            migrated: true,
+            journal_head: g.journal_start,
+            journal_seq: 0,
+            restarts: 0,
+        }
+    }
+
+    /// The number of a checkpoint whose snapshot is taken now, when `self`
+    /// is the newest root written (and flushed): one more than its
+    /// generation. Checkpoint numbers thus never repeat, even when a crash
+    /// loses a checkpoint before its root (the boot's root write advances
+    /// the generation past any number used before the crash), which is
+    /// what lets the journal scan refuse a record left over from a lost
+    /// checkpoint (see `journal::Scan`). They are increasing, not dense.
+    pub fn next_ckpt_generation(&self) -> u64 {
+        self.generation + 1
+    }
+
+    /// Whether recovery must read the checkpoint from the log (it is
+    /// committed but not migrated home).
+    pub fn needs_log(&self) -> bool {
+        !self.migrated && self.ckpt_blocks > 0
+    }
+
     /// The encoded record (`ROOT_LEN` bytes; the CRC covers the rest).
     pub fn encode(&self) -> [u8; ROOT_LEN] {
         let mut b = [0u8; ROOT_LEN];
         b[0..8].copy_from_slice(&MAGIC);
-        b[8..12].copy_from_slice(&FORMAT.to_le_bytes());
-        put(&mut b, 16, self.generation);
+        put32(&mut b, 8, FORMAT);
+        put64(&mut b, 16, self.generation);
         let g = &self.geometry;
         for (i, v) in [
             g.total,
@@ -68,21 +115,34 @@ impl Root {
             g.node_area,
             g.node_blocks,
             g.pages,
+            g.version_area,
+            g.version_blocks,
             g.page_area,
+            g.journal_start,
+            g.journal_blocks,
             g.log_start,
             g.log_blocks,
         ]
         .iter()
         .enumerate()
         {
-            put(&mut b, 24 + 8 * i, *v);
+            put64(&mut b, 24 + 8 * i, *v);
         }
-        put(&mut b, 88, self.ckpt_start);
-        put(&mut b, 96, self.ckpt_blocks);
-        put(&mut b, 104, self.migrated as u64);
-        put(&mut b, 112, self.journal_start);
-        let crc = crc32c(&b[..ROOT_LEN - 4]);
-        b[ROOT_LEN - 4..].copy_from_slice(&crc.to_le_bytes());
+        for (i, v) in [
+            self.ckpt_generation,
+            self.ckpt_start,
+            self.ckpt_blocks,
+            self.migrated as u64,
+            self.journal_head,
+            self.journal_seq,
+            self.restarts,
+        ]
+        .iter()
+        .enumerate()
+        {
+            put64(&mut b, 120 + 8 * i, *v);
+        }
+        seal(&mut b, CRC_AT);
         b
     }
 
@@ -92,39 +152,50 @@ impl Root {
         if b.len() < ROOT_LEN || b[0..8] != MAGIC {
             return Err(RootError::Magic);
         }
-        let crc = u32::from_le_bytes([b[124], b[125], b[126], b[127]]);
-        if crc32c(&b[..ROOT_LEN - 4]) != crc {
+        if !sealed(b, CRC_AT) {
             return Err(RootError::Checksum);
         }
-        if u32::from_le_bytes([b[8], b[9], b[10], b[11]]) != FORMAT {
+        if get32(b, 8) != FORMAT {
             return Err(RootError::Format);
         }
+        let f = |i: usize| get64(b, 24 + 8 * i);
         let geometry = Geometry {
-            total: get(b, 24),
-            nodes: get(b, 32),
-            node_area: get(b, 40),
-            node_blocks: get(b, 48),
-            pages: get(b, 56),
-            page_area: get(b, 64),
-            log_start: get(b, 72),
-            log_blocks: get(b, 80),
+            total: f(0),
+            nodes: f(1),
+            node_area: f(2),
+            node_blocks: f(3),
+            pages: f(4),
+            version_area: f(5),
+            version_blocks: f(6),
+            page_area: f(7),
+            journal_start: f(8),
+            journal_blocks: f(9),
+            log_start: f(10),
+            log_blocks: f(11),
         };
         let r = Root {
-            generation: get(b, 16),
+            generation: get64(b, 16),
             geometry,
-            ckpt_start: get(b, 88),
-            ckpt_blocks: get(b, 96),
-            migrated: get(b, 104) != 0,
-            journal_start: get(b, 112),
+            ckpt_generation: get64(b, 120),
+            ckpt_start: get64(b, 128),
+            ckpt_blocks: get64(b, 136),
+            migrated: get64(b, 144) != 0,
+            journal_head: get64(b, 152),
+            journal_seq: get64(b, 160),
+            restarts: get64(b, 168),
         };
-        let in_log = |start: u64, len: u64| {
-            len <= geometry.log_blocks && (start >= geometry.log_start && start < geometry.total)
-        };
-        if !geometry.is_sane()
+        let ckpt_in_log = r.ckpt_start >= geometry.log_start
+            && r.ckpt_start < geometry.total
+            && r.ckpt_blocks <= geometry.total - r.ckpt_start;
+        if get32(b, 12) != 0
+            || b[FIELDS_END..CRC_AT].iter().any(|&x| x != 0)
+            || !geometry.is_sane()
             || geometry.total != disk_blocks
-            || get(b, 104) > 1
-            || !in_log(r.ckpt_start, r.ckpt_blocks)
-            || !in_log(r.journal_start, 0)
+            || get64(b, 144) > 1
+            || !ckpt_in_log
+            || (r.ckpt_blocks == 0 && !r.migrated)
+            || r.ckpt_generation > r.generation
+            || !geometry.journal_ring().is_record(r.journal_head)
         {
             return Err(RootError::Geometry);
         }
@@ -148,8 +219,8 @@ pub fn choose(a: &[u8], b: &[u8], disk_blocks: u64) -> Result<(u8, Root), [RootE
     }
 }
 
-/// The block a commit of generation `g` writes: the one the previous
-/// generation did not, so the last committed root is never overwritten.
+/// The block a root of generation `g` is written to: the one the previous
+/// generation did not use, so the last durable root is never overwritten.
 pub fn block_for(generation: u64) -> u64 {
     generation % 2
 }

@@ -605,6 +605,9 @@ fn committed(k: &mut Kernel) {
     }
     k.objs.snap_nodes.clear();
     super::checkpoint_committed(k);
+    if k.store.trace {
+        kprintln!("ckpt: migrating gen={}", k.store.w.generation);
+    }
 }
 
 /// The checkpoint is home: the log is free and reads go home again.

@@ -193,6 +193,68 @@ fn directory_finds_every_object() {
 }
 
 #[test]
+fn found_checks_what_it_points_to() {
+    use crate::node::{self, NodeImage};
+    let mut block = [0u8; BLOCK];
+    let n = NodeImage {
+        version: 4,
+        ..NodeImage::zero(9)
+    };
+    node::encode(&n, &mut block[1024..]);
+    let f = Found {
+        space: Space::Node,
+        oid: 9,
+        version: 4,
+        block: 7,
+        offset: 1024,
+        crc: 0,
+    };
+    assert_eq!(f.node(&block), Ok(n));
+    assert_eq!(
+        Found { version: 5, ..f }.node(&block),
+        Err(Damaged),
+        "another version"
+    );
+    assert_eq!(
+        Found { oid: 8, ..f }.node(&block),
+        Err(Damaged),
+        "another node"
+    );
+    assert_eq!(
+        Found { offset: 512, ..f }.node(&block),
+        Err(Damaged),
+        "a blank record"
+    );
+    let data = [7u8; BLOCK];
+    let p = Found {
+        space: Space::Page,
+        oid: 9,
+        version: 1,
+        block: 8,
+        offset: 0,
+        crc: crate::crc32c(&data),
+    };
+    assert_eq!(p.check_page(&data), Ok(()));
+    assert_eq!(
+        Found {
+            crc: p.crc ^ 1,
+            ..p
+        }
+        .check_page(&data),
+        Err(Damaged)
+    );
+    assert_eq!(
+        Found {
+            space: Space::Node,
+            ..p
+        }
+        .check_page(&data),
+        Err(Damaged)
+    );
+    assert_eq!(core::mem::size_of::<DirSlot>(), 24);
+}
+
+#[test]
 fn directory_refuses_bad_input() {
     let l = Layout::new(1, 1);
     let mut buf = [DirSlot::EMPTY; 4];
