@@ -67,12 +67,14 @@ fn take(k: &mut Kernel, ci: usize, want: u64, r: &mut Reply) -> After {
         r.w = [committed, (k.store.restarted_from >= want) as u64, 0, 0];
         return After::Continue;
     }
-    let next = k.store.next_generation();
-    let target = if want != 0 && want <= next { want } else { next };
-    let after = park(k, ci, target, WAKE_ON_COMMIT);
-    if target == next {
-        store::request_checkpoint(k);
+    if want != 0 && k.store.in_flight(want) {
+        return park(k, ci, want, WAKE_ON_COMMIT);
     }
+    // A checkpoint whose snapshot is taken from now on (after a restart,
+    // the one waited for may never come: then this asks for a new one).
+    let target = k.store.next_generation();
+    let after = park(k, ci, target, WAKE_ON_COMMIT);
+    store::request_checkpoint(k);
     after
 }
 

@@ -80,6 +80,24 @@ pub fn open(k: &mut Kernel) -> Opened {
     }
 }
 
+/// Writes root `r` to its block and flushes, before the boot goes on.
+fn write_root_sync(k: &mut Kernel, r: Root) {
+    let f = k.store.scratch;
+    let bytes = r.encode();
+    phys::with_frame_mut(f, |b| {
+        b.fill(0);
+        b[..bytes.len()].copy_from_slice(&bytes);
+    });
+    let d = k.store.disk.as_mut().map(|d| {
+        d.write_sync(root::block_for(r.generation), f)
+            .and_then(|_| d.flush_sync())
+    });
+    if !matches!(d, Some(Ok(()))) {
+        crate::fatal(format_args!("store: cannot write the root"));
+    }
+    k.store.root = r;
+}
+
 fn read_block(k: &mut Kernel, block: u64, f: FrameNumber) -> bool {
     match k.store.disk.as_mut().map(|d| d.read_sync(block, f)) {
         Some(Ok(())) => true,
@@ -94,20 +112,7 @@ fn read_block(k: &mut Kernel, block: u64, f: FrameNumber) -> bool {
 /// checkpoint yet).
 fn format(k: &mut Kernel, geo: Geometry) -> Opened {
     let r = Root::fresh(geo);
-    let f = k.store.scratch;
-    let bytes = r.encode();
-    phys::with_frame_mut(f, |b| {
-        b.fill(0);
-        b[..bytes.len()].copy_from_slice(&bytes);
-    });
-    let d = k.store.disk.as_mut().map(|d| {
-        d.write_sync(root::block_for(r.generation), f)
-            .and_then(|_| d.flush_sync())
-    });
-    if !matches!(d, Some(Ok(()))) {
-        crate::fatal(format_args!("store: cannot write the first root"));
-    }
-    k.store.root = r;
+    write_root_sync(k, r);
     k.store.committed = 0;
     super::journal::fresh(k);
     kprintln!(
@@ -153,7 +158,6 @@ fn restart(k: &mut Kernel, r: Root) -> Opened {
     k.ticks = h.clock_ns / k.tick_ns;
     k.store.period_ms = h.period_ms;
     k.store.due_ns = h.clock_ns + h.period_ms * 1_000_000;
-    k.store.restarts = h.restarts + 1;
     if let Ok(np) = k.page(kstate::NAMES_PAGE) {
         let nf = k.objs.frame(np);
         let mut names = [(0u64, [0u8; NAME_LEN]); MAX_NAMES];
@@ -176,6 +180,14 @@ fn restart(k: &mut Kernel, r: Root) -> Opened {
     if applied > 0 {
         kprintln!("store: applied {applied} journal records newer than checkpoint {}", r.ckpt_generation);
     }
+    // The boot root: a new root number and restart count, durable before
+    // any journal record or snapshot of this boot (records carry the
+    // count, so a stale record of an earlier boot is never applied).
+    let mut b = k.store.root;
+    b.generation += 1;
+    b.restarts += 1;
+    write_root_sync(k, b);
+    k.store.restarts = b.restarts;
     let mut running = 0;
     for i in 0..n {
         let Ok(e) = phys::with_frame(sf, |b| kstate::entry(&b[..], i)) else {

@@ -83,7 +83,7 @@ pub fn start(k: &mut Kernel, page: u32) -> Result<u64, Busy> {
     if k.store.j.step != Step::Idle {
         return Err(Busy::InFlight);
     }
-    if k.store.disk.as_ref().map_or(0, |d| d.free_slots()) < 2
+    if k.store.disk.as_ref().map_or(0, |d| d.free_slots()) < 2 + k.store.reserved
         || k.pool.free_count() < super::memory::RESERVE + 2
     {
         return Err(Busy::NoRoom);
@@ -120,6 +120,8 @@ pub fn start(k: &mut Kernel, page: u32) -> Result<u64, Busy> {
     if let Some(d) = k.store.disk.as_mut() {
         d.kick();
     }
+    // The flush that follows is promised its slot.
+    k.store.reserved += 1;
     let j = &mut k.store.j;
     j.step = Step::Writing;
     j.seq = seq;
@@ -132,6 +134,9 @@ pub fn start(k: &mut Kernel, page: u32) -> Result<u64, Busy> {
 pub fn completed(k: &mut Kernel, tag: u64, ok: bool) {
     let t = cpu::rdtsc();
     if !ok {
+        if k.store.j.step == Step::Writing {
+            k.store.reserved -= 1;
+        }
         kprintln!("journal: record {} failed to write", k.store.j.seq);
         k.store.j.step = Step::Idle;
         free_frames(k);
@@ -141,6 +146,7 @@ pub fn completed(k: &mut Kernel, tag: u64, ok: bool) {
     match (tag, k.store.j.step) {
         (TAG_WRITE, Step::Writing) => {
             free_frames(k);
+            k.store.reserved -= 1;
             let submitted = k
                 .store
                 .disk

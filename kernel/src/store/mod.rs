@@ -93,6 +93,9 @@ pub struct Store {
     pub pending_root: Option<Root>,
     /// The journal.
     pub j: journal::JournalState,
+    /// Disk request slots promised to requests not yet submitted (writes
+    /// that follow reads, the journal's flush).
+    pub reserved: usize,
 }
 
 impl Store {
@@ -118,6 +121,7 @@ impl Store {
             names_dirty: true,
             pending_root: None,
             j: journal::JournalState::new(),
+            reserved: 0,
         }
     }
 
@@ -126,13 +130,22 @@ impl Store {
         self.disk.is_some()
     }
 
-    /// The generation the next snapshot will have.
+    /// A lower bound of the next snapshot's generation: any checkpoint
+    /// with at least this number was snapshotted from now on (exactly the
+    /// next one's number when the writer is idle).
     pub fn next_generation(&self) -> u64 {
-        use writer::Phase::*;
-        match self.w.phase {
-            Write | FlushLog | Commit | FlushCommit => self.w.generation + 1,
-            _ => self.committed + 1,
+        if self.w.is_idle() {
+            self.root.next_ckpt_generation()
+        } else {
+            self.w.generation + 1
         }
+    }
+
+    /// Whether checkpoint `g` is being written (snapshot taken, not yet
+    /// committed).
+    pub fn in_flight(&self, g: u64) -> bool {
+        use writer::Phase::*;
+        matches!(self.w.phase, Write | FlushLog | Commit | FlushCommit) && self.w.generation == g
     }
 
     /// Reads `block` into the scratch frame (synchronously).

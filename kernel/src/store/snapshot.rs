@@ -39,7 +39,9 @@ pub fn take(k: &mut Kernel) -> Result<u64, NotStarted> {
         return Err(NotStarted::Busy);
     }
     let t0 = cpu::rdtsc();
-    let generation = k.store.root.ckpt_generation + 1;
+    // Checkpoint numbers are root numbers (never reused, even for a
+    // checkpoint lost in a crash: see crates/store `Root::next_ckpt_generation`).
+    let generation = k.store.root.next_ckpt_generation();
     // 1. Every prepared domain's registers into its nodes and FPU page.
     for ci in 0..k.ctxs.len() {
         if k.ctxs[ci].used {

@@ -234,8 +234,14 @@ fn submit(k: &mut Kernel, j: usize, op: Op, block: u64, frames: &[FrameNumber]) 
     true
 }
 
+/// Disk request slots free now, less those promised to requests that
+/// jobs (and the journal) will submit when their reads complete.
 fn slots(k: &Kernel) -> usize {
-    k.store.disk.as_ref().map_or(0, |d| d.free_slots())
+    k.store
+        .disk
+        .as_ref()
+        .map_or(0, |d| d.free_slots())
+        .saturating_sub(k.store.reserved)
 }
 
 fn max_frames(k: &Kernel) -> usize {
@@ -665,6 +671,7 @@ fn completed(k: &mut Kernel, j: usize) {
                 release(k, j);
             } else {
                 merge_versions(k, j, first, n);
+                k.store.reserved -= 1;
                 let f = FrameNumber(k.store.w.jobs[j].frames[0]);
                 let target = k.store.root.geometry.version_block(block, copy);
                 match target {
@@ -692,6 +699,7 @@ fn completed(k: &mut Kernel, j: usize) {
                 release(k, j);
             } else {
                 merge_nodes(k, j, block, first, n);
+                k.store.reserved -= 1;
                 let f = FrameNumber(k.store.w.jobs[j].frames[0]);
                 let g = k.store.root.geometry;
                 let b = g.node_area + copy as u64 * g.node_blocks + block;
@@ -758,7 +766,7 @@ fn issue_migration(k: &mut Kernel, copy: u8) -> bool {
         next_pass(k, pass + 1);
         return true;
     }
-    if slots(k) < 2 {
+    if slots(k) < 3 {
         return false;
     }
     let Some(j) = k.store.w.free_job() else {
@@ -769,10 +777,12 @@ fn issue_migration(k: &mut Kernel, copy: u8) -> bool {
     match pass {
         0 => {
             // Up to JOB_FRAMES pages: read each from the log.
-            let n = ((end - x) as usize).min(JOB_FRAMES).min(slots(k));
+            // n reads now and n writes when they complete.
+            let n = ((end - x) as usize).min(JOB_FRAMES).min(slots(k) / 2);
             if spare_frames(k) < n {
                 return false;
             }
+            k.store.reserved += n;
             for i in 0..n {
                 let Some(e) = entry(k, x + i as u64) else {
                     return false;
@@ -803,6 +813,7 @@ fn issue_migration(k: &mut Kernel, copy: u8) -> bool {
             if !read_both(k, j, g.version_block(vb, 0), g.version_block(vb, 1)) {
                 return false;
             }
+            k.store.reserved += 1;
             k.store.w.jobs[j].kind = Kind::Versions {
                 block: vb,
                 first: x as u32,
@@ -821,9 +832,10 @@ fn issue_migration(k: &mut Kernel, copy: u8) -> bool {
             while x + n < end && entry(k, x + n).is_some_and(|e| e.oid / NODES_PER_BLOCK == hb) {
                 n += 1;
             }
-            if spare_frames(k) < 2 + n as usize || slots(k) < 2 + n as usize {
+            if spare_frames(k) < 2 + n as usize || slots(k) < 3 + n as usize {
                 return false;
             }
+            k.store.reserved += 1;
             let b0 = Some(g.node_area + hb);
             let b1 = Some(g.node_area + g.node_blocks + hb);
             if !read_both(k, j, b0, b1) {
@@ -892,6 +904,7 @@ fn home_writes(k: &mut Kernel, j: usize, first: u32, n: u32) {
         let Some(home) = k.store.root.geometry.page_home(e.oid) else {
             return fail(k, "a page outside the disk");
         };
+        k.store.reserved -= 1;
         if !submit(k, j, Op::Write, home, &[f]) {
             return fail(k, "cannot write a page home");
         }

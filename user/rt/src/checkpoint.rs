@@ -106,3 +106,10 @@ pub fn info(slot: Slot) -> Result<Info, u64> {
 pub fn wait_restart(slot: Slot) -> u64 {
     call(slot, o::WAIT_RESTART, [0; 4]).code
 }
+
+/// Waits until the system has restarted more than `seen` times (answers
+/// `RESTARTED` at once if it already has: a restart that happened while
+/// the caller was busy is not missed).
+pub fn wait_restart_after(slot: Slot, seen: u64) -> u64 {
+    call(slot, o::WAIT_RESTART, [seen + 1, 0, 0, 0]).code
+}

@@ -114,27 +114,49 @@ fn report_failure(p: &Problem) {
     }
 }
 
-/// Checks and reports one restart.
-fn check_restart() {
-    match check() {
-        Ok(f) => match checkpoint::info(CHECKPOINT) {
-            Ok(i) => println!(
-                "check: ok epoch={} journal={} gen={}",
-                f.epoch, f.journal, i.restart_generation
-            ),
-            Err(c) => report_failure(&Problem::Order("checkpoint info", None, c)),
-        },
-        Err(p) => report_failure(&p),
+/// Checks and reports the latest restart; returns the restart count it
+/// checked. A check the system restarted in the middle of saw a mix of two
+/// boots' worlds (values read before the restart, pages journaled back
+/// under it): it is done again.
+fn check_restart() -> u64 {
+    loop {
+        let before = match checkpoint::info(CHECKPOINT) {
+            Ok(i) => i.restarts,
+            Err(c) => {
+                report_failure(&Problem::Order("checkpoint info", None, c));
+                return u64::MAX - 1;
+            }
+        };
+        let r = check();
+        match (r, checkpoint::info(CHECKPOINT)) {
+            (_, Ok(i)) if i.restarts != before => continue,
+            (Ok(f), Ok(i)) => {
+                println!(
+                    "check: ok epoch={} journal={} gen={}",
+                    f.epoch, f.journal, i.restart_generation
+                );
+                return i.restarts;
+            }
+            (Err(p), Ok(i)) => {
+                report_failure(&p);
+                return i.restarts;
+            }
+            (_, Err(c)) => {
+                report_failure(&Problem::Order("checkpoint info", None, c));
+                return u64::MAX - 1;
+            }
+        }
     }
 }
 
 fn main(_arg: u64) -> i64 {
-    match checkpoint::info(CHECKPOINT) {
+    let mut seen = match checkpoint::info(CHECKPOINT) {
         Ok(i) if i.restarts == 0 => {
             println!("check: fresh");
             if let Err(p) = check() {
                 report_failure(&p);
             }
+            0
         }
         // Started only now although the system has restarted: the
         // checkpoint was taken before this domain ran, so this restart is
@@ -144,14 +166,14 @@ fn main(_arg: u64) -> i64 {
             report_failure(&Problem::Order("checkpoint info", None, c));
             return 1;
         }
-    }
+    };
     loop {
-        let c = checkpoint::wait_restart(CHECKPOINT);
+        let c = checkpoint::wait_restart_after(CHECKPOINT, seen);
         if c != code::RESTARTED {
             report_failure(&Problem::Order("checkpoint wait_restart", None, c));
             return 1;
         }
-        check_restart();
+        seen = check_restart();
     }
 }
 
