@@ -37,9 +37,9 @@ use arch::start::Platform;
 use domain::context::Context;
 use kernel::{Kernel, MAX_NAMES, NAME_LEN};
 use obj::{NodeEntry, Objects, PageEntry, Sizes, SnapPage, Tables};
+use stet_physmem::pool::FramePool;
 use stet_store::ckpt::{DirSlot, DIR_ENTRIES};
 use store::writer::NodeId;
-use stet_physmem::pool::FramePool;
 
 /// Contexts (prepared domains) the kernel keeps at once.
 const CONTEXTS: usize = 256;
@@ -70,8 +70,14 @@ fn kmain(mut p: Platform) -> Kernel {
     let nb_pa = table(nb * 4, 8);
     let pb_pa = table(pb * 4, 8);
     let ctx_pa = table(CONTEXTS * size_of::<Context>(), 64);
-    let lists_pa =
-        [sizes.nodes, sizes.pages, sizes.nodes, sizes.pages, sizes.nodes].map(|n| (table(n * 4, 8), n));
+    let lists_pa = [
+        sizes.nodes,
+        sizes.pages,
+        sizes.nodes,
+        sizes.pages,
+        sizes.nodes,
+    ]
+    .map(|n| (table(n * 4, 8), n));
     let snap_pa = table(sizes.pages * size_of::<SnapPage>(), 8);
     // The store's tables: a checkpoint holds at most every cached object.
     let dir_n = sizes.nodes + sizes.pages;

@@ -9,6 +9,7 @@
 //! | `exit_on_idle` | exit QEMU with success once no domain can run (tests, benchmarks) |
 //! | `ckpt_ms=N` | period of checkpoints in milliseconds, 0 = only on demand (default 5000; a restarted store keeps the period it had) |
 //! | `ckpt_trace` | print each checkpoint's phases on the console (tests) |
+//! | `ckpt_halt=N` | stop the machine (spin, interrupts off) right after the commit root of the N-th checkpoint of this boot is written, before any flush or migration: the disk then holds a committed, unmigrated checkpoint, as a power cut at that moment would leave it (corruption tests) |
 //! | `invariants` | check the kernel's invariants before every return to user mode (tests) |
 //! | `selftest=NAME` | run a kernel self-test instead of the normal boot: `kfault` (a deliberate kernel page fault), `smep` (kernel jumps into a user page), `smap` (kernel reads a user page), `hang` (spin forever, interrupts off), `alloc` (try to allocate after sealing), `overflow` (overflow the kernel stack), `disk` (write, flush and read back patterns on the virtio-blk disk), `diskread` (only read back and check what `disk` wrote, e.g. on a second boot) |
 //!
@@ -60,6 +61,8 @@ pub struct Config {
     pub ckpt_ms: u64,
     /// Print checkpoint phases.
     pub ckpt_trace: bool,
+    /// Halt after the commit root of this boot's N-th checkpoint (0: never).
+    pub ckpt_halt: u32,
     /// Number of words not understood.
     pub unknown: usize,
 }
@@ -73,6 +76,7 @@ impl Default for Config {
             selftest: None,
             ckpt_ms: DEFAULT_CKPT_MS,
             ckpt_trace: false,
+            ckpt_halt: 0,
             unknown: 0,
         }
     }
@@ -101,6 +105,13 @@ pub fn parse(line: &str) -> Config {
             ("ckpt_ms", Some(v)) => match v.parse::<u64>() {
                 Ok(ms) if ms <= 86_400_000 => {
                     c.ckpt_ms = ms;
+                    true
+                }
+                _ => false,
+            },
+            ("ckpt_halt", Some(v)) => match v.parse::<u32>() {
+                Ok(n) => {
+                    c.ckpt_halt = n;
                     true
                 }
                 _ => false,
@@ -141,11 +152,17 @@ mod tests {
 
     #[test]
     fn checkpoint_words() {
-        let c = parse("ckpt_ms=200 ckpt_trace");
-        assert_eq!((c.ckpt_ms, c.ckpt_trace, c.unknown), (200, true, 0));
+        let c = parse("ckpt_ms=200 ckpt_trace ckpt_halt=3");
+        assert_eq!(
+            (c.ckpt_ms, c.ckpt_trace, c.ckpt_halt, c.unknown),
+            (200, true, 3, 0)
+        );
         assert_eq!(parse("").ckpt_ms, DEFAULT_CKPT_MS);
         let bad = parse("ckpt_ms=x ckpt_ms=99999999999 ckpt_trace=1");
-        assert_eq!((bad.ckpt_ms, bad.ckpt_trace, bad.unknown), (DEFAULT_CKPT_MS, false, 3));
+        assert_eq!(
+            (bad.ckpt_ms, bad.ckpt_trace, bad.unknown),
+            (DEFAULT_CKPT_MS, false, 3)
+        );
     }
 
     use super::*;

@@ -188,7 +188,8 @@ mod tests {
     #[test]
     fn names_round_trip() {
         let mut p = [0u8; 4096];
-        let list: [(u64, &[u8]); 2] = [(7, b"echo"), (9, b"a-very-long-domain-name-longer-than-24")];
+        let list: [(u64, &[u8]); 2] =
+            [(7, b"echo"), (9, b"a-very-long-domain-name-longer-than-24")];
         encode_names(list.iter().copied(), &mut p);
         assert_eq!(name(&p, 0), Some((7, &b"echo"[..])));
         assert_eq!(name(&p, 1), Some((9, &b"a-very-long-domain-name-"[..])));

@@ -178,7 +178,10 @@ fn restart(k: &mut Kernel, r: Root) -> Opened {
     k.store.names_dirty = false;
     let applied = super::journal::restore(k);
     if applied > 0 {
-        kprintln!("store: applied {applied} journal records newer than checkpoint {}", r.ckpt_generation);
+        kprintln!(
+            "store: applied {applied} journal records newer than checkpoint {}",
+            r.ckpt_generation
+        );
     }
     // The boot root: a new root number and restart count, durable before
     // any journal record or snapshot of this boot (records carry the
@@ -217,7 +220,11 @@ fn restart(k: &mut Kernel, r: Root) -> Opened {
         r.ckpt_generation,
         k.store.restarts,
         running,
-        if r.needs_log() { ", migration resumes" } else { "" }
+        if r.needs_log() {
+            ", migration resumes"
+        } else {
+            ""
+        }
     );
     Opened::Restarted
 }
@@ -241,7 +248,10 @@ fn load_directory(k: &mut Kernel, r: Root) -> bool {
     };
     let layout = h.layout();
     if layout.total_blocks() != r.ckpt_blocks {
-        kprintln!("store: checkpoint {} has the wrong length", r.ckpt_generation);
+        kprintln!(
+            "store: checkpoint {} has the wrong length",
+            r.ckpt_generation
+        );
         return false;
     }
     let Some(slots) = k.store.dir_slots.take() else {
@@ -272,7 +282,10 @@ fn load_directory(k: &mut Kernel, r: Root) -> bool {
         }
     }
     if let Err(e) = dir.finish() {
-        kprintln!("store: the directory of checkpoint {} is unusable ({e:?})", r.ckpt_generation);
+        kprintln!(
+            "store: the directory of checkpoint {} is unusable ({e:?})",
+            r.ckpt_generation
+        );
         return false;
     }
     k.store.dir = Some(dir);

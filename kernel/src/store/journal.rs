@@ -236,7 +236,11 @@ pub fn restore(k: &mut Kernel) -> u64 {
         };
         let _ = s1;
         let Ok(slot) = k.page(h.oid) else {
-            kprintln!("journal: page {} of record {} cannot be read; skipped", h.oid, h.seq);
+            kprintln!(
+                "journal: page {} of record {} cannot be read; skipped",
+                h.oid,
+                h.seq
+            );
             continue;
         };
         let Ok(f) = k.page_write(slot) else {
@@ -248,7 +252,12 @@ pub fn restore(k: &mut Kernel) -> u64 {
         applied += 1;
     }
     let end = scan.end();
-    k.store.j.ring = Some(Journal::recovered(ring, r.journal_head, r.journal_seq, end.records));
+    k.store.j.ring = Some(Journal::recovered(
+        ring,
+        r.journal_head,
+        r.journal_seq,
+        end.records,
+    ));
     k.store.j.at_snapshot = (r.journal_head, r.journal_seq);
     k.store.j.durable = end.seq;
     applied

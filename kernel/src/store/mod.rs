@@ -93,6 +93,8 @@ pub struct Store {
     pub pending_root: Option<Root>,
     /// The journal.
     pub j: journal::JournalState,
+    /// Checkpoints whose commit root this boot has written.
+    pub commits_this_boot: u32,
     /// Disk request slots promised to requests not yet submitted (writes
     /// that follow reads, the journal's flush).
     pub reserved: usize,
@@ -122,6 +124,7 @@ impl Store {
             pending_root: None,
             j: journal::JournalState::new(),
             reserved: 0,
+            commits_this_boot: 0,
         }
     }
 
@@ -298,7 +301,10 @@ impl Backing for Store {
         if let Some(found) = self.in_log(Space::Page, oid) {
             self.read(self.root.ckpt_start + found.block, f)?;
             if phys::with_frame(f, |b| stet_store::crc32c(b)) != found.crc {
-                kprintln!("store: page {oid} in checkpoint {} fails its checksum; not used", self.root.ckpt_generation);
+                kprintln!(
+                    "store: page {oid} in checkpoint {} fails its checksum; not used",
+                    self.root.ckpt_generation
+                );
                 return Err(Miss::Damaged);
             }
             return Ok(found.version);
@@ -331,7 +337,9 @@ impl Store {
                 Ok(versions::version_at(&blk, idx))
             }
             Err(_) => {
-                kprintln!("store: version block {k} is damaged (no valid copy); page {oid} not used");
+                kprintln!(
+                    "store: version block {k} is damaged (no valid copy); page {oid} not used"
+                );
                 Err(Miss::Damaged)
             }
         }

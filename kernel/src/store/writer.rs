@@ -74,19 +74,41 @@ pub enum Phase {
 enum Kind {
     Free,
     /// Staging frames `first..first + n` of `frames` to the log.
-    Stage { first: u32, n: u32 },
+    Stage {
+        first: u32,
+        n: u32,
+    },
     /// Snapshot pages `first..first + n` to the log.
-    Pages { first: u32, n: u32 },
+    Pages {
+        first: u32,
+        n: u32,
+    },
     /// A flush or a root write.
     Single,
     /// Directory entries `first..first + n` (pages) from the log to their
     /// homes: reading, then writing.
-    Home { first: u32, n: u32, writing: bool },
+    Home {
+        first: u32,
+        n: u32,
+        writing: bool,
+    },
     /// One version block (`block`) for directory entries `first..first+n`:
     /// reading both copies, then writing copy `copy`.
-    Versions { block: u64, first: u32, n: u32, copy: u8, writing: bool },
+    Versions {
+        block: u64,
+        first: u32,
+        n: u32,
+        copy: u8,
+        writing: bool,
+    },
     /// One node home block for directory entries `first..first+n`.
-    Nodes { block: u64, first: u32, n: u32, copy: u8, writing: bool },
+    Nodes {
+        block: u64,
+        first: u32,
+        n: u32,
+        copy: u8,
+        writing: bool,
+    },
 }
 
 #[derive(Clone, Copy)]
@@ -253,9 +275,7 @@ fn max_frames(k: &Kernel) -> usize {
 
 /// Frames free beyond what operations are promised.
 fn spare_frames(k: &Kernel) -> usize {
-    k.pool
-        .free_count()
-        .saturating_sub(super::memory::RESERVE)
+    k.pool.free_count().saturating_sub(super::memory::RESERVE)
 }
 
 /// Issues work for the current phase while slots and jobs are free.
@@ -274,7 +294,10 @@ fn issue(k: &mut Kernel) {
                     return;
                 }
             }
-            Phase::FlushLog | Phase::FlushCommit | Phase::FlushMigrate0 | Phase::FlushMigrate1
+            Phase::FlushLog
+            | Phase::FlushCommit
+            | Phase::FlushMigrate0
+            | Phase::FlushMigrate1
             | Phase::FlushMigrated => {
                 if !quiet {
                     return;
@@ -300,7 +323,9 @@ fn issue(k: &mut Kernel) {
                     }
                     continue;
                 }
-                let Some(j) = k.store.w.free_job() else { return };
+                let Some(j) = k.store.w.free_job() else {
+                    return;
+                };
                 if slots(k) == 0 || !submit(k, j, Op::Flush, 0, &[]) {
                     return;
                 }
@@ -423,9 +448,7 @@ fn issue_write(k: &mut Kernel) -> bool {
         return true;
     }
     // Header and directory, once every page has its CRC.
-    let pages_done = k.objs.snap[..l.pages as usize]
-        .iter()
-        .all(|s| s.copied);
+    let pages_done = k.objs.snap[..l.pages as usize].iter().all(|s| s.copied);
     if !pages_done {
         return false;
     }
@@ -500,7 +523,9 @@ fn encode_directory(k: &mut Kernel) {
 
 /// Writes the root: the commit of the checkpoint, or its migration.
 fn write_root(k: &mut Kernel, migrated: bool) {
-    let Some(j) = k.store.w.free_job() else { return };
+    let Some(j) = k.store.w.free_job() else {
+        return;
+    };
     if slots(k) == 0 || spare_frames(k) == 0 {
         return;
     }
@@ -645,6 +670,16 @@ fn completed(k: &mut Kernel, j: usize) {
         Kind::Single => {
             if let Some(r) = k.store.pending_root.take() {
                 k.store.root = r;
+                if k.store.w.phase == Phase::Commit {
+                    k.store.commits_this_boot += 1;
+                    if k.config.ckpt_halt == k.store.commits_this_boot {
+                        kprintln!(
+                            "ckpt: halted after writing the commit root of gen={} (ckpt_halt)",
+                            k.store.w.generation
+                        );
+                        crate::arch::qemu::halt_forever();
+                    }
+                }
             }
             let job = k.store.w.jobs[j];
             for f in &job.frames[..job.nframes] {
@@ -807,7 +842,9 @@ fn issue_migration(k: &mut Kernel, copy: u8) -> bool {
             let Some(e0) = entry(k, x) else { return false };
             let (vb, _) = versions::version_block_of(e0.oid);
             let mut n = 1u64;
-            while x + n < end && entry(k, x + n).is_some_and(|e| versions::version_block_of(e.oid).0 == vb) {
+            while x + n < end
+                && entry(k, x + n).is_some_and(|e| versions::version_block_of(e.oid).0 == vb)
+            {
                 n += 1;
             }
             if !read_both(k, j, g.version_block(vb, 0), g.version_block(vb, 1)) {
@@ -842,7 +879,9 @@ fn issue_migration(k: &mut Kernel, copy: u8) -> bool {
                 return false;
             }
             for i in 0..n {
-                let Some(e) = entry(k, x + i) else { return false };
+                let Some(e) = entry(k, x + i) else {
+                    return false;
+                };
                 let f = k.pool.alloc().unwrap_or(FrameNumber(0));
                 let job = &mut k.store.w.jobs[j];
                 job.frames[job.nframes] = f.0;
