@@ -165,9 +165,12 @@ pub struct SnapPage {
     pub slot: u32,
     /// CRC-32C of the contents (computed as the writer writes it).
     pub crc: u32,
-    /// Whether `frame` is a private copy (the cache's page was written
-    /// after the snapshot); the writer frees it once written.
+    /// Whether `frame` is the writer's own (a copy, checksummed): taken
+    /// by copy on write from the pool, or copied by the writer into one of
+    /// its frames (`bounced`). Freed once written.
     pub copied: bool,
+    /// Whether the copy is in one of the writer's own frames.
+    pub bounced: bool,
     /// Whether the writer has written it.
     pub written: bool,
 }

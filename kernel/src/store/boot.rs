@@ -48,6 +48,9 @@ pub fn open(k: &mut Kernel) -> Opened {
     };
     k.store.scratch = s0;
     k.store.scratch2 = s1;
+    if !k.store.w.set_aside(&mut k.pool) {
+        crate::fatal(format_args!("store: no frames for the checkpoint writer"));
+    }
     k.store.geo = geo;
     let a = read_block(k, 0, s0);
     let b = read_block(k, 1, s1);

@@ -83,8 +83,10 @@ pub fn start(k: &mut Kernel, page: u32) -> Result<u64, Busy> {
     if k.store.j.step != Step::Idle {
         return Err(Busy::InFlight);
     }
+    // Its frames are the writer's own (so a journal commit never waits
+    // for memory the domains hold); they come back when the write is done.
     if k.store.disk.as_ref().map_or(0, |d| d.free_slots()) < 2 + k.store.reserved
-        || k.pool.free_count() < super::memory::RESERVE + 2
+        || super::writer::spare_frames(k) < 2
     {
         return Err(Busy::NoRoom);
     }
@@ -92,9 +94,7 @@ pub fn start(k: &mut Kernel, page: u32) -> Result<u64, Busy> {
         return Err(Busy::NoRoom);
     };
     let (pos, seq) = ring.append().map_err(|_| Busy::Full)?;
-    let (Some(hf), Some(df)) = (k.pool.alloc(), k.pool.alloc()) else {
-        crate::fatal(format_args!("journal: frames vanished"));
-    };
+    let (hf, df) = (super::writer::take(k), super::writer::take(k));
     let e = &k.objs.pages[page as usize];
     phys::copy_frame(FrameNumber(e.frame), df);
     let h = Header {
@@ -174,7 +174,7 @@ pub fn completed(k: &mut Kernel, tag: u64, ok: bool) {
 fn free_frames(k: &mut Kernel) {
     for f in core::mem::take(&mut k.store.j.frames) {
         if f != 0 {
-            let _ = k.pool.free(FrameNumber(f));
+            super::writer::give(k, FrameNumber(f));
         }
     }
 }

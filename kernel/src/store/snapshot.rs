@@ -113,9 +113,11 @@ pub fn take(k: &mut Kernel) -> Result<u64, NotStarted> {
             phys::copy_frame(FrameNumber(e.frame), copy);
             s.frame = copy.0;
             s.copied = true;
+            s.bounced = false;
         } else {
             s.frame = e.frame;
             s.copied = false;
+            s.bounced = false;
             e.ckpt = j as u32 + 1;
         }
     }

@@ -29,6 +29,11 @@ use stet_store::versions;
 pub const JOBS: usize = 16;
 /// Frames one job may own.
 pub const JOB_FRAMES: usize = 16;
+/// Frames the writer keeps for itself (set aside at boot): it copies pages
+/// into them to write them and reads into them to migrate, so it always
+/// makes progress — and frees memory — even when domains have used every
+/// other frame.
+pub const BOUNCE: usize = 96;
 
 /// A staged node's identity and version, in record order.
 #[derive(Clone, Copy, zerocopy::FromZeros)]
@@ -148,6 +153,9 @@ pub struct Writer {
     pause: u64,
     /// TSC ticks spent in the writer (not waiting).
     work: u64,
+    /// The writer's own frames, and how many are free.
+    bounce: [u32; BOUNCE],
+    nbounce: usize,
 }
 
 impl Writer {
@@ -165,7 +173,21 @@ impl Writer {
             t0: 0,
             pause: 0,
             work: 0,
+            bounce: [0; BOUNCE],
+            nbounce: 0,
         }
+    }
+
+    /// Gives the writer its own frames (at boot, with a disk).
+    pub fn set_aside(&mut self, pool: &mut stet_physmem::pool::FramePool<'_>) -> bool {
+        while self.nbounce < BOUNCE {
+            let Some(f) = pool.alloc() else {
+                return false;
+            };
+            self.bounce[self.nbounce] = f.0;
+            self.nbounce += 1;
+        }
+        true
     }
 
     /// Whether a new checkpoint may start.
@@ -210,10 +232,12 @@ pub fn pump(k: &mut Kernel) {
         return;
     }
     let t = cpu::rdtsc();
+    let mut any = false;
     loop {
         let Some((tag, r)) = k.store.disk.as_mut().and_then(|d| d.poll()) else {
             break;
         };
+        any = true;
         if tag >= super::journal::TAG_WRITE {
             super::journal::completed(k, tag, r.is_ok());
             continue;
@@ -224,6 +248,10 @@ pub fn pump(k: &mut Kernel) {
             return;
         }
         completed(k, tag as usize);
+    }
+    if any && k.store.j.step == super::journal::Step::Idle {
+        // A journal record that found no free disk slot may go now.
+        super::wake_journal(k);
     }
     if matches!(k.store.w.phase, Phase::Idle | Phase::Failed) {
         return;
@@ -273,9 +301,23 @@ fn max_frames(k: &Kernel) -> usize {
         .map_or(1, |d| d.max_frames().min(JOB_FRAMES))
 }
 
-/// Frames free beyond what operations are promised.
-fn spare_frames(k: &Kernel) -> usize {
-    k.pool.free_count().saturating_sub(super::memory::RESERVE)
+/// The writer's own frames free now.
+pub(super) fn spare_frames(k: &Kernel) -> usize {
+    k.store.w.nbounce
+}
+
+/// One of the writer's own frames (the caller checked `spare_frames`).
+pub(super) fn take(k: &mut Kernel) -> FrameNumber {
+    let w = &mut k.store.w;
+    w.nbounce -= 1;
+    FrameNumber(w.bounce[w.nbounce])
+}
+
+/// Gives a frame back to the writer.
+pub(super) fn give(k: &mut Kernel, f: FrameNumber) {
+    let w = &mut k.store.w;
+    w.bounce[w.nbounce] = f.0;
+    w.nbounce += 1;
 }
 
 /// Issues work for the current phase while slots and jobs are free.
@@ -424,7 +466,7 @@ fn issue_write(k: &mut Kernel) -> bool {
             let frame = if s.copied {
                 FrameNumber(s.frame)
             } else {
-                let b = k.pool.alloc().unwrap_or(FrameNumber(0));
+                let b = take(k);
                 phys::copy_frame(FrameNumber(s.frame), b);
                 let e = &mut k.objs.pages[s.slot as usize];
                 if e.ckpt == jx as u32 + 1 {
@@ -432,6 +474,7 @@ fn issue_write(k: &mut Kernel) -> bool {
                 }
                 k.objs.snap[jx].frame = b.0;
                 k.objs.snap[jx].copied = true;
+                k.objs.snap[jx].bounced = true;
                 b
             };
             k.objs.snap[jx].crc = phys::with_frame(frame, |b| stet_store::crc32c(b));
@@ -545,14 +588,14 @@ fn write_root(k: &mut Kernel, migrated: bool) {
         r.journal_seq = seq;
         r.restarts = k.store.restarts;
     }
-    let f = k.pool.alloc().unwrap_or(FrameNumber(0));
+    let f = take(k);
     let bytes = r.encode();
     phys::with_frame_mut(f, |b| {
         b.fill(0);
         b[..bytes.len()].copy_from_slice(&bytes);
     });
     if !submit(k, j, Op::Write, root::block_for(r.generation), &[f]) {
-        let _ = k.pool.free(f);
+        give(k, f);
         return;
     }
     k.store.pending_root = Some(r);
@@ -622,9 +665,6 @@ fn committed(k: &mut Kernel) {
     }
     for x in 0..l.pages as usize {
         let s = k.objs.snap[x];
-        if s.copied {
-            let _ = k.pool.free(FrameNumber(s.frame));
-        }
         let e = &mut k.objs.pages[s.slot as usize];
         if e.used && e.oid == s.oid {
             e.insnap = false;
@@ -663,8 +703,18 @@ fn completed(k: &mut Kernel, j: usize) {
         Kind::Free => {}
         Kind::Stage { .. } => finish(k, j),
         Kind::Pages { first, n } => {
-            // The copies are on disk; they are freed at the commit.
-            let _ = (first, n);
+            // The copies are in the log: their frames are free again (the
+            // CRCs the directory needs were taken when they were copied).
+            for x in first as usize..(first + n) as usize {
+                let s = k.objs.snap[x];
+                if s.bounced {
+                    give(k, FrameNumber(s.frame));
+                } else {
+                    let _ = k.pool.free(FrameNumber(s.frame));
+                }
+                k.objs.snap[x].frame = 0;
+                k.objs.snap[x].written = true;
+            }
             finish(k, j);
         }
         Kind::Single => {
@@ -683,7 +733,7 @@ fn completed(k: &mut Kernel, j: usize) {
             }
             let job = k.store.w.jobs[j];
             for f in &job.frames[..job.nframes] {
-                let _ = k.pool.free(FrameNumber(*f));
+                give(k, FrameNumber(*f));
             }
             finish(k, j);
             k.store.w.next = u64::MAX;
@@ -762,7 +812,7 @@ fn finish(k: &mut Kernel, j: usize) {
 fn release(k: &mut Kernel, j: usize) {
     let job = k.store.w.jobs[j];
     for f in &job.frames[..job.nframes] {
-        let _ = k.pool.free(FrameNumber(*f));
+        give(k, FrameNumber(*f));
     }
     finish(k, j);
 }
@@ -822,7 +872,7 @@ fn issue_migration(k: &mut Kernel, copy: u8) -> bool {
                 let Some(e) = entry(k, x + i as u64) else {
                     return false;
                 };
-                let f = k.pool.alloc().unwrap_or(FrameNumber(0));
+                let f = take(k);
                 k.store.w.jobs[j].frames[i] = f.0;
                 k.store.w.jobs[j].nframes = i + 1;
                 if !submit(k, j, Op::Read, start + e.block, &[f]) {
@@ -882,7 +932,7 @@ fn issue_migration(k: &mut Kernel, copy: u8) -> bool {
                 let Some(e) = entry(k, x + i) else {
                     return false;
                 };
-                let f = k.pool.alloc().unwrap_or(FrameNumber(0));
+                let f = take(k);
                 let job = &mut k.store.w.jobs[j];
                 job.frames[job.nframes] = f.0;
                 job.nframes += 1;
@@ -914,7 +964,7 @@ fn read_both(k: &mut Kernel, j: usize, a: Option<u64>, b: Option<u64>) -> bool {
         return false;
     }
     for (i, blk) in [a, b].into_iter().enumerate() {
-        let f = k.pool.alloc().unwrap_or(FrameNumber(0));
+        let f = take(k);
         k.store.w.jobs[j].frames[i] = f.0;
         k.store.w.jobs[j].nframes = i + 1;
         if !submit(k, j, Op::Read, blk, &[f]) {
