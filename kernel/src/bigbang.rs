@@ -21,6 +21,15 @@ pub fn load(k: &mut Kernel, module: &'static [u8]) {
             return;
         }
     };
+    if k.store.persistent() {
+        // A new store: the objects go straight home (the image may be
+        // larger than memory); domains fault them in as they run.
+        if !crate::store::install::install(k, &image) {
+            crate::fatal(format_args!("store: the big bang image could not be installed"));
+        }
+        start(k, &image);
+        return;
+    }
     let (_, ncap, _, pcap) = k.objs.usage();
     let h = image.header();
     if h.object_nodes > ncap as u64 || h.object_pages > pcap as u64 {
@@ -54,6 +63,11 @@ pub fn load(k: &mut Kernel, module: &'static [u8]) {
         };
         phys::write_frame(f, 0, p.data);
     }
+    start(k, &image);
+}
+
+/// Names the image's domains and readies those it lists as running.
+fn start(k: &mut Kernel, image: &Image<'_>) {
     for n in image.names().take(MAX_NAMES) {
         let mut b = [0u8; NAME_LEN];
         let len = n.name.len().min(NAME_LEN);

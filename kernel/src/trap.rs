@@ -54,6 +54,7 @@ pub fn on_user_trap(k: &mut Kernel, vector: u8, error: u64, rip: u64, cr2: u64) 
             } else {
                 Access::Read
             };
+            crate::store::memory::check_pressure(k);
             if crate::store::memory::low(k) && !crate::store::memory::make_room(k, ci) {
                 // Parked until a checkpoint frees memory; the access is
                 // retried then.

@@ -30,6 +30,7 @@ pub fn on_syscall(k: &mut Kernel) -> ! {
         fault::syscall_fault(k, ci)
     }
     fast::try_fast(k, ci);
+    crate::store::memory::check_pressure(k);
     if crate::store::memory::low(k) && !crate::store::memory::make_room(k, ci) {
         // Only dirty objects left: wait for the checkpoint that makes
         // them evictable, then invoke again.

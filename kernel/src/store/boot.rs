@@ -48,6 +48,7 @@ pub fn open(k: &mut Kernel) -> Opened {
     };
     k.store.scratch = s0;
     k.store.scratch2 = s1;
+    k.store.pressure_mark = k.pool.capacity() / 8;
     if !k.store.w.set_aside(&mut k.pool) {
         crate::fatal(format_args!("store: no frames for the checkpoint writer"));
     }

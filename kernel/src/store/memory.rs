@@ -34,6 +34,33 @@ pub fn make_room(k: &mut Kernel, ci: usize) -> bool {
     false
 }
 
+/// Starts a checkpoint early when free frames fall below the pressure mark
+/// (an eighth of memory) and dirty pages hold them: the checkpoint then
+/// has the frames it needs to stage, and its pages become evictable
+/// before anyone has to wait.
+#[inline]
+pub fn check_pressure(k: &mut Kernel) {
+    if k.pool.free_count() >= k.store.pressure_mark {
+        return;
+    }
+    // Clean objects go first (one batch: the page-table flush it may need
+    // is amortised over it).
+    evict_pages(k);
+    if k.pool.free_count() < k.store.pressure_mark
+        && k.store.w.is_idle()
+        && k.objs.dirty_pages.len() >= k.store.pressure_mark / 2
+    {
+        if k.store.trace {
+            crate::kprintln!(
+                "store: {} frames free, {} dirty pages: checkpoint early",
+                k.pool.free_count(),
+                k.objs.dirty_pages.len()
+            );
+        }
+        crate::store::request_checkpoint(k);
+    }
+}
+
 /// Whether the cache is below its reserve.
 #[inline]
 pub fn low(k: &Kernel) -> bool {
@@ -52,22 +79,27 @@ pub fn replenish(k: &mut Kernel) -> bool {
             memory::flush_all(k);
         }
     }
-    let mut held = [0u32; BATCH];
     while k.objs.free_page_slots() < RESERVE + BATCH / 2
         || k.pool.free_count() < RESERVE + BATCH / 2
     {
-        let (got, nheld) = k.objs.evict_pages(BATCH, &mut k.pool, &mut held);
-        if nheld > 0 {
-            // The frames may still be mapped: discard every page table
-            // before anyone can reuse them.
-            memory::flush_all(k);
-            for f in &held[..nheld] {
-                let _ = k.pool.free(stet_physmem::pool::FrameNumber(*f));
-            }
-        }
-        if got == 0 {
+        if evict_pages(k) == 0 {
             break;
         }
     }
     !low(k)
+}
+
+/// Evicts one batch of clean pages; returns how many.
+fn evict_pages(k: &mut Kernel) -> usize {
+    let mut held = [0u32; BATCH];
+    let (got, nheld) = k.objs.evict_pages(BATCH, &mut k.pool, &mut held);
+    if nheld > 0 {
+        // The frames may still be mapped: discard every page table
+        // before anyone can reuse them.
+        memory::flush_all(k);
+        for f in &held[..nheld] {
+            let _ = k.pool.free(stet_physmem::pool::FrameNumber(*f));
+        }
+    }
+    got
 }

@@ -14,6 +14,7 @@
 //! * `memory` keeps the cache from running dry.
 
 pub mod boot;
+pub mod install;
 pub mod journal;
 pub mod memory;
 pub mod snapshot;
@@ -93,6 +94,8 @@ pub struct Store {
     pub pending_root: Option<Root>,
     /// The journal.
     pub j: journal::JournalState,
+    /// Below this many free frames a checkpoint starts early.
+    pub pressure_mark: usize,
     /// Checkpoints whose commit root this boot has written.
     pub commits_this_boot: u32,
     /// Disk request slots promised to requests not yet submitted (writes
@@ -125,6 +128,7 @@ impl Store {
             j: journal::JournalState::new(),
             reserved: 0,
             commits_this_boot: 0,
+            pressure_mark: 0,
         }
     }
 
