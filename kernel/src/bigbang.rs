@@ -25,7 +25,9 @@ pub fn load(k: &mut Kernel, module: &'static [u8]) {
         // A new store: the objects go straight home (the image may be
         // larger than memory); domains fault them in as they run.
         if !crate::store::install::install(k, &image) {
-            crate::fatal(format_args!("store: the big bang image could not be installed"));
+            crate::fatal(format_args!(
+                "store: the big bang image could not be installed"
+            ));
         }
         start(k, &image);
         return;

@@ -30,7 +30,11 @@ pub fn install(k: &mut Kernel, image: &Image<'_>) -> bool {
     };
     for n in image.nodes() {
         if n.oid >= g.nodes {
-            kprintln!("store: image node {} is beyond the disk's {} nodes", n.oid, g.nodes);
+            kprintln!(
+                "store: image node {} is beyond the disk's {} nodes",
+                n.oid,
+                g.nodes
+            );
             return false;
         }
         let b = n.oid / NODES_PER_BLOCK;
@@ -44,7 +48,9 @@ pub fn install(k: &mut Kernel, image: &Image<'_>) -> bool {
             keys: super::image_keys(&n.keys),
         };
         let at = (n.oid % NODES_PER_BLOCK) as usize * NODE_RECORD;
-        phys::with_frame_mut(nodes.frame, |f| node::encode(&img, &mut f[at..at + NODE_RECORD]));
+        phys::with_frame_mut(nodes.frame, |f| {
+            node::encode(&img, &mut f[at..at + NODE_RECORD])
+        });
     }
     if !flush_block(k, &nodes, Area::Nodes) {
         return false;
@@ -56,7 +62,11 @@ pub fn install(k: &mut Kernel, image: &Image<'_>) -> bool {
     let data = k.store.scratch2;
     for p in image.pages() {
         let Some(home) = g.page_home(p.oid) else {
-            kprintln!("store: image page {} is beyond the disk's {} pages", p.oid, g.pages);
+            kprintln!(
+                "store: image page {} is beyond the disk's {} pages",
+                p.oid,
+                g.pages
+            );
             return false;
         };
         phys::write_frame(data, 0, p.data);
@@ -67,7 +77,9 @@ pub fn install(k: &mut Kernel, image: &Image<'_>) -> bool {
         if vers.block != Some(vb) && !switch(k, &mut vers, vb, Area::Versions) {
             return false;
         }
-        phys::with_frame_mut(vers.frame, |f| versions::set_version(&mut f[..], idx, p.version));
+        phys::with_frame_mut(vers.frame, |f| {
+            versions::set_version(&mut f[..], idx, p.version)
+        });
     }
     if !flush_block(k, &vers, Area::Versions) {
         return false;
