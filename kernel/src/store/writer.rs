@@ -233,10 +233,7 @@ pub fn pump(k: &mut Kernel) {
     }
     let t = cpu::rdtsc();
     let mut any = false;
-    loop {
-        let Some((tag, r)) = k.store.disk.as_mut().and_then(|d| d.poll()) else {
-            break;
-        };
+    while let Some((tag, r)) = k.store.disk.as_mut().and_then(|d| d.poll()) {
         any = true;
         if tag >= super::journal::TAG_WRITE {
             super::journal::completed(k, tag, r.is_ok());

@@ -325,10 +325,13 @@ mod tests {
         Root {
             generation,
             geometry,
-            ckpt_start: geometry.log_start + geometry.log_blocks - 2,
+            ckpt_generation: generation,
+            ckpt_start: geometry.log_start,
             ckpt_blocks: 5,
             migrated: false,
-            journal_start: geometry.log_start,
+            journal_head: geometry.journal_start,
+            journal_seq: 0,
+            restarts: 0,
         }
     }
 
@@ -451,18 +454,18 @@ mod tests {
         put_root(&p, &root(4)); // block 0
         assert_eq!(
             apply(&p, &c).unwrap(),
-            "zeroed 64 bytes at 64 (torn root block 0 (generation 4))"
+            "zeroed 128 bytes at 128 (torn root block 0 (generation 4))"
         );
         let bytes = std::fs::read(&p).unwrap();
-        assert_eq!(&bytes[..64], &root(4).encode()[..64]);
-        assert!(bytes[64..4096].iter().all(|&b| b == 0));
+        assert_eq!(&bytes[..128], &root(4).encode()[..128]);
+        assert!(bytes[128..4096].iter().all(|&b| b == 0));
         assert_eq!(&bytes[4096..4096 + ROOT_LEN], &root(3).encode()[..]);
         let (which, r) = root::choose(&bytes[..4096], &bytes[4096..8192], BLOCKS).unwrap();
         assert_eq!((which, r.generation), (1, 3));
         // Tearing again now tears generation 3; then no root is left.
         assert_eq!(
             apply(&p, &c).unwrap(),
-            "zeroed 64 bytes at 4160 (torn root block 1 (generation 3))"
+            "zeroed 128 bytes at 4224 (torn root block 1 (generation 3))"
         );
         assert!(apply(&p, &c).is_err());
     }
@@ -509,14 +512,14 @@ mod tests {
     }
 
     #[test]
-    fn a_checkpoint_block_wraps_around_the_log_ring() {
+    fn a_checkpoint_block_is_found_in_the_log() {
         let dir = TempDir::new("corrupt");
         let p = disk(&dir);
         put_root(&p, &root(7));
         let g = root(7).geometry;
-        // The extent starts 2 blocks before the log's end: index 3 wraps.
+        // Every checkpoint starts at the log's first block.
         let c = spec("{ target = \"ckpt-block\", index = 3, offset = 16, len = 4 }").unwrap();
-        let at = g.log_start + 1;
+        let at = g.log_start + 3;
         assert_eq!(
             apply(&p, &c).unwrap(),
             format!(
