@@ -155,8 +155,10 @@ fn start(k: &mut Kernel) -> ! {
     if let Some(t) = k.config.selftest {
         selftest::run(k, t);
     }
+    let mark = store::bench::mark(k);
     let opened = store::boot::open(k);
     if opened == store::boot::Opened::Restarted {
+        store::bench::restarted(k, mark);
         if k.module.take().is_some() {
             kprintln!("boot: the store was restarted; the big bang image is not used");
         }

@@ -181,17 +181,37 @@ pub mod checkpoint {
     /// → `w0` the period in milliseconds, `w1` restarts since the store was
     /// created, `w2` the generation the system last restarted from, `w3`
     /// TSC ticks the kernel spent writing and committing the last
-    /// checkpoint (not counting waiting for the disk).
+    /// checkpoint: its own steps, each timed alone (not waiting for the
+    /// disk, nor checking for completions; docs/STORE.md "Benchmarks").
     pub const INFO: u64 = 4;
     /// Waits until the system restarts from a checkpoint; the reply is
     /// then `RESTARTED` (a domain that checks state after every restart).
     pub const WAIT_RESTART: u64 = 5;
+    /// Waits until the checkpoint writer is idle: the last checkpoint has
+    /// migrated home, none is asked for, no raw write runs (benchmarks
+    /// start from a quiet disk).
+    pub const WAIT_IDLE: u64 = 6;
+    /// Benchmarks only (`bench_raw` on the kernel command line, else
+    /// `NO_SUCH_ORDER`): once the writer is idle, writes `w0` blocks (0:
+    /// as many as the last checkpoint's extent; at most the log's size)
+    /// from the start of the checkpoint log, which is free then, in
+    /// requests of the disk's largest size, as many in flight as the queue
+    /// takes, then flushes → `w0` TSC ticks from the first request to the
+    /// flush's completion, `w1` the blocks written. No checkpoint starts
+    /// meanwhile. `w1` must be 0 (the kernel uses it while the invoker
+    /// waits); `BAD_VALUE` for a size out of range, `NO_SPACE` without
+    /// frames for the requests.
+    pub const RAW_WRITE: u64 = 7;
 }
 
 /// The journal key.
 pub mod journal {
     /// key 0: a page key → the page's current contents are on disk when
     /// the reply comes (`OK`), and survive a crash before the next
-    /// checkpoint. `w0` of the reply: the journal record's sequence number.
+    /// checkpoint. `w0` of the reply: the journal record's sequence number;
+    /// `w1`: TSC ticks the kernel spent on the most recent record (the
+    /// order that started it, the handling of its write's and flush's
+    /// completions, and this answer; not waiting for the disk, nor
+    /// entering and leaving the kernel) — under `-icount`, instructions.
     pub const PAGE: u64 = 1;
 }

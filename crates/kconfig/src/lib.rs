@@ -10,6 +10,8 @@
 //! | `ckpt_ms=N` | period of checkpoints in milliseconds, 0 = only on demand (default 5000; a restarted store keeps the period it had) |
 //! | `ckpt_trace` | print each checkpoint's phases on the console (tests) |
 //! | `ckpt_halt=N` | stop the machine (spin, interrupts off) right after the commit root of the N-th checkpoint of this boot is written, before any flush or migration: the disk then holds a committed, unmigrated checkpoint, as a power cut at that moment would leave it (corruption tests) |
+//! | `bench_restart=N` | a restart prints `BENCH name=restart_resume_<N>mib instructions=…` when it resumes the first domain (N: the MiB of state the benchmark stored, 1..=65536; benchmarks) |
+//! | `bench_raw` | allow the checkpoint key's `RAW_WRITE` order, a raw write over the free checkpoint log (benchmarks) |
 //! | `invariants` | check the kernel's invariants before every return to user mode (tests) |
 //! | `selftest=NAME` | run a kernel self-test instead of the normal boot: `kfault` (a deliberate kernel page fault), `smep` (kernel jumps into a user page), `smap` (kernel reads a user page), `hang` (spin forever, interrupts off), `alloc` (try to allocate after sealing), `overflow` (overflow the kernel stack), `disk` (write, flush and read back patterns on the virtio-blk disk), `diskread` (only read back and check what `disk` wrote, e.g. on a second boot) |
 //!
@@ -63,6 +65,10 @@ pub struct Config {
     pub ckpt_trace: bool,
     /// Halt after the commit root of this boot's N-th checkpoint (0: never).
     pub ckpt_halt: u32,
+    /// Print the restart benchmark line, naming this many MiB (0: no).
+    pub bench_restart: u32,
+    /// Allow the raw-write benchmark order.
+    pub bench_raw: bool,
     /// Number of words not understood.
     pub unknown: usize,
 }
@@ -77,6 +83,8 @@ impl Default for Config {
             ckpt_ms: DEFAULT_CKPT_MS,
             ckpt_trace: false,
             ckpt_halt: 0,
+            bench_restart: 0,
+            bench_raw: false,
             unknown: 0,
         }
     }
@@ -118,6 +126,17 @@ pub fn parse(line: &str) -> Config {
             },
             ("ckpt_trace", None) => {
                 c.ckpt_trace = true;
+                true
+            }
+            ("bench_restart", Some(v)) => match v.parse::<u32>() {
+                Ok(mib) if (1..=65536).contains(&mib) => {
+                    c.bench_restart = mib;
+                    true
+                }
+                _ => false,
+            },
+            ("bench_raw", None) => {
+                c.bench_raw = true;
                 true
             }
             ("invariants", None) => {
@@ -163,6 +182,14 @@ mod tests {
             (bad.ckpt_ms, bad.ckpt_trace, bad.unknown),
             (DEFAULT_CKPT_MS, false, 3)
         );
+        let c = parse("exit_on_idle bench_restart=64 bench_raw");
+        assert_eq!((c.bench_restart, c.bench_raw, c.unknown), (64, true, 0));
+        let bad = parse("bench_restart=0 bench_restart=x bench_restart bench_raw=1");
+        assert_eq!(
+            (bad.bench_restart, bad.bench_raw, bad.unknown),
+            (0, false, 4)
+        );
+        assert_eq!((parse("").bench_restart, parse("").bench_raw), (0, false));
     }
 
     use super::*;

@@ -4,8 +4,10 @@
 //! written in stored in its data words; re-executed, the order answers
 //! `OK` once the record is durable — or `RESTARTED` if the system restarted
 //! meanwhile (the record may or may not have reached the disk: ask again).
+//! The `OK` answer's `w1` is what the record cost the kernel (benchmarks).
 
 use super::{After, Reply};
+use crate::arch::cpu;
 use crate::domain;
 use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
@@ -19,6 +21,7 @@ pub const WAKE_ON_JOURNAL: u64 = u64::MAX - 2;
 
 /// Carries out an order on the journal key for context `ci`.
 pub fn order(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
+    let t = cpu::rdtsc();
     if m.order != o::PAGE {
         r.fail(code::NO_SUCH_ORDER);
         return After::Continue;
@@ -35,6 +38,7 @@ pub fn order(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
         }
         if journal::durable(k) >= want {
             r.w[0] = want - 1;
+            r.w[1] = k.store.j.work + (cpu::rdtsc() - t);
             return After::Continue;
         }
         return park(k, ci, want, boot, WAKE_ON_JOURNAL);
@@ -51,7 +55,11 @@ pub fn order(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
         }
     };
     match journal::start(k, page) {
-        Ok(seq) => park(k, ci, seq + 1, k.store.restarts, WAKE_ON_JOURNAL),
+        Ok(seq) => {
+            let after = park(k, ci, seq + 1, k.store.restarts, WAKE_ON_JOURNAL);
+            k.store.j.work = cpu::rdtsc() - t;
+            after
+        }
         Err(journal::Busy::Full) => {
             store::request_checkpoint(k);
             park(k, ci, 0, 0, crate::kobj::checkpoint::WAKE_ON_COMMIT)

@@ -47,7 +47,9 @@ pub struct JournalState {
     /// The journal's tail when the last snapshot was taken: where the
     /// records that must survive that checkpoint's commit begin.
     pub at_snapshot: (u64, u64),
-    /// TSC ticks the kernel spent on the last record (not waiting).
+    /// TSC ticks the kernel spent on the last record (not waiting): the
+    /// order that started it (set by `kobj::journal`) and the handling of
+    /// its completions.
     pub work: u64,
 }
 

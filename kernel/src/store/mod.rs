@@ -13,6 +13,7 @@
 //!   restarted from.
 //! * `memory` keeps the cache from running dry.
 
+pub mod bench;
 pub mod boot;
 pub mod install;
 pub mod journal;
@@ -101,6 +102,8 @@ pub struct Store {
     /// Disk request slots promised to requests not yet submitted (writes
     /// that follow reads, the journal's flush).
     pub reserved: usize,
+    /// The raw-write benchmark (`bench::raw_write`).
+    pub bench: bench::Raw,
 }
 
 impl Store {
@@ -129,6 +132,7 @@ impl Store {
             reserved: 0,
             commits_this_boot: 0,
             pressure_mark: 0,
+            bench: bench::Raw::new(),
         }
     }
 
@@ -195,6 +199,7 @@ pub fn checkpoint_migrated(k: &mut crate::kernel::Kernel) {
     if k.store.requested {
         request_checkpoint(k);
     }
+    bench::wake_idle(k);
 }
 
 /// A journal record became durable (or failed): its invoker, and everyone

@@ -35,7 +35,7 @@ pub fn take(k: &mut Kernel) -> Result<u64, NotStarted> {
     if !k.store.persistent() {
         return Err(NotStarted::Volatile);
     }
-    if !k.store.w.is_idle() {
+    if !k.store.w.is_idle() || super::bench::busy(k) {
         return Err(NotStarted::Busy);
     }
     let t0 = cpu::rdtsc();

@@ -1,32 +1,35 @@
-//! `stet-harness bench`: boots the benchmark domains (the image of
-//! `tests/system/bench_rows.toml`) under deterministic instruction counting
-//! and collects their `BENCH` lines.
+//! `stet-harness bench`: boots every benchmark image, one after the other,
+//! and collects their `BENCH` lines: `tests/system/bench_rows.toml` (IPC
+//! and faults; also a system test) and each `tests/bench/*.toml` (the
+//! store: checkpoints, journal, restart, write throughput; these need a
+//! disk and take too long for `make test`). Each is judged like a system
+//! test (its `expect`, `forbid`, exit status, or its `[[boot]]` steps on
+//! one disk); any failure fails the benchmark. The runs are sequential: the
+//! throughput row measures host time, which a parallel run would disturb.
 
 use std::fmt::Write;
 use std::path::Path;
 use std::sync::LazyLock;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use regex::Regex;
 
 use crate::bench_json::{self, BenchRow};
+use crate::crash_spec::{self, Mode};
 use crate::image;
-use crate::qemu::{self, Console};
+use crate::judge::{judge, Expected};
+use crate::matcher::Matcher;
+use crate::qemu;
 use crate::report;
 use crate::root::Layout;
-use crate::runner::{self, Exit, LineSink};
-use crate::spec::{Spec, DEFAULT_MEM, EXIT_SUCCESS};
-
-/// The image and log name.
-const NAME: &str = "bench";
-/// The kernel command line.
-const CMDLINE: &str = "exit_on_idle";
-/// How long the benchmark may take.
-const TIMEOUT: Duration = Duration::from_secs(300);
+use crate::runner::{self, LineSink, Options, Output};
+use crate::spec::{Spec, TestFile};
+use crate::steps;
+use crate::system;
 
 static BENCH_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\bBENCH name=(\S+) instructions=(\d+) iterations=(\d+) overhead=(\d+)\b")
+    Regex::new(r"\bBENCH name=(\S+) (instructions|percent)=(\d+) iterations=(\d+) overhead=(\d+)\b")
         .expect("valid regex")
 });
 
@@ -42,11 +45,14 @@ pub struct BenchSink {
 impl BenchSink {
     fn parse(line: &str) -> Option<BenchRow> {
         let caps = BENCH_LINE.captures(line)?;
+        let value: u64 = caps[3].parse().ok()?;
+        let percent = &caps[2] == "percent";
         Some(BenchRow {
             name: caps[1].to_string(),
-            instructions: caps[2].parse().ok()?,
-            iterations: caps[3].parse().ok()?,
-            rdtsc_overhead: caps[4].parse().ok()?,
+            instructions: if percent { 0 } else { value },
+            iterations: caps[4].parse().ok()?,
+            rdtsc_overhead: caps[5].parse().ok()?,
+            percent: percent.then_some(value),
         })
     }
 }
@@ -61,16 +67,26 @@ impl LineSink for BenchSink {
     }
 }
 
-/// The QEMU configuration of a benchmark run.
-pub fn config(layout: &Layout) -> qemu::Config {
-    qemu::Config {
-        kernel: layout.kernel(),
-        image: layout.image(NAME),
-        cmdline: CMDLINE.into(),
-        mem: DEFAULT_MEM.into(),
-        extra: qemu::ICOUNT_ARGS.iter().map(|s| s.to_string()).collect(),
-        console: Console::Captured,
-        iso: None,
+/// Feeds every line to a judging sink and to a [`BenchSink`].
+struct Tee<S> {
+    inner: S,
+    bench: BenchSink,
+}
+
+impl<S: LineSink> LineSink for Tee<S> {
+    fn line(&mut self, line: &str) {
+        self.inner.line(line);
+        self.bench.line(line);
+    }
+}
+
+/// The image, disk and log name of benchmark `test` (`bench` for
+/// `bench_rows`, as before the store's benchmarks existed).
+pub fn run_name(test: &str) -> String {
+    if test == "bench_rows" {
+        "bench".into()
+    } else {
+        format!("bench-{test}")
     }
 }
 
@@ -82,7 +98,10 @@ pub fn table(rows: &[BenchRow]) -> String {
         .map(|r| {
             [
                 r.name.clone(),
-                r.instructions.to_string(),
+                match r.percent {
+                    Some(p) => format!("{p}%"),
+                    None => r.instructions.to_string(),
+                },
                 r.iterations.to_string(),
             ]
         })
@@ -112,57 +131,171 @@ pub fn table(rows: &[BenchRow]) -> String {
     for [a, b, c] in &cells {
         let _ = writeln!(out, "{a:<w0$} | {b:>w1$} | {c:>w2$}");
     }
-    let mut overheads: Vec<u64> = rows.iter().map(|r| r.rdtsc_overhead).collect();
+    let mut overheads: Vec<u64> = rows
+        .iter()
+        .map(|r| r.rdtsc_overhead)
+        .filter(|&o| o > 0)
+        .collect();
     overheads.sort_unstable();
     overheads.dedup();
-    let overhead = overheads
-        .iter()
-        .map(u64::to_string)
-        .collect::<Vec<_>>()
-        .join(", ");
+    let overhead = match overheads.is_empty() {
+        true => String::new(),
+        false => format!(
+            "; RDTSC overhead {} subtracted",
+            overheads
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
     let _ = writeln!(
         out,
-        "unit: guest instructions retired under QEMU TCG with -icount shift=0 (not cycles); \
-         RDTSC overhead {overhead} subtracted"
+        "unit: guest instructions retired under QEMU TCG with -icount shift=0 (not cycles){overhead}"
     );
+    if rows.iter().any(|r| r.percent.is_some()) {
+        let _ = writeln!(
+            out,
+            "%: a ratio of host wall-clock times, measured without -icount (docs/STORE.md \"Benchmarks\")"
+        );
+    }
     out
 }
 
-/// Builds the image, boots the benchmark, writes `out` and prints the table.
-pub fn run(layout: &Layout, out: &Path) -> Result<()> {
-    let spec = Spec::load(&layout.bench_spec())?;
-    image::build(layout, &spec.image(), &layout.image(NAME))?;
-    let opts = runner::Options {
-        timeout: TIMEOUT,
-        log: Some(layout.log(NAME)),
-        kill: None,
-        term_grace: None,
-    };
-    let output = runner::run(config(layout).command(), &opts, BenchSink::default())
-        .with_context(|| format!("cannot start {}", qemu::QEMU))?;
-    if let Some(e) = &output.log_error {
-        eprintln!("warning: cannot write {}: {e}", layout.log(NAME).display());
+/// Runs benchmark `test`: builds its image (and a fresh disk if it asks
+/// for one), boots it (or its `[[boot]]` steps), judges the run and
+/// returns the rows it printed.
+pub fn run_one(layout: &Layout, test: &TestFile) -> Result<Vec<BenchRow>> {
+    let spec = Spec::load(&test.path)?;
+    let name = run_name(&test.name);
+    image::build(layout, &spec.image(), &layout.image(&name))?;
+    if let Some(size) = &spec.disk {
+        qemu::fresh_disk(&layout.disk(&name), size)?;
     }
-    let problem = match (output.exit, &output.sink) {
-        (Exit::Timeout, _) => Some(format!("timeout after {}s", TIMEOUT.as_secs())),
-        (exit, _) if exit != Exit::Code(EXIT_SUCCESS) => {
-            Some(format!("exit status {exit} (expected {EXIT_SUCCESS})"))
+    let mode = crash_spec::mode(&spec).map_err(|e| anyhow::anyhow!("spec error: {e}"))?;
+    let timeout = Duration::from_secs(spec.timeout_secs);
+    let sink = match mode {
+        Mode::Plain => {
+            let matcher = Matcher::new(&spec.expect, &spec.forbid)
+                .and_then(|m| m.with_contains(&spec.contains))
+                .map_err(|e| anyhow::anyhow!("spec error: {e}"))?;
+            let opts = Options {
+                timeout,
+                log: Some(layout.log(&name)),
+                kill: None,
+                term_grace: None,
+            };
+            let cfg = system::config(layout, &name, &spec);
+            let sink = Tee {
+                inner: matcher,
+                bench: BenchSink::default(),
+            };
+            let out = runner::run(cfg.command(), &opts, sink)
+                .with_context(|| format!("cannot start {}", qemu::QEMU))?;
+            let verdict = out.sink.inner.verdict();
+            if let Err(why) = judge(Expected::from(&spec), out.exit, &verdict) {
+                eprint!("{}", report::tail(&out.tail, &out.stderr));
+                bail!("{why} (console in {})", layout.log(&name).display());
+            }
+            out.sink.bench
         }
-        (_, sink) if !sink.malformed.is_empty() => {
-            Some(format!("malformed line: {}", sink.malformed[0]))
+        Mode::Steps(boots) => {
+            let mut bench = BenchSink::default();
+            let result = steps::run(
+                &layout.disk(&name),
+                boots,
+                &spec.forbid,
+                timeout,
+                |i, step, watch, timeout| {
+                    let mut cfg = system::config(layout, &name, &spec);
+                    if let Some(cmdline) = &step.cmdline {
+                        cfg.cmdline = cmdline.clone();
+                    }
+                    let opts = Options {
+                        timeout,
+                        log: Some(layout.boot_log(&name, &i.to_string())),
+                        kill: Some(watch.switch()),
+                        term_grace: None,
+                    };
+                    let sink = Tee {
+                        inner: watch,
+                        bench: BenchSink::default(),
+                    };
+                    let out = runner::run(cfg.command(), &opts, sink)?;
+                    bench.rows.extend(out.sink.bench.rows);
+                    bench.malformed.extend(out.sink.bench.malformed);
+                    Ok(Output {
+                        exit: out.exit,
+                        elapsed: out.elapsed,
+                        tail: out.tail,
+                        stderr: out.stderr,
+                        sink: out.sink.inner,
+                        log_error: out.log_error,
+                    })
+                },
+            );
+            if let Err(f) = result {
+                eprint!("{}", report::tail(&f.tail, &f.stderr));
+                bail!(
+                    "{} (console in {})",
+                    f.reason,
+                    layout.boot_log(&name, "<step>").display()
+                );
+            }
+            bench
         }
-        (_, sink) if sink.rows.is_empty() => Some("no BENCH lines".into()),
-        _ => None,
+        _ => bail!("a benchmark is one boot or [[boot]] steps, not a crash test"),
     };
-    if let Some(problem) = problem {
-        eprint!("{}", report::tail(&output.tail, &output.stderr));
+    if let Some(line) = sink.malformed.first() {
+        bail!("malformed line: {line}");
+    }
+    if sink.rows.is_empty() {
+        bail!("no BENCH lines");
+    }
+    // An instruction count means something only under -icount.
+    let icount = spec
+        .qemu_args
+        .windows(qemu::ICOUNT_ARGS.len())
+        .any(|w| w.iter().zip(qemu::ICOUNT_ARGS).all(|(a, b)| a == b));
+    if let Some(r) = sink.rows.iter().find(|r| r.percent.is_none() && !icount) {
         bail!(
-            "bench failed: {problem} (console in {})",
-            layout.log(NAME).display()
+            "row {} counts instructions, but the spec's qemu_args lack {:?}",
+            r.name,
+            qemu::ICOUNT_ARGS
         );
     }
-    bench_json::write(out, &output.sink.rows)?;
-    print!("{}", table(&output.sink.rows));
+    Ok(sink.rows)
+}
+
+/// Runs every benchmark (or only `only`), writes `out` and prints the
+/// table.
+pub fn run(layout: &Layout, out: &Path, only: Option<&str>) -> Result<()> {
+    let mut tests = layout.bench_specs()?;
+    if let Some(only) = only {
+        tests.retain(|t| t.name == only);
+        if tests.is_empty() {
+            bail!("no benchmark named {only:?}");
+        }
+    }
+    let mut rows: Vec<BenchRow> = Vec::new();
+    for t in &tests {
+        let start = Instant::now();
+        let got = run_one(layout, t).with_context(|| format!("bench {} failed", t.name))?;
+        println!(
+            "bench {}: {} rows ({:.1}s)",
+            t.name,
+            got.len(),
+            start.elapsed().as_secs_f64()
+        );
+        for r in got {
+            if rows.iter().any(|x| x.name == r.name) {
+                bail!("row {} printed twice", r.name);
+            }
+            rows.push(r);
+        }
+    }
+    bench_json::write(out, &rows)?;
+    print!("{}", table(&rows));
     println!("wrote {}", out.display());
     Ok(())
 }
@@ -172,20 +305,50 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bench_config_counts_instructions_under_tcg() {
-        let layout = Layout { root: "/r".into() };
-        let args = config(&layout).args();
-        let at = |flag: &str| {
-            let i = args.iter().position(|a| a == flag).unwrap();
-            args[i + 1].clone()
-        };
-        assert_eq!(at("-accel"), "tcg");
-        assert!(!args.iter().any(|a| a.contains("kvm")));
-        assert_eq!(at("-icount"), "shift=0,align=off,sleep=off");
-        assert_eq!(at("-cpu"), "max");
-        assert_eq!(at("-rtc"), "base=2024-01-01T00:00:00,clock=vm");
-        assert_eq!(at("-append"), "exit_on_idle");
-        assert_eq!(at("-initrd"), "/r/build/images/bench.img");
+    fn benchmarks_run_under_tcg_counting_instructions() {
+        let layout = Layout::find(None, Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let tests = layout.bench_specs().unwrap();
+        let names: Vec<_> = tests.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "bench_rows",
+                "store_bench",
+                "store_restart",
+                "store_write_pct"
+            ]
+        );
+        for t in &tests {
+            let spec = Spec::load(&t.path).unwrap();
+            let name = run_name(&t.name);
+            let args = system::config(&layout, &name, &spec).args();
+            let at = |flag: &str| {
+                let i = args.iter().position(|a| a == flag)?;
+                Some(args[i + 1].clone())
+            };
+            assert_eq!(at("-accel").as_deref(), Some("tcg"), "{}", t.name);
+            assert!(!args.iter().any(|a| a.contains("kvm")));
+            assert_eq!(at("-cpu").as_deref(), Some("max"));
+            assert!(at("-initrd")
+                .unwrap()
+                .ends_with(&format!("build/images/{name}.img")));
+            if t.name == "store_write_pct" {
+                // Host time: the one row measured without -icount.
+                assert_eq!(at("-icount"), None);
+            } else {
+                assert_eq!(
+                    at("-icount").as_deref(),
+                    Some("shift=0,align=off,sleep=off")
+                );
+                assert_eq!(
+                    at("-rtc").as_deref(),
+                    Some("base=2024-01-01T00:00:00,clock=vm")
+                );
+            }
+            assert_eq!(spec.disk.is_some(), t.name != "bench_rows", "{}", t.name);
+        }
+        assert_eq!(run_name("bench_rows"), "bench");
+        assert_eq!(run_name("store_bench"), "bench-store_bench");
     }
 
     #[test]
@@ -196,25 +359,35 @@ mod tests {
             "BENCH name=null_syscall instructions=120 iterations=1000 overhead=30",
             "[bench] BENCH name=ipc_call instructions=900 iterations=500 overhead=30",
             "BENCH name=broken instructions=x",
+            "BENCH name=ckpt_write_pct_of_raw percent=87 iterations=5 overhead=0",
         ] {
             sink.line(line);
         }
         let names: Vec<_> = sink.rows.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(names, ["null_syscall", "ipc_call"]);
+        assert_eq!(names, ["null_syscall", "ipc_call", "ckpt_write_pct_of_raw"]);
         assert_eq!(sink.rows[1].instructions, 900);
         assert_eq!(sink.rows[1].iterations, 500);
         assert_eq!(sink.rows[1].rdtsc_overhead, 30);
+        assert_eq!(sink.rows[1].percent, None);
+        assert_eq!(sink.rows[2].percent, Some(87));
+        assert_eq!(sink.rows[2].instructions, 0);
+        assert_eq!(sink.rows[2].iterations, 5);
         assert_eq!(sink.malformed, ["BENCH name=broken instructions=x"]);
+    }
+
+    fn row(name: &str, instructions: u64, overhead: u64, percent: Option<u64>) -> BenchRow {
+        BenchRow {
+            name: name.into(),
+            instructions,
+            iterations: 1000,
+            rdtsc_overhead: overhead,
+            percent,
+        }
     }
 
     #[test]
     fn table_lines_up() {
-        let rows = [BenchRow {
-            name: "null_syscall".into(),
-            instructions: 120,
-            iterations: 1000,
-            rdtsc_overhead: 30,
-        }];
+        let rows = [row("null_syscall", 120, 30, None)];
         assert_eq!(
             table(&rows),
             "operation    | instructions/op | iterations\n\
@@ -222,6 +395,23 @@ mod tests {
              null_syscall |             120 |       1000\n\
              unit: guest instructions retired under QEMU TCG with -icount shift=0 \
              (not cycles); RDTSC overhead 30 subtracted\n"
+        );
+        let rows = [
+            row("null_syscall", 120, 4, None),
+            row("ckpt_pause_1mib", 48382, 0, None),
+            row("ckpt_write_pct", 0, 0, Some(7)),
+        ];
+        assert_eq!(
+            table(&rows),
+            "operation       | instructions/op | iterations\n\
+             ----------------+-----------------+-----------\n\
+             null_syscall    |             120 |       1000\n\
+             ckpt_pause_1mib |           48382 |       1000\n\
+             ckpt_write_pct  |              7% |       1000\n\
+             unit: guest instructions retired under QEMU TCG with -icount shift=0 \
+             (not cycles); RDTSC overhead 4 subtracted\n\
+             %: a ratio of host wall-clock times, measured without -icount \
+             (docs/STORE.md \"Benchmarks\")\n"
         );
     }
 }

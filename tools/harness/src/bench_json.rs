@@ -20,6 +20,10 @@ pub struct BenchRow {
     pub iterations: u64,
     /// The cost of reading the counter, already subtracted.
     pub rdtsc_overhead: u64,
+    /// For a row that is a percentage rather than an instruction count
+    /// (`instructions` is then 0): the percentage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub percent: Option<u64>,
 }
 
 /// The file's text: a pretty-printed JSON array, newline-terminated.
@@ -58,6 +62,7 @@ mod tests {
             instructions,
             iterations: 1000,
             rdtsc_overhead: 30,
+            percent: None,
         }
     }
 
@@ -73,10 +78,23 @@ mod tests {
     }
 
     #[test]
+    fn a_percentage_row_says_so() {
+        let mut r = row("pct", 0);
+        r.percent = Some(91);
+        assert_eq!(
+            to_json(&[r]),
+            "[\n  {\n    \"name\": \"pct\",\n    \"instructions\": 0,\n    \
+             \"iterations\": 1000,\n    \"rdtsc_overhead\": 30,\n    \"percent\": 91\n  }\n]\n"
+        );
+    }
+
+    #[test]
     fn write_then_read_round_trips_in_order() {
         let dir = TempDir::new("bench");
         let path = dir.path().join("sub/bench.json");
-        let rows = vec![row("b", 2), row("a", 1)];
+        let mut pct = row("c", 0);
+        pct.percent = Some(50);
+        let rows = vec![row("b", 2), row("a", 1), pct];
         write(&path, &rows).unwrap();
         assert_eq!(read(&path).unwrap(), rows);
     }

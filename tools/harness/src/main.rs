@@ -63,11 +63,16 @@ enum Cmd {
         #[arg(long = "host-results", value_name = "FILE")]
         host_results: Vec<PathBuf>,
     },
-    /// Run the benchmark program and write the results as JSON.
+    /// Run the benchmarks (tests/system/bench_rows.toml, tests/bench/*.toml)
+    /// and write the results as JSON.
     Bench {
         /// Output file (default: build/bench.json under the root).
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+        /// Run only the benchmark with this name (`bench_rows`, or a file
+        /// stem in tests/bench).
+        #[arg(long)]
+        only: Option<String>,
     },
     /// Boot programs interactively (-nographic; Ctrl-A X quits) on the
     /// persistent disk build/stet.disk (created if missing).
@@ -108,9 +113,9 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             jobs,
             host_results,
         } => test(&layout, only.as_deref(), jobs, &host_results),
-        Cmd::Bench { out } => {
+        Cmd::Bench { out, only } => {
             let out = out.unwrap_or_else(|| layout.bench_json());
-            bench::run(&layout, &out)?;
+            bench::run(&layout, &out, only.as_deref())?;
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Run {

@@ -90,9 +90,26 @@ impl Layout {
         self.root.join("tests/run.toml")
     }
 
-    /// The system test whose image `stet-harness bench` boots.
+    /// The system test `stet-harness bench` boots first (IPC and faults).
     pub fn bench_spec(&self) -> PathBuf {
         self.specs().join("bench_rows.toml")
+    }
+
+    /// The directory of the benchmarks that are not system tests (the
+    /// store's).
+    pub fn bench_dir(&self) -> PathBuf {
+        self.root.join("tests/bench")
+    }
+
+    /// Every benchmark `stet-harness bench` runs, in order: `bench_rows`,
+    /// then `tests/bench/*.toml` by name.
+    pub fn bench_specs(&self) -> anyhow::Result<Vec<crate::spec::TestFile>> {
+        let mut v = vec![crate::spec::TestFile {
+            name: "bench_rows".into(),
+            path: self.bench_spec(),
+        }];
+        v.extend(crate::spec::discover(&self.bench_dir())?);
+        Ok(v)
     }
 
     /// The default benchmark output file.
@@ -113,6 +130,7 @@ mod tests {
         assert!(here.starts_with(&layout.root));
         assert!(layout.image("x").ends_with("build/images/x.img"));
         assert!(layout.bench_spec().is_file());
+        assert!(layout.bench_dir().is_dir());
         assert!(layout.run_spec().is_file());
     }
 

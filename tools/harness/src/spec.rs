@@ -301,11 +301,14 @@ mod tests {
             crate::root::Layout::find(None, Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap();
         let tests = discover(&layout.specs()).unwrap();
         assert!(!tests.is_empty());
-        // Specs waiting for kernel work must parse too.
+        // Specs waiting for kernel work, and the benchmarks, must parse too.
         let pending = discover(&layout.specs().join("pending")).unwrap();
+        let bench = discover(&layout.bench_dir()).unwrap();
+        assert!(!bench.is_empty());
         for t in tests
             .iter()
             .chain(&pending)
+            .chain(&bench)
             .map(|t| t.path.clone())
             .chain([layout.run_spec()])
         {

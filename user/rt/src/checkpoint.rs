@@ -1,6 +1,7 @@
 //! The checkpoint key (`stet_abi::order::checkpoint`): take a checkpoint
 //! and wait for its commit, read statistics, set the period, learn about
-//! restarts, wait for the next restart. Errors are the kernel's result
+//! restarts, wait for the next restart, wait for a quiet disk, time a raw
+//! write (benchmarks). Errors are the kernel's result
 //! codes (`stet_abi::code`); a wait the kernel answers `RESTARTED` (the
 //! system restarted from a checkpoint meanwhile) may be retried.
 
@@ -40,6 +41,9 @@ pub struct Info {
     pub restarts: u64,
     /// The generation the system last restarted from.
     pub restart_generation: u64,
+    /// TSC ticks the kernel spent writing and committing the last
+    /// checkpoint, not counting waiting for the disk.
+    pub work_ticks: u64,
 }
 
 fn ok(code: u64) -> Result<(), u64> {
@@ -97,7 +101,24 @@ pub fn info(slot: Slot) -> Result<Info, u64> {
         period_ms: a.w[0],
         restarts: a.w[1],
         restart_generation: a.w[2],
+        work_ticks: a.w[3],
     })
+}
+
+/// Waits until the checkpoint writer is idle (the last checkpoint has
+/// migrated home and none is asked for).
+pub fn wait_idle(slot: Slot) -> Result<(), u64> {
+    ok(call(slot, o::WAIT_IDLE, [0; 4]).code)
+}
+
+/// A raw sequential write over the checkpoint log (benchmarks; the kernel
+/// needs `bench_raw`): `blocks` blocks (0: as many as the last
+/// checkpoint's extent), then a flush. Returns the TSC ticks from its
+/// first request to the flush's completion, and the blocks written.
+pub fn raw_write(slot: Slot, blocks: u64) -> Result<(u64, u64), u64> {
+    let a = call(slot, o::RAW_WRITE, [blocks, 0, 0, 0]);
+    ok(a.code)?;
+    Ok((a.w[0], a.w[1]))
 }
 
 /// Waits until the system restarts from a checkpoint. Returns the reply

@@ -17,6 +17,18 @@ pub fn page(journal: Slot, page: Slot) -> Result<u64, u64> {
     }
 }
 
+/// Like [`page`], also returning what the record cost the kernel: `(seq,
+/// ticks)` (TSC ticks the kernel spent on it, not counting waiting for the
+/// disk).
+pub fn page_cost(journal: Slot, page: Slot) -> Result<(u64, u64), u64> {
+    let a = Msg::new(journal, o::PAGE).keys([page, 0, 0, 0]).call();
+    if a.code == code::OK {
+        Ok((a.w[0], a.w[1]))
+    } else {
+        Err(a.code)
+    }
+}
+
 /// Like [`page`], asking again while the kernel answers `RESTARTED`.
 pub fn page_retrying(journal: Slot, page_slot: Slot) -> Result<u64, u64> {
     loop {

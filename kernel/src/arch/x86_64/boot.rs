@@ -71,6 +71,11 @@ _start32:
     mov esp, offset boot_stack_top
     mov edi, eax
     mov esi, ebx
+    // The TSC at entry (for the restart benchmark), kept on the boot
+    // stack until the 64-bit code passes it on.
+    rdtsc
+    push edx
+    push eax
     mov eax, 0x80000000
     cpuid
     cmp eax, 0x80000001
@@ -150,6 +155,8 @@ long_mode_start:
 higher_half_start:
     mov r12d, edi
     mov r13d, esi
+    mov eax, esp
+    mov r14, qword ptr [rax]
     lea rdi, [rip + __bss_start]
     lea rcx, [rip + __bss_end]
     sub rcx, rdi
@@ -160,6 +167,7 @@ higher_half_start:
     xor ebp, ebp
     mov rdi, r12
     mov rsi, r13
+    mov rdx, r14
     call {entry}
     ud2
 

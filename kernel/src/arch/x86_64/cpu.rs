@@ -1,5 +1,6 @@
 //! CPU features, control registers and model-specific registers.
 
+use core::sync::atomic::{AtomicU64, Ordering};
 use x86_64::registers::control::{Cr0, Cr0Flags, Cr4, Cr4Flags};
 use x86_64::registers::model_specific::{Efer, EferFlags, Msr};
 use x86_64::registers::xcontrol::{XCr0, XCr0Flags};
@@ -167,6 +168,20 @@ pub fn rdtsc() -> u64 {
         core::arch::x86_64::_mm_lfence();
         core::arch::x86_64::_rdtsc()
     }
+}
+
+/// The time-stamp counter at the kernel's first instruction.
+static BOOT_TSC: AtomicU64 = AtomicU64::new(0);
+
+/// Remembers the time-stamp counter read by the first boot instruction.
+pub fn set_boot_tsc(tsc: u64) {
+    BOOT_TSC.store(tsc, Ordering::Relaxed);
+}
+
+/// The time-stamp counter at the kernel's first instruction (`boot.rs`
+/// reads it before anything else).
+pub fn boot_tsc() -> u64 {
+    BOOT_TSC.load(Ordering::Relaxed)
 }
 
 /// The enabled XSAVE components (XCR0); only read when XSAVE is on.

@@ -26,8 +26,10 @@ pub struct Platform {
 }
 
 /// Called by `boot.rs` on the kernel stack, with paging on and the kernel
-/// in the higher half. `magic` and `info` are what the boot loader passed.
-pub extern "C" fn kernel_entry(magic: u32, info: u64) -> ! {
+/// in the higher half. `magic` and `info` are what the boot loader passed;
+/// `tsc` is the time-stamp counter at the kernel's first instruction.
+pub extern "C" fn kernel_entry(magic: u32, info: u64, tsc: u64) -> ! {
+    cpu::set_boot_tsc(tsc);
     serial::init();
     // A fresh line: firmware may have left the cursor mid-line.
     kprintln!();

@@ -116,6 +116,11 @@ pub struct Ring {
     va: u64,
     len: usize,
     notify: Regs,
+    /// TSC at the last doorbell or spin.
+    spin_last: u64,
+    /// TSC ticks spent spinning for synchronous requests: from the
+    /// doorbell to the last spin of each (see [`Disk::spun`]).
+    spun: u64,
 }
 
 impl Ring {
@@ -160,8 +165,17 @@ impl Device for Ring {
     }
     fn notify(&mut self) {
         self.notify.w16(0, 0);
+        self.spin_last = super::cpu::rdtsc();
     }
     fn relax(&mut self) {
+        // A synchronous request rings the doorbell, then spins until its
+        // completion: the ticks from the doorbell to its last spin vary
+        // with the host's disk and are counted apart. (Every spin runs the
+        // same instructions, so what is left does not depend on how many
+        // there were.)
+        let t = super::cpu::rdtsc();
+        self.spun += t - self.spin_last;
+        self.spin_last = t;
         core::hint::spin_loop();
     }
 }
@@ -243,6 +257,15 @@ impl Disk {
     /// Doorbells rung so far.
     pub fn kicks(&self) -> u64 {
         self.q.kicks()
+    }
+
+    /// TSC ticks spent so far waiting in synchronous requests: from the
+    /// doorbell to the last spin of each, so that what is left of the time
+    /// a synchronous request takes (posting it, ringing, the end of one
+    /// spin and the successful look at the ring) is the same however long
+    /// the host's disk takes.
+    pub fn spun(&mut self) -> u64 {
+        self.q.device_mut().spun
     }
 }
 
@@ -408,6 +431,8 @@ fn setup(f: pci::Function, alloc: &mut BootAllocator) -> Result<Disk, &'static s
         va,
         len: l.bytes,
         notify: Regs::map(notify.0 + notify_off, 2),
+        spin_last: 0,
+        spun: 0,
     };
     let q = BlkQueue::new(ring, g, base, sectors, has(feature::FLUSH));
     c.w16(C_QUEUE_SIZE, g.queue_size);
