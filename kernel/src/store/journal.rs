@@ -105,7 +105,7 @@ pub fn start(k: &mut Kernel, page: u32) -> Result<u64, Busy> {
         boot: k.store.restarts,
         oid: e.oid,
         version: e.version,
-        data_crc: phys::with_frame(df, |b| stet_store::crc32c(b)),
+        data_crc: phys::with_frame(df, |b| crate::arch::crc32c::crc32c(b)),
     };
     phys::with_frame_mut(hf, |b| {
         b.fill(0);

@@ -309,7 +309,7 @@ impl Backing for Store {
         }
         if let Some(found) = self.in_log(Space::Page, oid) {
             self.read(self.root.ckpt_start + found.block, f)?;
-            if phys::with_frame(f, |b| stet_store::crc32c(b)) != found.crc {
+            if phys::with_frame(f, |b| crate::arch::crc32c::crc32c(b)) != found.crc {
                 kprintln!(
                     "store: page {oid} in checkpoint {} fails its checksum; not used",
                     self.root.ckpt_generation

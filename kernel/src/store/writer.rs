@@ -502,7 +502,7 @@ fn issue_write(k: &mut Kernel) -> bool {
                 k.objs.snap[jx].bounced = true;
                 b
             };
-            k.objs.snap[jx].crc = phys::with_frame(frame, |b| stet_store::crc32c(b));
+            k.objs.snap[jx].crc = phys::with_frame(frame, |b| crate::arch::crc32c::crc32c(b));
             *f = frame;
         }
         if !submit(k, j, Op::Write, start + l.page_block(p0), &fs[..n]) {
@@ -1007,7 +1007,7 @@ fn home_writes(k: &mut Kernel, j: usize, first: u32, n: u32) {
             return fail(k, "directory changed during migration");
         };
         let f = FrameNumber(k.store.w.jobs[j].frames[i]);
-        if phys::with_frame(f, |b| stet_store::crc32c(b)) != e.crc {
+        if phys::with_frame(f, |b| crate::arch::crc32c::crc32c(b)) != e.crc {
             kprintln!(
                 "ckpt: page {} of checkpoint {} fails its checksum in the log",
                 e.oid,

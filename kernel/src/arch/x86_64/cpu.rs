@@ -30,6 +30,8 @@ pub struct Features {
     pub pku: bool,
     /// FSGSBASE instructions.
     pub fsgsbase: bool,
+    /// SSE4.2 (for the `crc32` instruction).
+    pub sse42: bool,
 }
 
 fn cpuid(leaf: u32, sub: u32) -> (u32, u32, u32, u32) {
@@ -57,6 +59,7 @@ pub fn detect() -> Features {
         x2apic: ecx1 & (1 << 21) != 0,
         pku: ecx7 & (1 << 3) != 0,
         fsgsbase: ebx7 & 1 != 0,
+        sse42: ecx1 & (1 << 20) != 0,
     }
 }
 

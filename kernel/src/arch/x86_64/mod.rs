@@ -10,6 +10,7 @@ pub mod apic;
 pub mod boot;
 pub mod bootinfo;
 pub mod cpu;
+pub mod crc32c;
 pub mod entry;
 pub mod fpu;
 pub mod gdt;

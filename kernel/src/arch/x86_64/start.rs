@@ -7,7 +7,7 @@
 
 use super::bootinfo::{self, BootInfo};
 use super::cpu::{self, Features};
-use super::{apic, boot, entry, fpu, gdt, idt, paging, percpu, phys, pic, serial};
+use super::{apic, boot, crc32c, entry, fpu, gdt, idt, paging, percpu, phys, pic, serial};
 use crate::kprintln;
 use stet_kconfig::Config;
 use stet_physmem::boot::BootAllocator;
@@ -48,6 +48,7 @@ pub extern "C" fn kernel_entry(magic: u32, info: u64, tsc: u64) -> ! {
     };
     let features = cpu::detect();
     cpu::enable(&features);
+    crc32c::init(features.sse42);
     let layout = boot::layout();
     gdt::init(
         layout.stack_top,
@@ -76,7 +77,7 @@ pub extern "C" fn kernel_entry(magic: u32, info: u64, tsc: u64) -> ! {
         boot.cmdline()
     );
     kprintln!(
-        "cpu: smep {} smap {} nx {} fpu {} apic {} timer {} Hz ({} ticks/s) pku {} fsgsbase {}",
+        "cpu: smep {} smap {} nx {} fpu {} apic {} timer {} Hz ({} ticks/s) pku {} fsgsbase {} crc32 {}",
         on(smep),
         on(smap),
         on(features.nx),
@@ -85,7 +86,8 @@ pub extern "C" fn kernel_entry(magic: u32, info: u64, tsc: u64) -> ! {
         config.hz,
         apic_rate,
         on(features.pku),
-        on(features.fsgsbase)
+        on(features.fsgsbase),
+        on(crc32c::is_hardware())
     );
     let module = boot.module.map(|m| {
         // SAFETY: the module range was reserved from the boot allocator
