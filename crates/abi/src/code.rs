@@ -36,6 +36,9 @@ pub const INVALID_ADDRESS: u64 = 13;
 pub const RESTARTED: u64 = 14;
 /// The disk failed the operation (an I/O error, or no disk is attached).
 pub const IO_ERROR: u64 = 15;
+/// A space bank's limit (or the bank's own supply) is exhausted; the
+/// request was refused and nothing was allocated.
+pub const LIMIT: u64 = 16;
 
 /// Name of a kernel result code, for reports.
 pub fn name(c: u64) -> &'static str {
@@ -56,6 +59,7 @@ pub fn name(c: u64) -> &'static str {
         INVALID_ADDRESS => "invalid address",
         RESTARTED => "restarted",
         IO_ERROR => "i/o error",
+        LIMIT => "limit reached",
         _ => "?",
     }
 }

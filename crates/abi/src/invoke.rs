@@ -47,6 +47,9 @@ pub mod source {
     pub const RESUME: u64 = 1;
     /// From a kernel object (a reply to an order).
     pub const KERNEL: u64 = 2;
+    /// Through a forwarder key: bits 0..8 are the key info of the start key
+    /// in the forwarder's slot 0, bits 32..64 the forwarder's data word.
+    pub const FORWARDED: u64 = 3;
 }
 
 /// A decoded control word.

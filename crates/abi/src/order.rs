@@ -47,6 +47,10 @@ pub mod node {
     /// `w0` slot → `w0` low, `w1` high of the number key there (`WRONG_TYPE`
     /// if it is not a number key).
     pub const READ_NUMBER: u64 = 9;
+    /// → key 0: a forwarder key to this node (invoking it sends to the
+    /// start key in slot 0 with the data word of the number key in slot 1).
+    /// Needs a full key.
+    pub const MAKE_FORWARDER: u64 = 10;
 }
 
 /// Segment keys.
@@ -164,6 +168,12 @@ pub mod range {
     /// `w0` index: destroys the object (zeroes it, bumps its version:
     /// every key to it becomes void) → key 0: a full key to the fresh object.
     pub const RENEW: u64 = 3;
+    /// Key 0: a key designating an object (page, node, segment, domain,
+    /// start, meter or forwarder key) → `w0` its index in this range, `w1`
+    /// its type, `w2` its rights. `VOID_ARGUMENT` if void or destroyed,
+    /// `WRONG_TYPE` if of the other space (or no object), `BAD_VALUE` if
+    /// outside the range.
+    pub const IDENTIFY: u64 = 4;
 }
 
 /// The checkpoint key.

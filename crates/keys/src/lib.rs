@@ -90,10 +90,14 @@ pub enum KeyType {
     Checkpoint = 14,
     /// Kernel service: commits one page to disk synchronously.
     Journal = 15,
+    /// A node that forwards every invocation to the start key in its slot
+    /// 0, adding the 32-bit data word of its slot 1 (a revocable,
+    /// labelled start key: destroying the node voids every copy).
+    Forwarder = 16,
 }
 
 /// Every key type, in order.
-pub const ALL_TYPES: [KeyType; 16] = [
+pub const ALL_TYPES: [KeyType; 17] = [
     KeyType::Void,
     KeyType::Number,
     KeyType::Page,
@@ -110,6 +114,7 @@ pub const ALL_TYPES: [KeyType; 16] = [
     KeyType::Range,
     KeyType::Checkpoint,
     KeyType::Journal,
+    KeyType::Forwarder,
 ];
 
 impl KeyType {
@@ -140,6 +145,7 @@ impl KeyType {
                 | KeyType::Start
                 | KeyType::Resume
                 | KeyType::Meter
+                | KeyType::Forwarder
         )
     }
 
@@ -162,6 +168,7 @@ impl KeyType {
             KeyType::Range => "range",
             KeyType::Checkpoint => "checkpoint",
             KeyType::Journal => "journal",
+            KeyType::Forwarder => "forwarder",
         }
     }
 }
@@ -319,6 +326,11 @@ impl Key {
     /// A start key with key info `info`.
     pub fn start(oid: u64, version: u32, info: u8) -> Key {
         Key::obj(KeyType::Start, 0, info, 0, version, oid)
+    }
+
+    /// A forwarder key to the node `oid` (see [`KeyType::Forwarder`]).
+    pub fn forwarder(oid: u64, version: u32) -> Key {
+        Key::obj(KeyType::Forwarder, 0, 0, 0, version, oid)
     }
 
     /// A meter key to the meter node `oid`.

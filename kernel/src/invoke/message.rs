@@ -72,6 +72,7 @@ pub fn invoke(k: &mut Kernel, ci: usize) -> ! {
     }
     match key.key_type() {
         KeyType::Start => to_start(k, ci, key, &m),
+        KeyType::Forwarder => to_forwarder(k, ci, key, &m),
         KeyType::Resume => to_resume(k, ci, key, &m),
         KeyType::Void => to_void(k, ci, &m),
         _ => to_kernel(k, ci, key, &m),
@@ -136,8 +137,35 @@ pub fn reply_code(k: &mut Kernel, ci: usize, c: u64) -> ! {
     sched::run(k, ci)
 }
 
+/// A forwarder key: the message goes through the start key in the
+/// forwarder node's slot 0, labelled with the data word of its slot 1. A
+/// forwarder whose slot 0 holds anything but a start key acts as void
+/// (that is how its owner blocks it).
+fn to_forwarder(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
+    let node = match k.node_of(key) {
+        Ok(n) => n,
+        Err(Miss::Void) => to_void(k, ci, m),
+        Err(Miss::NoSpace | Miss::Damaged) => reply_code(k, ci, code::NO_SPACE),
+    };
+    kobj::node::before_read(k, node);
+    let slots = &k.objs.nodes[node as usize].keys;
+    let (target, data) = (slots[0], slots[1]);
+    if target.key_type() != KeyType::Start {
+        to_void(k, ci, m);
+    }
+    let word = data.number_value().map_or(0, |(lo, _)| lo as u32 as u64);
+    let info = target.info() as u64 | source::FORWARDED << 8 | word << 32;
+    start_with(k, ci, target, info, m)
+}
+
 /// A start key: deliver to the domain if it is available, else stall.
 fn to_start(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
+    let info = key.info() as u64 | source::START << 8;
+    start_with(k, ci, key, info, m)
+}
+
+/// Delivers through start key `key` with `info` in the receiver's `rax`.
+fn start_with(k: &mut Kernel, ci: usize, key: Key, info: u64, m: &Msg) -> ! {
     let root = match k.node_of(key) {
         Ok(r) => r,
         Err(Miss::Void) => to_void(k, ci, m),
@@ -169,7 +197,6 @@ fn to_start(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
         }
         sched::schedule(k)
     }
-    let info = key.info() as u64 | source::START << 8;
     send_to(k, ci, t, info, m)
 }
 

@@ -147,6 +147,13 @@ fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), u64> {
         }
         o::MAKE_RO => r.keys[0] = key.canonical().restrict(rights::RO),
         o::MAKE_SENSE => r.keys[0] = key.canonical().restrict(rights::RO | rights::WEAK),
+        o::MAKE_FORWARDER => {
+            writable()?;
+            if weak {
+                return Err(code::NO_RIGHTS);
+            }
+            r.keys[0] = Key::forwarder(oid, version);
+        }
         o::MAKE_DOMAIN => {
             writable()?;
             r.keys[0] = make_domain(k, i, m)?;

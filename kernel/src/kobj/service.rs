@@ -98,6 +98,28 @@ pub fn range(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) {
     let in_range = index < count as u64 && oid <= stet_keys::MAX_OID;
     match m.order {
         orr::INFO => r.w = [first, count as u64, space as u64, 0],
+        orr::IDENTIFY => {
+            let key = m.keys[0];
+            let t = key.key_type();
+            let of_space = match t {
+                KeyType::Page => Space::Page,
+                KeyType::Resume => return r.fail(code::WRONG_TYPE),
+                _ if t.designates_object() => Space::Node,
+                KeyType::Void => return r.fail(code::VOID_ARGUMENT),
+                _ => return r.fail(code::WRONG_TYPE),
+            };
+            if of_space != space {
+                return r.fail(code::WRONG_TYPE);
+            }
+            if dangling(k, key) {
+                return r.fail(code::VOID_ARGUMENT);
+            }
+            let oid = key.oid();
+            if oid < first || oid - first >= count as u64 {
+                return r.fail(code::BAD_VALUE);
+            }
+            r.w = [oid - first, t as u64, key.rights() as u64, 0];
+        }
         orr::GET | orr::RENEW if !in_range => r.fail(code::BAD_VALUE),
         orr::GET => match space {
             Space::Node => match k.node(oid) {

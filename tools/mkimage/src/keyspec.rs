@@ -28,6 +28,7 @@ pub(crate) enum KeySpec {
     HeapPage(String, u64),
     Range(Space, u32),
     Supply(usize),
+    Forwarder(String, u32),
     FreshNode,
     FreshPage,
 }
@@ -121,6 +122,13 @@ pub(crate) fn parse_key(s: &str) -> Result<KeySpec, String> {
                 return Err(format!("supply of {n} pages (at most {MAX_SUPPLY})"));
             }
             KeySpec::Supply(n as usize)
+        }
+        ["forwarder", d, data] => {
+            let n = parse_number(data)?;
+            match u32::try_from(n) {
+                Ok(n) => KeySpec::Forwarder(name(d)?, n),
+                Err(_) => return Err(format!("forwarder data word {n} does not fit 32 bits")),
+            }
         }
         ["fresh-node"] => KeySpec::FreshNode,
         ["fresh-page"] => KeySpec::FreshPage,

@@ -54,6 +54,9 @@ pub(crate) struct Objects {
     pub b: Builder,
     next_node: u64,
     next_page: u64,
+    /// Forwarder nodes made so far, by (domain, data word): every
+    /// `forwarder:<dom>:<data>` names the same one.
+    forwarders: HashMap<(String, u32), u64>,
 }
 
 impl Objects {
@@ -287,6 +290,22 @@ impl Names {
                 objs.b.node(node, VERSION, slots);
                 Key::node(node, VERSION, 0)
             }
+            KeySpec::Forwarder(d, data) => {
+                let target = Key::start(self.domain(d)?.root, VERSION, 0);
+                let node = match objs.forwarders.get(&(d.clone(), *data)) {
+                    Some(&n) => n,
+                    None => {
+                        let n = objs.node();
+                        let mut slots = [Key::VOID; SLOTS];
+                        slots[0] = target;
+                        slots[1] = Key::number(*data as u64, 0);
+                        objs.b.node(n, VERSION, slots);
+                        objs.forwarders.insert((d.clone(), *data), n);
+                        n
+                    }
+                };
+                Key::forwarder(node, VERSION)
+            }
             KeySpec::FreshNode => Key::node(objs.node(), 0, 0),
             KeySpec::FreshPage => Key::page(objs.page(), 0, false),
         };
@@ -302,6 +321,7 @@ pub fn build(spec: &Spec, mut load: impl FnMut(&str) -> Result<Vec<u8>>) -> Resu
         b: Builder::new(),
         next_node: 0,
         next_page: stet_bigbang::KERNEL_PAGES,
+        forwarders: HashMap::new(),
     };
 
     // Every name's objects first: meters, then each domain's fixed nodes

@@ -717,7 +717,7 @@ proptest::proptest! {
         ),
         probes in proptest::collection::vec(0u64..1 << 35, 0..40),
     ) {
-        let mut objs = Objects { b: stet_bigbang::Builder::new(), next_node: 0, next_page: 0 };
+        let mut objs = Objects { b: stet_bigbang::Builder::new(), next_node: 0, next_page: 0, forwarders: Default::default() };
         let keyed: Vec<(u64, Key)> = pages
             .iter()
             .enumerate()
@@ -746,4 +746,48 @@ proptest::proptest! {
 #[test]
 fn print_summary() {
     println!("{}", Fx::new().built.summary());
+}
+
+#[test]
+fn forwarder_specs_share_one_node_per_target_and_word() {
+    let spec = Spec::parse(
+        r#"
+[[domain]]
+name = "bank"
+program = "server"
+keys = ["forwarder:bank:0", "forwarder:bank:7"]
+
+[[domain]]
+name = "user"
+program = "client"
+keys = ["forwarder:bank:0"]
+"#,
+    )
+    .unwrap();
+    let built = build(&spec, loader()).unwrap();
+    let image = Image::parse(&built.image).unwrap();
+    let dom = |n: &str| built.domains.iter().find(|d| d.name == n).unwrap();
+    let bank = image.node(dom("bank").general).unwrap().keys;
+    let user = image.node(dom("user").general).unwrap().keys;
+    assert_eq!(bank[1].key_type(), KeyType::Forwarder);
+    assert_eq!(bank[1], user[1], "the same (domain, word) is one forwarder");
+    assert_ne!(bank[1].oid(), bank[2].oid());
+    for (key, word) in [(bank[1], 0), (bank[2], 7)] {
+        let node = image.node(key.oid()).unwrap();
+        assert_eq!(node.version, key.version());
+        assert_eq!(node.keys[0], Key::start(dom("bank").root, VERSION, 0));
+        assert_eq!(node.keys[1], Key::number(word, 0));
+    }
+    let err = Spec::parse(
+        r#"
+[[domain]]
+name = "x"
+program = "server"
+keys = ["forwarder:x:4294967296"]
+"#,
+    )
+    .map_err(|e| e.to_string())
+    .and_then(|s| build(&s, loader()).map(|_| ()).map_err(|e| e.to_string()))
+    .unwrap_err();
+    assert!(err.contains("does not fit 32 bits"), "{err}");
 }

@@ -18,6 +18,8 @@ pub struct Answer {
     pub source: u8,
     /// Whether the string did not fit the receive buffer's memory.
     pub buffer_fault: bool,
+    /// The forwarder's data word (for a message through a forwarder key).
+    pub label: u32,
     /// Order code (for a server) or result code (for a reply).
     pub code: u64,
     /// Data words.
@@ -32,6 +34,7 @@ impl Answer {
             info: r.rax as u8,
             source: (r.rax >> 8) as u8,
             buffer_fault: r.rax & (1 << 16) != 0,
+            label: (r.rax >> 32) as u32,
             code: r.rdi,
             w: r.w,
             len: r.r9 as usize,

@@ -10,6 +10,7 @@
 #![deny(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod bank;
 pub mod checkpoint;
 pub mod cpu;
 pub mod fault;

@@ -1,0 +1,280 @@
+//! The space bank: the one domain that hands out nodes and pages.
+//!
+//! It holds range keys to every object it may allocate; its bookkeeping
+//! (which bank owns which object, the sub-bank tree, the limits) is
+//! `stet-bank`, kept in this domain's heap, which the single-level store
+//! makes persistent like everything else. A bank key is a forwarder key
+//! labelled with the bank's number: destroying a bank destroys its
+//! forwarder node, which voids every copy of its key at once, so a bank's
+//! number can be reused safely. Orders: `stet_abi::service::bank`
+//! (docs/ABI.md, "User services").
+//!
+//! Keys: 1 console, 2 sleep, 3 discrim, 4 page range, 5 node range, 6 a
+//! start key to itself (what its forwarders send to), 7 the prime bank's
+//! key (made by the image builder: `forwarder:spacebank:0`). Argument: heap
+//! pages (low 32 bits), bank table size (high 32 bits; 0: 1024).
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+use core::sync::atomic::{AtomicU64, Ordering};
+use stet_rt::abi::invoke::source;
+use stet_rt::abi::order::{discrim, node, range};
+use stet_rt::abi::service::bank as o;
+use stet_rt::abi::code;
+use stet_bank::{Banks, Error, Layout, Space, Step, Words, NIL, PRIME};
+use stet_keys::KeyType;
+use stet_rt::key::{wait, Msg, Slot};
+use stet_rt::println;
+
+const DISCRIM: Slot = 3;
+const PAGES: Slot = 4;
+const NODES: Slot = 5;
+const SELF_START: Slot = 6;
+const PRIME_KEY: Slot = 7;
+const RESUME: Slot = 8;
+const ARG0: Slot = 9;
+const ARG1: Slot = 10;
+const OUT: Slot = 11;
+const SCRATCH: Slot = 12;
+
+/// The heap as the bookkeeping's words.
+struct Heap(&'static [AtomicU64]);
+
+impl Words for Heap {
+    fn get(&self, i: usize) -> u64 {
+        self.0[i].load(Ordering::Relaxed)
+    }
+    fn set(&mut self, i: usize, v: u64) {
+        self.0[i].store(v, Ordering::Relaxed)
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+fn range_slot(s: Space) -> Slot {
+    match s {
+        Space::Page => PAGES,
+        Space::Node => NODES,
+    }
+}
+
+fn err(e: Error) -> u64 {
+    match e {
+        Error::Limit | Error::TooManyBanks => code::LIMIT,
+        Error::BadBank => code::VOID,
+        Error::NotOwned => code::BAD_VALUE,
+    }
+}
+
+/// Range GET of object `i` into `into`.
+fn get(s: Space, i: u32, into: Slot) -> u64 {
+    Msg::new(range_slot(s), range::GET)
+        .w0(i as u64)
+        .recv([into, 0, 0, 0])
+        .call()
+        .code
+}
+
+/// Destroys object `i` (voids every key to it). `NO_SPACE` from a full
+/// kernel cache is transient: wait a little and try again.
+fn renew(s: Space, i: u32) {
+    loop {
+        let c = Msg::new(range_slot(s), range::RENEW).w0(i as u64).call().code;
+        if c != code::NO_SPACE {
+            if c != code::OK {
+                println!("spacebank: renew {s:?} {i}: code {c}");
+            }
+            return;
+        }
+        stet_rt::kernel::yield_now();
+    }
+}
+
+/// Which object of the ranges the key in `slot` designates.
+fn identify(slot: Slot) -> Result<(Space, u32, u64), u64> {
+    let a = Msg::new(PAGES, range::IDENTIFY).keys([slot, 0, 0, 0]).call();
+    if a.code == code::OK {
+        return Ok((Space::Page, a.w[0] as u32, a.w[1]));
+    }
+    if a.code != code::WRONG_TYPE {
+        return Err(a.code);
+    }
+    let a = Msg::new(NODES, range::IDENTIFY).keys([slot, 0, 0, 0]).call();
+    if a.code == code::OK {
+        Ok((Space::Node, a.w[0] as u32, a.w[1]))
+    } else {
+        Err(a.code)
+    }
+}
+
+/// The bank the key in `slot` is a key to, if it is a live bank key.
+fn bank_of_key(banks: &Banks<Heap>, slot: Slot) -> Option<u32> {
+    if let Ok((Space::Node, i, t)) = identify(slot) {
+        if t == KeyType::Forwarder as u64 {
+            return banks.bank_of_forwarder(i);
+        }
+    }
+    let same = Msg::new(DISCRIM, discrim::COMPARE)
+        .keys([slot, PRIME_KEY, 0, 0])
+        .call();
+    (same.code == code::OK && same.w[0] == 1).then_some(PRIME)
+}
+
+fn alloc(banks: &mut Banks<Heap>, b: u32, s: Space) -> Result<(), u64> {
+    let i = banks.alloc(b, s).map_err(err)?;
+    let c = get(s, i, OUT);
+    if c != code::OK {
+        let _ = banks.free(b, s, i);
+        return Err(c);
+    }
+    Ok(())
+}
+
+fn create_sub(banks: &mut Banks<Heap>, b: u32, pages: u64, nodes: u64) -> Result<(), u64> {
+    let (nb, fwd) = banks.create_sub(b, pages, nodes).map_err(err)?;
+    let built = (|| {
+        let c = get(Space::Node, fwd, SCRATCH);
+        if c != code::OK {
+            return c;
+        }
+        let c = Msg::new(SCRATCH, node::SWAP)
+            .w0(0)
+            .keys([SELF_START, 0, 0, 0])
+            .call()
+            .code;
+        if c != code::OK {
+            return c;
+        }
+        let c = Msg::new(SCRATCH, node::WRITE_NUMBER)
+            .words([1, nb as u64, 0, 0])
+            .call()
+            .code;
+        if c != code::OK {
+            return c;
+        }
+        Msg::new(SCRATCH, node::MAKE_FORWARDER)
+            .recv([OUT, 0, 0, 0])
+            .call()
+            .code
+    })();
+    if built != code::OK {
+        destroy(banks, nb);
+        return Err(built);
+    }
+    Ok(())
+}
+
+fn destroy(banks: &mut Banks<Heap>, b: u32) {
+    loop {
+        match banks.destroy_step(b) {
+            Ok(Step::Renew(s, i)) => renew(s, i),
+            Ok(Step::BankGone(_, fwd)) if fwd != NIL => renew(Space::Node, fwd),
+            Ok(Step::BankGone(..)) => {}
+            Ok(Step::Done) | Err(_) => return,
+        }
+    }
+}
+
+/// Carries out one order for bank `b` → (code, words, key slot to send).
+fn order(banks: &mut Banks<Heap>, b: u32, ord: u64, w: [u64; 4]) -> Result<([u64; 4], Slot), u64> {
+    if !banks.alive(b) {
+        return Err(code::VOID);
+    }
+    match ord {
+        o::ALLOC_PAGE => alloc(banks, b, Space::Page).map(|_| ([0; 4], OUT)),
+        o::ALLOC_NODE => alloc(banks, b, Space::Node).map(|_| ([0; 4], OUT)),
+        o::FREE => {
+            let (s, i, _) = identify(ARG0)?;
+            banks.free(b, s, i).map_err(err)?;
+            renew(s, i);
+            Ok(([0; 4], 0))
+        }
+        o::CREATE_SUB => create_sub(banks, b, w[0], w[1]).map(|_| ([0; 4], OUT)),
+        o::DESTROY => {
+            if b == PRIME {
+                return Err(code::BAD_STATE);
+            }
+            destroy(banks, b);
+            Ok(([0; 4], 0))
+        }
+        o::INFO => {
+            let i = banks.info(b).map_err(err)?;
+            Ok(([i.used_pages, i.used_nodes, i.limit_pages, i.limit_nodes], 0))
+        }
+        o::SET_LIMITS => match bank_of_key(banks, ARG0) {
+            Some(sub) if sub != b && banks.is_descendant(sub, b) => {
+                banks.set_limits(sub, w[0], w[1]).map_err(err)?;
+                Ok(([0; 4], 0))
+            }
+            _ => Err(code::BAD_VALUE),
+        },
+        o::VERIFY => Ok(([bank_of_key(banks, ARG0).is_some() as u64, 0, 0, 0], 0)),
+        _ => Err(code::NO_SUCH_ORDER),
+    }
+}
+
+fn range_count(slot: Slot) -> u32 {
+    let a = Msg::new(slot, range::INFO).call();
+    if a.code != code::OK {
+        println!("spacebank: range key in slot {slot} answers {}", a.code);
+        return 0;
+    }
+    a.w[1].min(u32::MAX as u64 - 1) as u32
+}
+
+fn main(arg: u64) -> i64 {
+    let heap_pages = arg & 0xffff_ffff;
+    let table = match arg >> 32 {
+        0 => 1024,
+        n => n as u32,
+    };
+    let words = stet_rt::mem::heap_words(heap_pages);
+    let mut banks = match Banks::open(Heap(words)) {
+        Some(b) => b,
+        None => {
+            let l = Layout {
+                pages: range_count(PAGES),
+                nodes: range_count(NODES),
+                banks: table,
+            };
+            let Some(b) = Banks::format(Heap(words), l) else {
+                println!(
+                    "spacebank: {} heap pages hold {} words; {l:?} needs {}",
+                    heap_pages,
+                    words.len(),
+                    l.words()
+                );
+                return 1;
+            };
+            println!(
+                "spacebank: {} pages, {} nodes, {} banks",
+                l.pages, l.nodes, l.banks
+            );
+            b
+        }
+    };
+    let mut a = wait([ARG0, ARG1, 0, 0], RESUME, &mut []);
+    loop {
+        let r = if a.source as u64 != source::FORWARDED {
+            // Only forwarders made by this bank (and the image builder's
+            // prime forwarder) reach it with a label.
+            Err(code::NO_RIGHTS)
+        } else {
+            order(&mut banks, a.label, a.code, a.w)
+        };
+        let (c, w, key) = match r {
+            Ok((w, k)) => (code::OK, w, k),
+            Err(c) => (c, [0; 4], 0),
+        };
+        a = Msg::new(RESUME, c)
+            .words(w)
+            .keys([key, 0, 0, 0])
+            .recv([ARG0, ARG1, 0, 0])
+            .resume_into(RESUME)
+            .ret_into(&mut []);
+    }
+}
+
+stet_rt::main!(main);
