@@ -15,12 +15,18 @@ fn ok(code: u64) -> Result<(), u64> {
 
 /// A fresh read-write page key into slot `into`.
 pub fn alloc_page(bank: Slot, into: Slot) -> Result<(), u64> {
-    ok(Msg::new(bank, o::ALLOC_PAGE).recv([into, 0, 0, 0]).call().code)
+    ok(Msg::new(bank, o::ALLOC_PAGE)
+        .recv([into, 0, 0, 0])
+        .call()
+        .code)
 }
 
 /// A fresh full node key into slot `into`.
 pub fn alloc_node(bank: Slot, into: Slot) -> Result<(), u64> {
-    ok(Msg::new(bank, o::ALLOC_NODE).recv([into, 0, 0, 0]).call().code)
+    ok(Msg::new(bank, o::ALLOC_NODE)
+        .recv([into, 0, 0, 0])
+        .call()
+        .code)
 }
 
 /// Destroys the object the key in `obj` designates (the bank must own it).

@@ -67,50 +67,113 @@ fn info(b: Slot) -> [u64; 4] {
 
 fn check_info(what: &str, b: Slot, want: [u64; 4]) {
     let got = info(b);
-    for (i, name) in ["pages used", "nodes used", "page limit", "node limit"].iter().enumerate() {
+    for (i, name) in ["pages used", "nodes used", "page limit", "node limit"]
+        .iter()
+        .enumerate()
+    {
         check(format_args!("{what} {name}"), got[i], want[i]);
     }
 }
 
 /// (type, dangling) as discrim classifies the key in `slot`.
 fn classify(slot: Slot) -> (u64, u64) {
-    let a = Msg::new(DISCRIM, discrim::CLASSIFY).keys([slot, 0, 0, 0]).call();
+    let a = Msg::new(DISCRIM, discrim::CLASSIFY)
+        .keys([slot, 0, 0, 0])
+        .call();
     (a.w[0], a.w[2])
 }
 
 fn tester() -> i64 {
     // The prime bank.
-    check("prime: alloc page", code_of(bank::alloc_page(PRIME, P1)), code::OK);
-    Msg::new(P1, page::WRITE_WORD).words([8, 0x1234, 0, 0]).call();
-    check("prime: page is writable", Msg::new(P1, page::READ_WORD).w0(8).call().w[0], 0x1234);
+    check(
+        "prime: alloc page",
+        code_of(bank::alloc_page(PRIME, P1)),
+        code::OK,
+    );
+    Msg::new(P1, page::WRITE_WORD)
+        .words([8, 0x1234, 0, 0])
+        .call();
+    check(
+        "prime: page is writable",
+        Msg::new(P1, page::READ_WORD).w0(8).call().w[0],
+        0x1234,
+    );
     check_info("prime", PRIME, [1, 0, MAX, MAX]);
 
     // A sub-bank: its key is a forwarder, verified as a bank key.
-    check("sub: create", code_of(bank::create_sub(PRIME, 4, 3, SUB)), code::OK);
+    check(
+        "sub: create",
+        code_of(bank::create_sub(PRIME, 4, 3, SUB)),
+        code::OK,
+    );
     check("sub: key type", classify(SUB).0, T_FORWARDER);
-    check("verify sub", bank::verify(PRIME, SUB).unwrap_or(false) as u64, 1);
-    check("verify prime", bank::verify(PRIME, PRIME).unwrap_or(false) as u64, 1);
-    check("verify a page key", bank::verify(PRIME, P1).unwrap_or(true) as u64, 0);
+    check(
+        "verify sub",
+        bank::verify(PRIME, SUB).unwrap_or(false) as u64,
+        1,
+    );
+    check(
+        "verify prime",
+        bank::verify(PRIME, PRIME).unwrap_or(false) as u64,
+        1,
+    );
+    check(
+        "verify a page key",
+        bank::verify(PRIME, P1).unwrap_or(true) as u64,
+        0,
+    );
     check_info("prime after sub", PRIME, [1, 1, MAX, MAX]);
     check_info("sub", SUB, [0, 0, 4, 3]);
 
     // Limits.
     for i in 0..4 {
-        check(format_args!("sub: alloc page {i}"), code_of(bank::alloc_page(SUB, P2)), code::OK);
+        check(
+            format_args!("sub: alloc page {i}"),
+            code_of(bank::alloc_page(SUB, P2)),
+            code::OK,
+        );
     }
-    check("sub: fifth page", code_of(bank::alloc_page(SUB, T)), code::LIMIT);
+    check(
+        "sub: fifth page",
+        code_of(bank::alloc_page(SUB, T)),
+        code::LIMIT,
+    );
     check_info("sub full", SUB, [4, 0, 4, 3]);
     check_info("prime counts sub", PRIME, [5, 1, MAX, MAX]);
 
     // Freeing: only through the owner; the key goes void; the limit frees.
-    check("prime frees sub's page", code_of(bank::free(PRIME, P2)), code::BAD_VALUE);
-    check("sub frees prime's page", code_of(bank::free(SUB, P1)), code::BAD_VALUE);
-    check("free a non-object key", code_of(bank::free(SUB, DISCRIM)), code::WRONG_TYPE);
+    check(
+        "prime frees sub's page",
+        code_of(bank::free(PRIME, P2)),
+        code::BAD_VALUE,
+    );
+    check(
+        "sub frees prime's page",
+        code_of(bank::free(SUB, P1)),
+        code::BAD_VALUE,
+    );
+    check(
+        "free a non-object key",
+        code_of(bank::free(SUB, DISCRIM)),
+        code::WRONG_TYPE,
+    );
     check("sub: free", code_of(bank::free(SUB, P2)), code::OK);
     check("freed page key is void", classify(P2).1, 1);
-    check("free it again", code_of(bank::free(SUB, P2)), code::VOID_ARGUMENT);
-    check("sub: alloc after free", code_of(bank::alloc_page(SUB, P2)), code::OK);
-    check("fresh page reads zero", Msg::new(P2, page::READ_WORD).w0(0).call().w[0], 0);
+    check(
+        "free it again",
+        code_of(bank::free(SUB, P2)),
+        code::VOID_ARGUMENT,
+    );
+    check(
+        "sub: alloc after free",
+        code_of(bank::alloc_page(SUB, P2)),
+        code::OK,
+    );
+    check(
+        "fresh page reads zero",
+        Msg::new(P2, page::READ_WORD).w0(0).call().w[0],
+        0,
+    );
 
     // A sub-bank of the sub-bank: bounded by its parent's limits.
     check(
@@ -118,47 +181,119 @@ fn tester() -> i64 {
         code_of(bank::create_sub(SUB, MAX, MAX, SUBSUB)),
         code::OK,
     );
-    check("subsub: node 1", code_of(bank::alloc_node(SUBSUB, K)), code::OK);
-    check("subsub: node 2", code_of(bank::alloc_node(SUBSUB, T)), code::OK);
-    check("subsub: node 3 over sub's limit", code_of(bank::alloc_node(SUBSUB, T)), code::LIMIT);
-    check("subsub: sub-bank over sub's limit", code_of(bank::create_sub(SUBSUB, 1, 1, T)), code::LIMIT);
+    check(
+        "subsub: node 1",
+        code_of(bank::alloc_node(SUBSUB, K)),
+        code::OK,
+    );
+    check(
+        "subsub: node 2",
+        code_of(bank::alloc_node(SUBSUB, T)),
+        code::OK,
+    );
+    check(
+        "subsub: node 3 over sub's limit",
+        code_of(bank::alloc_node(SUBSUB, T)),
+        code::LIMIT,
+    );
+    check(
+        "subsub: sub-bank over sub's limit",
+        code_of(bank::create_sub(SUBSUB, 1, 1, T)),
+        code::LIMIT,
+    );
     check_info("subsub", SUBSUB, [0, 2, MAX, MAX]);
     check_info("sub with subsub", SUB, [4, 3, 4, 3]);
 
     // Limits are set from above only.
-    check("sub limits subsub", code_of(bank::set_limits(SUB, SUBSUB, 1, 1)), code::OK);
+    check(
+        "sub limits subsub",
+        code_of(bank::set_limits(SUB, SUBSUB, 1, 1)),
+        code::OK,
+    );
     check_info("subsub limited", SUBSUB, [0, 2, 1, 1]);
-    check("prime limits subsub", code_of(bank::set_limits(PRIME, SUBSUB, 2, 2)), code::OK);
-    check("subsub limits sub", code_of(bank::set_limits(SUBSUB, SUB, 9, 9)), code::BAD_VALUE);
-    check("sub limits itself", code_of(bank::set_limits(SUB, SUB, 9, 9)), code::BAD_VALUE);
-    check("limits of a non-bank", code_of(bank::set_limits(PRIME, P1, 9, 9)), code::BAD_VALUE);
+    check(
+        "prime limits subsub",
+        code_of(bank::set_limits(PRIME, SUBSUB, 2, 2)),
+        code::OK,
+    );
+    check(
+        "subsub limits sub",
+        code_of(bank::set_limits(SUBSUB, SUB, 9, 9)),
+        code::BAD_VALUE,
+    );
+    check(
+        "sub limits itself",
+        code_of(bank::set_limits(SUB, SUB, 9, 9)),
+        code::BAD_VALUE,
+    );
+    check(
+        "limits of a non-bank",
+        code_of(bank::set_limits(PRIME, P1, 9, 9)),
+        code::BAD_VALUE,
+    );
 
     // A forwarder made by someone else is not a bank key.
-    Msg::new(FRESH, node::SWAP).w0(0).keys([SELF, 0, 0, 0]).call();
-    let made = Msg::new(FRESH, node::MAKE_FORWARDER).recv([T2, 0, 0, 0]).call().code;
+    Msg::new(FRESH, node::SWAP)
+        .w0(0)
+        .keys([SELF, 0, 0, 0])
+        .call();
+    let made = Msg::new(FRESH, node::MAKE_FORWARDER)
+        .recv([T2, 0, 0, 0])
+        .call()
+        .code;
     check("make a forwarder", made, code::OK);
     check("forged forwarder type", classify(T2).0, T_FORWARDER);
-    check("verify forged forwarder", bank::verify(PRIME, T2).unwrap_or(true) as u64, 0);
-    let sense = Msg::new(FRESH, node::MAKE_SENSE).recv([T, 0, 0, 0]).call().code;
+    check(
+        "verify forged forwarder",
+        bank::verify(PRIME, T2).unwrap_or(true) as u64,
+        0,
+    );
+    let sense = Msg::new(FRESH, node::MAKE_SENSE)
+        .recv([T, 0, 0, 0])
+        .call()
+        .code;
     check("sense key", sense, code::OK);
     check(
         "no forwarder from a sense key",
-        Msg::new(T, node::MAKE_FORWARDER).recv([T2, 0, 0, 0]).call().code,
+        Msg::new(T, node::MAKE_FORWARDER)
+            .recv([T2, 0, 0, 0])
+            .call()
+            .code,
         code::NO_RIGHTS,
     );
 
     // Destroying: the prime bank cannot be; a sub-bank takes its tree.
-    check("destroy prime", code_of(bank::destroy(PRIME)), code::BAD_STATE);
+    check(
+        "destroy prime",
+        code_of(bank::destroy(PRIME)),
+        code::BAD_STATE,
+    );
     check("destroy sub", code_of(bank::destroy(SUB)), code::OK);
-    check("sub key void", Msg::new(SUB, ob::INFO).call().code, code::VOID);
-    check("subsub key void", Msg::new(SUBSUB, ob::INFO).call().code, code::VOID);
+    check(
+        "sub key void",
+        Msg::new(SUB, ob::INFO).call().code,
+        code::VOID,
+    );
+    check(
+        "subsub key void",
+        Msg::new(SUBSUB, ob::INFO).call().code,
+        code::VOID,
+    );
     check("sub's page void", classify(P2).1, 1);
     check("subsub's node void", classify(K).1, 1);
     check_info("prime after destroy", PRIME, [1, 0, MAX, MAX]);
-    check("prime's page survives", Msg::new(P1, page::READ_WORD).w0(8).call().w[0], 0x1234);
+    check(
+        "prime's page survives",
+        Msg::new(P1, page::READ_WORD).w0(8).call().w[0],
+        0x1234,
+    );
 
     // The runaway: builds domains until its bank says LIMIT.
-    check("runaway bank", code_of(bank::create_sub(PRIME, 100, 30, SUB)), code::OK);
+    check(
+        "runaway bank",
+        code_of(bank::create_sub(PRIME, 100, 30, SUB)),
+        code::OK,
+    );
     let a = Msg::new(RUNAWAY, 1)
         .keys([SUB, 0, 0, 0])
         .recv([DOMKEY, 0, 0, 0])
@@ -167,8 +302,16 @@ fn tester() -> i64 {
     check("runaway built domains", a.w[0], 10);
     check("runaway's last domain is a domain", classify(DOMKEY).0, 5);
     check_info("runaway bank", SUB, [10, 30, 100, 30]);
-    check("system runs on: prime alloc", code_of(bank::alloc_page(PRIME, P2)), code::OK);
-    check("destroy runaway bank", code_of(bank::destroy(SUB)), code::OK);
+    check(
+        "system runs on: prime alloc",
+        code_of(bank::alloc_page(PRIME, P2)),
+        code::OK,
+    );
+    check(
+        "destroy runaway bank",
+        code_of(bank::destroy(SUB)),
+        code::OK,
+    );
     check("runaway's domains are void", classify(DOMKEY).1, 1);
     check_info("prime at the end", PRIME, [2, 0, MAX, MAX]);
 
@@ -195,7 +338,10 @@ fn build_one() -> Result<(), u64> {
     if c != code::OK {
         return Err(c);
     }
-    let c = Msg::new(10, domain::MAKE_START).recv([11, 0, 0, 0]).call().code;
+    let c = Msg::new(10, domain::MAKE_START)
+        .recv([11, 0, 0, 0])
+        .call()
+        .code;
     if c != code::OK {
         return Err(c);
     }

@@ -18,12 +18,12 @@
 #![deny(unsafe_code)]
 
 use core::sync::atomic::{AtomicU64, Ordering};
+use stet_bank::{Banks, Error, Layout, Space, Step, Words, NIL, PRIME};
+use stet_keys::KeyType;
+use stet_rt::abi::code;
 use stet_rt::abi::invoke::source;
 use stet_rt::abi::order::{discrim, node, range};
 use stet_rt::abi::service::bank as o;
-use stet_rt::abi::code;
-use stet_bank::{Banks, Error, Layout, Space, Step, Words, NIL, PRIME};
-use stet_keys::KeyType;
 use stet_rt::key::{wait, Msg, Slot};
 use stet_rt::println;
 
@@ -81,7 +81,10 @@ fn get(s: Space, i: u32, into: Slot) -> u64 {
 /// kernel cache is transient: wait a little and try again.
 fn renew(s: Space, i: u32) {
     loop {
-        let c = Msg::new(range_slot(s), range::RENEW).w0(i as u64).call().code;
+        let c = Msg::new(range_slot(s), range::RENEW)
+            .w0(i as u64)
+            .call()
+            .code;
         if c != code::NO_SPACE {
             if c != code::OK {
                 println!("spacebank: renew {s:?} {i}: code {c}");
@@ -94,14 +97,18 @@ fn renew(s: Space, i: u32) {
 
 /// Which object of the ranges the key in `slot` designates.
 fn identify(slot: Slot) -> Result<(Space, u32, u64), u64> {
-    let a = Msg::new(PAGES, range::IDENTIFY).keys([slot, 0, 0, 0]).call();
+    let a = Msg::new(PAGES, range::IDENTIFY)
+        .keys([slot, 0, 0, 0])
+        .call();
     if a.code == code::OK {
         return Ok((Space::Page, a.w[0] as u32, a.w[1]));
     }
     if a.code != code::WRONG_TYPE {
         return Err(a.code);
     }
-    let a = Msg::new(NODES, range::IDENTIFY).keys([slot, 0, 0, 0]).call();
+    let a = Msg::new(NODES, range::IDENTIFY)
+        .keys([slot, 0, 0, 0])
+        .call();
     if a.code == code::OK {
         Ok((Space::Node, a.w[0] as u32, a.w[1]))
     } else {
@@ -201,7 +208,10 @@ fn order(banks: &mut Banks<Heap>, b: u32, ord: u64, w: [u64; 4]) -> Result<([u64
         }
         o::INFO => {
             let i = banks.info(b).map_err(err)?;
-            Ok(([i.used_pages, i.used_nodes, i.limit_pages, i.limit_nodes], 0))
+            Ok((
+                [i.used_pages, i.used_nodes, i.limit_pages, i.limit_nodes],
+                0,
+            ))
         }
         o::SET_LIMITS => match bank_of_key(banks, ARG0) {
             Some(sub) if sub != b && banks.is_descendant(sub, b) => {
