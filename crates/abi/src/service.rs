@@ -25,3 +25,29 @@ pub mod bank {
     /// Key 0: any key → `w0` 1 if it is a live bank key of this space bank.
     pub const VERIFY: u64 = 8;
 }
+
+/// The data store (`datastore`): names → keys and small blobs. A start
+/// key with key info 1 may publish and delete; key info 0 may only look up.
+pub mod store {
+    /// Key info of a start key that may publish.
+    pub const PUBLISHER: u8 = 1;
+    /// Longest name in bytes.
+    pub const MAX_NAME: usize = 32;
+    /// Longest blob in bytes.
+    pub const MAX_BLOB: usize = 128;
+    /// Entries the store holds.
+    pub const MAX_ENTRIES: usize = 128;
+    /// String: name, a zero byte, the blob; key 0: the key to publish (may
+    /// be void) → `w0` the entry's generation (1 for a new name, one more
+    /// on each publish). Publishers only (`NO_RIGHTS`).
+    pub const PUT: u64 = 1;
+    /// String: name → key 0 the key, string the blob, `w0` generation.
+    /// `BAD_VALUE` if there is no such name.
+    pub const GET: u64 = 2;
+    /// String: name → removed. Publishers only.
+    pub const DELETE: u64 = 3;
+    /// `w0` index → string the name of the index-th entry (in table order),
+    /// `w0` its generation, `w1` the next index to ask for; `BAD_VALUE` past
+    /// the end.
+    pub const LIST: u64 = 4;
+}
