@@ -48,7 +48,11 @@ fn same(a: Slot, b: Slot) -> u64 {
 
 fn main(_arg: u64) -> i64 {
     check("publish", put(PUB, b"disk\0v1", KA).0, code::OK);
-    check("lookup key cannot publish", put(LOOK, b"x", KA).0, code::NO_RIGHTS);
+    check(
+        "lookup key cannot publish",
+        put(LOOK, b"x", KA).0,
+        code::NO_RIGHTS,
+    );
     let mut blob = [0u8; 64];
     let a = Msg::new(LOOK, o::GET)
         .string(b"disk")
@@ -75,7 +79,11 @@ fn main(_arg: u64) -> i64 {
         Msg::new(LOOK, o::GET).string(b"nope").call().code,
         code::BAD_VALUE,
     );
-    check("publish with an empty name", put(PUB, b"\0x", KA).0, code::BAD_VALUE);
+    check(
+        "publish with an empty name",
+        put(PUB, b"\0x", KA).0,
+        code::BAD_VALUE,
+    );
     check(
         "publish a 33-byte name",
         put(PUB, &[b'n'; 33], KA).0,
@@ -85,9 +93,17 @@ fn main(_arg: u64) -> i64 {
     // Listing: both names, in table order.
     let mut name = [0u8; 32];
     let a = Msg::new(LOOK, o::LIST).w0(0).call_into(&mut name);
-    check("list 0", (a.code == code::OK && &name[..a.len] == b"disk") as u64, 1);
+    check(
+        "list 0",
+        (a.code == code::OK && &name[..a.len] == b"disk") as u64,
+        1,
+    );
     let a = Msg::new(LOOK, o::LIST).w0(a.w[1]).call_into(&mut name);
-    check("list 1", (a.code == code::OK && &name[..a.len] == b"net") as u64, 1);
+    check(
+        "list 1",
+        (a.code == code::OK && &name[..a.len] == b"net") as u64,
+        1,
+    );
     check(
         "list end",
         Msg::new(LOOK, o::LIST).w0(a.w[1]).call().code,
@@ -111,12 +127,21 @@ fn main(_arg: u64) -> i64 {
     // Fill the table: 127 more names fit, the next does not.
     let mut n = 0;
     for i in 0..o::MAX_ENTRIES {
-        let s = [b'k', b'0' + (i / 100) as u8, b'0' + (i / 10 % 10) as u8, b'0' + (i % 10) as u8];
+        let s = [
+            b'k',
+            b'0' + (i / 100) as u8,
+            b'0' + (i / 10 % 10) as u8,
+            b'0' + (i % 10) as u8,
+        ];
         if put(PUB, &s, KA).0 == code::OK {
             n += 1;
         }
     }
-    check("entries that fit besides disk", n, o::MAX_ENTRIES as u64 - 1);
+    check(
+        "entries that fit besides disk",
+        n,
+        o::MAX_ENTRIES as u64 - 1,
+    );
     let fails = FAILS.load(Ordering::Relaxed);
     if fails == 0 {
         println!("dstest: all ok");
