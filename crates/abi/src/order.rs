@@ -225,3 +225,25 @@ pub mod journal {
     /// entering and leaving the kernel) — under `-icount`, instructions.
     pub const PAGE: u64 = 1;
 }
+
+/// The sysinfo key (privileged: the shell's).
+pub mod sysinfo {
+    /// `w0` a context index to start at → the first domain in the context
+    /// cache (every domain that ran recently) at or after it: string a
+    /// [`DOMAIN_RECORD`]-byte record (see docs/ABI.md), `w0` the index to
+    /// ask next. `BAD_VALUE` past the last.
+    pub const DOMAINS: u64 = 1;
+    /// → `w0` node slots used << 32 | node slots, `w1` page slots used <<
+    /// 32 | page slots, `w2` dirty nodes << 32 | dirty pages, `w3` free
+    /// frames. String: 4 words: nodes and pages read from disk, nodes and
+    /// pages evicted.
+    pub const OBJECTS: u64 = 2;
+    /// Key 0: a domain key; string: a name (1–23 bytes) → reports name the
+    /// domain so (persistent). `NO_SPACE` when the table of names is full.
+    pub const NAME: u64 = 3;
+    /// Bytes of a DOMAINS record: root oid, state word (run state | flags
+    /// << 8 | fault code << 16), ticks charged, meter oid, meter ticks
+    /// left, keeper oid, keeper key info (u64 each; `u64::MAX`: none), the
+    /// name (24 bytes, NUL-padded).
+    pub const DOMAIN_RECORD: usize = 80;
+}

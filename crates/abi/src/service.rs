@@ -51,3 +51,63 @@ pub mod store {
     /// the end.
     pub const LIST: u64 = 4;
 }
+
+/// The reincarnation service (`rs`): starts services from factories,
+/// watches them (faults through its keeper key, heartbeats, exits) and
+/// restarts them by policy, publishing each incarnation's start key in the
+/// data store under the service's name.
+pub mod rs {
+    /// Key info of the start key clients (the shell, tests) use.
+    pub const CLIENT: u8 = 200;
+    /// Key info of the start key its timer domain uses.
+    pub const TIMER: u8 = 201;
+    /// Most services supervised.
+    pub const MAX_SERVICES: usize = 16;
+    /// The heartbeat order every service receives (a *send*; answering is
+    /// becoming available again). `stet_rt::service` handles it.
+    pub const PING: u64 = 0xffff_0001;
+    /// String: the name (≤ 32 bytes), optionally a zero byte and the
+    /// product's argument (8 bytes, little-endian); key 0: the factory's
+    /// requestor key;
+    /// `w0` restart (1) or hold (0); `w1` back-off base ns; `w2` most
+    /// restarts per `w3` ns (the rate window; 0: 1 s) → starts it
+    /// (published in the data store) → `w0` its index. `LIMIT` when full.
+    pub const REGISTER: u64 = 1;
+    /// `w0` index → the string its name, `w0` state ([`state`]), `w1`
+    /// restarts, `w2` the data store generation, `w3` the next index;
+    /// `BAD_VALUE` past the last.
+    pub const STATUS: u64 = 2;
+    /// String: a name; `w0` 0 crash (it jumps to address 0 and faults to
+    /// its keeper, the reincarnation service), 1 kill (its objects are
+    /// destroyed at once) → done. `BAD_STATE` if it is not running now,
+    /// `BAD_VALUE` no such name or kind.
+    pub const INJECT: u64 = 3;
+    /// String: a name → a held service is started again.
+    pub const RESTART: u64 = 4;
+    /// (From its timer.) Time passes: heartbeats, hangs, due restarts.
+    pub const TICK: u64 = 5;
+
+    /// Service states in STATUS.
+    pub mod state {
+        /// Running (the published key works).
+        pub const RUNNING: u64 = 0;
+        /// Down, restarting at a time set by the back-off.
+        pub const BACKOFF: u64 = 1;
+        /// Down and held (by policy or the rate cap).
+        pub const HELD: u64 = 2;
+    }
+}
+
+/// Factory requestor orders the reincarnation service relies on are in
+/// the factory's own module; the block-style test service's orders:
+pub mod blk {
+    /// `w0` block number → string: the block's 4096 bytes
+    /// (`stet_abi::service::blk::byte`).
+    pub const READ: u64 = 1;
+
+    /// Byte `i` of block `n`: what the test service serves and its clients
+    /// check.
+    pub fn byte(n: u64, i: usize) -> u8 {
+        (n.wrapping_mul(0x9e37_79b9).wrapping_add((i as u64).wrapping_mul(i as u64 + 7)) >> 3) as u8
+    }
+}

@@ -94,10 +94,13 @@ pub enum KeyType {
     /// 0, adding the 32-bit data word of its slot 1 (a revocable,
     /// labelled start key: destroying the node voids every copy).
     Forwarder = 16,
+    /// Kernel service (privileged: the shell's): the domains in the
+    /// context cache, object-cache statistics, naming domains.
+    SysInfo = 19,
 }
 
 /// Every key type, in order.
-pub const ALL_TYPES: [KeyType; 17] = [
+pub const ALL_TYPES: [KeyType; 18] = [
     KeyType::Void,
     KeyType::Number,
     KeyType::Page,
@@ -115,12 +118,24 @@ pub const ALL_TYPES: [KeyType; 17] = [
     KeyType::Checkpoint,
     KeyType::Journal,
     KeyType::Forwarder,
+    KeyType::SysInfo,
 ];
+
+/// Every type by its number (numbers need not be contiguous).
+const BY_NUMBER: [Option<KeyType>; 256] = {
+    let mut t = [None; 256];
+    let mut i = 0;
+    while i < ALL_TYPES.len() {
+        t[ALL_TYPES[i] as usize] = Some(ALL_TYPES[i]);
+        i += 1;
+    }
+    t
+};
 
 impl KeyType {
     /// The type with number `n`.
     pub fn from_u8(n: u8) -> Option<KeyType> {
-        ALL_TYPES.get(n as usize).copied()
+        BY_NUMBER[n as usize]
     }
 
     /// The rights bits meaningful for this type; all others must be zero.
@@ -169,6 +184,7 @@ impl KeyType {
             KeyType::Checkpoint => "checkpoint",
             KeyType::Journal => "journal",
             KeyType::Forwarder => "forwarder",
+            KeyType::SysInfo => "sysinfo",
         }
     }
 }
@@ -355,7 +371,8 @@ impl Key {
             | KeyType::Console
             | KeyType::KeyBits
             | KeyType::Checkpoint
-            | KeyType::Journal => Key {
+            | KeyType::Journal
+            | KeyType::SysInfo => Key {
                 w0: t as u64,
                 w1: 0,
             },
@@ -534,7 +551,8 @@ impl Key {
             | KeyType::Console
             | KeyType::KeyBits
             | KeyType::Checkpoint
-            | KeyType::Journal => self.w0 >> 8 == 0 && self.w1 == 0,
+            | KeyType::Journal
+            | KeyType::SysInfo => self.w0 >> 8 == 0 && self.w1 == 0,
             KeyType::Range => r <= 1 && self.w0 & 0xffff_0000 == 0 && self.w1 <= MAX_OID,
             KeyType::Resume => r <= 1,
             _ => {

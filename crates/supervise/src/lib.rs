@@ -98,7 +98,7 @@ pub struct Record {
 
 impl Record {
     /// A service first started at `now`.
-    pub fn new(now: u64) -> Record {
+    pub const fn new(now: u64) -> Record {
         Record {
             restarts: 0,
             consecutive: 0,

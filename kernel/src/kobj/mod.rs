@@ -10,6 +10,7 @@ pub mod node;
 pub mod page;
 pub mod segment;
 pub mod service;
+pub mod sysinfo;
 
 use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
@@ -81,6 +82,7 @@ pub fn order(
         KeyType::Range => service::range(k, key, m, r),
         KeyType::Checkpoint => return checkpoint::order(k, ci, m, r),
         KeyType::Journal => return journal::order(k, ci, m, r),
+        KeyType::SysInfo => sysinfo::order(k, m, s, r, out),
         // Start, resume and void keys never reach here.
         _ => r.fail(code::VOID),
     }

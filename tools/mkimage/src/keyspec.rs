@@ -81,6 +81,7 @@ pub(crate) fn parse_key(s: &str) -> Result<KeySpec, String> {
         ["keybits"] => KeySpec::Service(KeyType::KeyBits),
         ["checkpoint"] => KeySpec::Service(KeyType::Checkpoint),
         ["journal"] => KeySpec::Service(KeyType::Journal),
+        ["sysinfo"] => KeySpec::Service(KeyType::SysInfo),
         ["number", n] => KeySpec::Number(parse_number(n)?),
         ["start", d] => KeySpec::Start(name(d)?, 0),
         ["start", d, info] => KeySpec::Start(name(d)?, parse_info(info)?),

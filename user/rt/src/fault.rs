@@ -99,3 +99,11 @@ impl Fault {
         }
     }
 }
+
+/// `int3` with `rdi` = `arg`: a trap to the domain keeper (exception 3).
+/// Supervised services end this way (`crate::service::exit`).
+pub fn breakpoint(arg: u64) {
+    // SAFETY: a breakpoint trap; it touches no memory, and the kernel turns
+    // it into a fault message to the keeper (or stops the domain).
+    unsafe { core::arch::asm!("int3", in("rdi") arg, options(nomem, nostack)) };
+}

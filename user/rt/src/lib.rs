@@ -20,6 +20,7 @@ pub mod journal;
 pub mod kernel;
 pub mod key;
 pub mod mem;
+pub mod service;
 mod start;
 
 pub use stet_abi as abi;
