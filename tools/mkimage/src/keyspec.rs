@@ -29,6 +29,7 @@ pub(crate) enum KeySpec {
     Range(Space, u32),
     Supply(usize),
     Forwarder(String, u32),
+    Program(String),
     FreshNode,
     FreshPage,
 }
@@ -131,6 +132,7 @@ pub(crate) fn parse_key(s: &str) -> Result<KeySpec, String> {
                 Err(_) => return Err(format!("forwarder data word {n} does not fit 32 bits")),
             }
         }
+        ["program", p] => KeySpec::Program(name(p)?),
         ["fresh-node"] => KeySpec::FreshNode,
         ["fresh-page"] => KeySpec::FreshPage,
         _ => return Err(format!("unknown key spec {s:?}")),
