@@ -110,6 +110,9 @@ pub mod blk {
     /// check.
     pub fn byte(n: u64, i: usize) -> u8 {
         (n.wrapping_mul(0x9e37_79b9).wrapping_add((i as u64).wrapping_mul(i as u64 + 7)) >> 3) as u8
+    }
+}
+
 /// The factory server's keys: the metafactory key (label 0, made by the
 /// image builder: `forwarder:factory:0`), and per factory a builder key
 /// and a requestor key (forwarders it makes).
