@@ -109,7 +109,9 @@ pub mod blk {
     /// Byte `i` of block `n`: what the test service serves and its clients
     /// check.
     pub fn byte(n: u64, i: usize) -> u8 {
-        (n.wrapping_mul(0x9e37_79b9).wrapping_add((i as u64).wrapping_mul(i as u64 + 7)) >> 3) as u8
+        (n.wrapping_mul(0x9e37_79b9)
+            .wrapping_add((i as u64).wrapping_mul(i as u64 + 7))
+            >> 3) as u8
     }
 }
 
@@ -163,4 +165,21 @@ pub mod factory {
         /// A requestor key of a factory whose products are not discreet.
         pub const NESTED_NOT_DISCREET: u64 = 5;
     }
+}
+
+/// The notes service (`notes`): the shell's persistent notes and counter,
+/// kept in the service's own memory — which is all it takes to survive
+/// killing QEMU.
+pub mod notes {
+    /// String: the note (≤ 120 bytes) → `w0` the number of notes. `NO_SPACE`
+    /// when 64 notes are kept.
+    pub const ADD: u64 = 1;
+    /// `w0` index → string the note; `BAD_VALUE` past the last.
+    pub const GET: u64 = 2;
+    /// → `w0` the counter, one more than last time.
+    pub const COUNT: u64 = 3;
+    /// Longest note.
+    pub const MAX_NOTE: usize = 120;
+    /// Most notes.
+    pub const MAX_NOTES: usize = 64;
 }

@@ -25,9 +25,14 @@ pub fn order(k: &mut Kernel, m: &Msg, s: &[u8], r: &mut Reply, out: &mut [u8; 40
                 k.pool.free_count() as u64,
             ];
             let st = k.objs.stats;
-            for (i, v) in [st.node_reads, st.page_reads, st.node_evictions, st.page_evictions]
-                .into_iter()
-                .enumerate()
+            for (i, v) in [
+                st.node_reads,
+                st.page_reads,
+                st.node_evictions,
+                st.page_evictions,
+            ]
+            .into_iter()
+            .enumerate()
             {
                 out[i * 8..i * 8 + 8].copy_from_slice(&v.to_le_bytes());
             }
@@ -64,7 +69,10 @@ fn domains(k: &mut Kernel, from: u64, r: &mut Reply, out: &mut [u8; 4096]) {
     } else {
         (NONE, NONE)
     };
-    for (i, v) in [oid, state, ticks, moid, mleft, koid, kinfo].into_iter().enumerate() {
+    for (i, v) in [oid, state, ticks, moid, mleft, koid, kinfo]
+        .into_iter()
+        .enumerate()
+    {
         out[i * 8..i * 8 + 8].copy_from_slice(&v.to_le_bytes());
     }
     let name = k.name_of(oid).as_bytes();
@@ -78,7 +86,11 @@ fn domains(k: &mut Kernel, from: u64, r: &mut Reply, out: &mut [u8; 4096]) {
 fn name(k: &mut Kernel, m: &Msg, s: &[u8], r: &mut Reply) {
     let d = m.keys[0];
     if d.key_type() != KeyType::Domain {
-        return r.fail(if d.is_void() { code::VOID_ARGUMENT } else { code::WRONG_TYPE });
+        return r.fail(if d.is_void() {
+            code::VOID_ARGUMENT
+        } else {
+            code::WRONG_TYPE
+        });
     }
     if k.node_of(d).is_err() {
         return r.fail(code::VOID_ARGUMENT);
