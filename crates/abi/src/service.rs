@@ -135,7 +135,8 @@ pub mod factory {
     /// Requestor: key 0 the requester's bank key, key 1 a meter key, key 2
     /// the argument key, key 3 the product's domain keeper (a start key,
     /// or void), `w0` the product's `rdi` → key 0 a start key to the new,
-    /// running product. `BAD_STATE` until sealed.
+    /// running product, key 1 a domain key to it if a keeper was named
+    /// (a supervisor's), else void. `BAD_STATE` until sealed.
     pub const CREATE: u64 = 5;
     /// Requestor or builder: → `w0` 1 if the products are discreet, else
     /// 0 with `w1` the first component slot that is not discreet (0: the

@@ -124,12 +124,13 @@ fn is_discreet(k: Slot) -> (u64, [u64; 4]) {
     (a.code, a.w)
 }
 
-/// Requestor CREATE → the product's start key into P.
+/// Requestor CREATE → the product's start key into P, its domain key (if
+/// a keeper was named) into X.
 fn create(r: Slot, bank: Slot, meter: Slot, arg: Slot, keeper: Slot, rdi: u64) -> u64 {
     Msg::new(r, o::CREATE)
         .w0(rdi)
         .keys([bank, meter, arg, keeper])
-        .recv([P, 0, 0, 0])
+        .recv([P, X, 0, 0])
         .call()
         .code
 }
@@ -282,6 +283,7 @@ fn products() {
     check("create P1", create(R, BK, METER, STRANGER, 0, 0x1234), code::OK);
     put(L_P1, P);
     check("P1 is a start key", classify(P).0, KeyType::Start as u64);
+    check("no keeper: no domain key", classify(X).0, KeyType::Void as u64);
     // Exactly its components (discrim, sleep, number, read-only page,
     // sense node), void, the argument (a start key), its bank, and the
     // resume key of this very call.
@@ -306,6 +308,7 @@ fn products() {
     }
     check("create P2", create(R, BK, METER, 0, STRANGER, 7), code::OK);
     put(L_P2, P);
+    check("a keeper: a domain key too", classify(X).0, KeyType::Domain as u64);
     check("P2 counts from its own data", ask(P, 3).w[0], 1001);
     check("P2: rdi and counter", ask(P, 2).w[..2] == [7, 1001], true);
     take(L_P1, P);
@@ -313,6 +316,7 @@ fn products() {
     check_info("two products", BK, [2 * pages, 2 * (nodes + 1), MAX, MAX]);
 
     // Bad requests leave nothing behind.
+    bank::alloc_page(PRIME, X).ok();
     check("page key as the bank", create(R, X, METER, 0, 0, 0), code::WRONG_TYPE);
     take(L_FB, K);
     bank::alloc_node(PRIME, X).ok();

@@ -485,8 +485,10 @@ fn build_product(books: &Fb, n: u32, rdi: u64) -> Res<()> {
 }
 
 /// Requestor CREATE: A0 the requester's bank, A1 a meter, A2 the
-/// argument, A3 the keeper → the product's start key in T.
-fn create(books: &Fb, n: u32, rdi: u64) -> Res<()> {
+/// argument, A3 the keeper → the product's start key in T, its domain key
+/// in A0; whether a keeper was named (then the requester gets the domain
+/// key too: the keeper would get it with the product's first fault).
+fn create(books: &Fb, n: u32, rdi: u64) -> Res<bool> {
     let r = books.record(n).ok_or(code::VOID)?;
     if r.state != State::Sealed {
         return Err(code::BAD_STATE);
@@ -499,7 +501,8 @@ fn create(books: &Fb, n: u32, rdi: u64) -> Res<()> {
         return Err(code::WRONG_TYPE);
     }
     let (kt, _, dead) = classify_slot(A3);
-    if !dead && kt != KeyType::Void as u64 && kt != KeyType::Start as u64 {
+    let supervised = !dead && kt == KeyType::Start as u64;
+    if !dead && kt != KeyType::Void as u64 && !supervised {
         return Err(code::WRONG_TYPE);
     }
     bank::create_sub(A0, u64::MAX, u64::MAX, SUB)?;
@@ -508,7 +511,7 @@ fn create(books: &Fb, n: u32, rdi: u64) -> Res<()> {
         let _ = bank::destroy(SUB);
         return Err(c);
     }
-    Ok(())
+    Ok(supervised)
 }
 
 /// One order → (words, keys to send).
@@ -528,7 +531,7 @@ fn order(books: &mut Fb, label: u32, ord: u64, w: [u64; 4]) -> Res<([u64; 4], [S
         (false, o::INSTALL) => install(books, n, w[0]).map(|_| ([0; 4], none)),
         (false, o::SET_STACK_PAGES) => set_stack(books, n, w[0]).map(|_| ([0; 4], none)),
         (false, o::SEAL) => books.seal(n).map(|v| (v.words(), none)).map_err(book_err),
-        (true, o::CREATE) => create(books, n, w[0]).map(|_| ([0; 4], [T, 0, 0, 0])),
+        (true, o::CREATE) => create(books, n, w[0]).map(|sup| ([0; 4], [T, if sup { A0 } else { 0 }, 0, 0])),
         _ => Err(code::NO_SUCH_ORDER),
     }
 }
