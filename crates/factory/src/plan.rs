@@ -84,7 +84,7 @@ impl Segment {
     /// A segment from its program-node number key: `low` the page-aligned
     /// start address, `high` the page count << 1 | writable.
     pub fn from_number(low: u64, high: u64) -> Result<Segment, PlanError> {
-        if low % PAGE != 0 {
+        if !low.is_multiple_of(PAGE) {
             return Err(PlanError::Misaligned);
         }
         let s = Segment {

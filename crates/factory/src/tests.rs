@@ -606,7 +606,7 @@ fn directory_paths_are_distinct() {
     let mut seen = BTreeSet::new();
     for n in 0..=MAX_FACTORIES {
         let p = dir_path(n);
-        assert!(p[0] < 16 && p[1] < 16 && p[2] < 16 && p[2] % 2 == 0);
+        assert!(p[0] < 16 && p[1] < 16 && p[2] < 16 && p[2].is_multiple_of(2));
         assert!(seen.insert(p), "{n}: {p:?}");
     }
     assert_eq!(dir_path(1), [0, 0, 2]);

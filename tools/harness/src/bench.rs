@@ -347,7 +347,12 @@ mod tests {
                 );
             }
             // The store's benchmarks need a disk; the others run without.
-            assert_eq!(spec.disk.is_some(), t.name.starts_with("store_"), "{}", t.name);
+            assert_eq!(
+                spec.disk.is_some(),
+                t.name.starts_with("store_"),
+                "{}",
+                t.name
+            );
         }
         assert_eq!(run_name("bench_rows"), "bench");
         assert_eq!(run_name("store_bench"), "bench-store_bench");

@@ -115,7 +115,11 @@ fn create_destroy() -> (u64, u64, u64) {
     let d = code_of(bank::destroy(SUB));
     let t3 = rdtsc();
     let ok = c == code::OK && c2 == code::OK && asked == code::NO_SUCH_ORDER && d == code::OK;
-    let why = if ok { code::OK } else { c.max(c2).max(d).max(1) };
+    let why = if ok {
+        code::OK
+    } else {
+        c.max(c2).max(d).max(1)
+    };
     (t1 - t0, t3 - t2, why)
 }
 

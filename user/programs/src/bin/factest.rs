@@ -76,7 +76,10 @@ fn check<V: PartialEq + Debug>(what: impl core::fmt::Display, got: V, want: V) {
 }
 
 fn put(l: u64, from: Slot) {
-    Msg::new(LOCKER, node::SWAP).w0(l).keys([from, 0, 0, 0]).call();
+    Msg::new(LOCKER, node::SWAP)
+        .w0(l)
+        .keys([from, 0, 0, 0])
+        .call();
 }
 
 fn take(l: u64, into: Slot) {
@@ -88,7 +91,9 @@ fn take(l: u64, into: Slot) {
 
 /// (type, rights, dangling).
 fn classify(s: Slot) -> (u64, u64, u64) {
-    let a = Msg::new(DISCRIM, discrim::CLASSIFY).keys([s, 0, 0, 0]).call();
+    let a = Msg::new(DISCRIM, discrim::CLASSIFY)
+        .keys([s, 0, 0, 0])
+        .call();
     (a.w[0], a.w[1], a.w[2])
 }
 
@@ -182,18 +187,56 @@ fn segments(segs: &mut [Segment; plan::MAX_SEGMENTS]) -> usize {
 
 fn making_factories() {
     // Fake banks and things that are not programs are refused.
-    check("fresh page from prime", code_of(bank::alloc_page(PRIME, K)), code::OK);
-    check("page key as the bank", new_factory(K, PROG), code::WRONG_TYPE);
+    check(
+        "fresh page from prime",
+        code_of(bank::alloc_page(PRIME, K)),
+        code::OK,
+    );
+    check(
+        "page key as the bank",
+        new_factory(K, PROG),
+        code::WRONG_TYPE,
+    );
     check("void as the bank", new_factory(0, PROG), code::WRONG_TYPE);
-    check("a node for a forgery", code_of(bank::alloc_node(PRIME, X)), code::OK);
-    Msg::new(X, node::SWAP).w0(0).keys([STRANGER, 0, 0, 0]).call();
-    let made = Msg::new(X, node::MAKE_FORWARDER).recv([K, 0, 0, 0]).call().code;
-    check("a forged forwarder", (made, classify(K).0), (code::OK, T_FWD));
-    check("forged forwarder as the bank", new_factory(K, PROG), code::WRONG_TYPE);
-    check("storage bank", code_of(bank::create_sub(PRIME, MAX, MAX, BK)), code::OK);
+    check(
+        "a node for a forgery",
+        code_of(bank::alloc_node(PRIME, X)),
+        code::OK,
+    );
+    Msg::new(X, node::SWAP)
+        .w0(0)
+        .keys([STRANGER, 0, 0, 0])
+        .call();
+    let made = Msg::new(X, node::MAKE_FORWARDER)
+        .recv([K, 0, 0, 0])
+        .call()
+        .code;
+    check(
+        "a forged forwarder",
+        (made, classify(K).0),
+        (code::OK, T_FWD),
+    );
+    check(
+        "forged forwarder as the bank",
+        new_factory(K, PROG),
+        code::WRONG_TYPE,
+    );
+    check(
+        "storage bank",
+        code_of(bank::create_sub(PRIME, MAX, MAX, BK)),
+        code::OK,
+    );
     put(L_FB, BK);
-    check("discrim as the program", new_factory(BK, DISCRIM), code::WRONG_TYPE);
-    check("a node that is no program", new_factory(BK, X), code::BAD_VALUE);
+    check(
+        "discrim as the program",
+        new_factory(BK, DISCRIM),
+        code::WRONG_TYPE,
+    );
+    check(
+        "a node that is no program",
+        new_factory(BK, X),
+        code::BAD_VALUE,
+    );
     check_info("storage bank after refusals", BK, [0, 0, MAX, MAX]);
 
     check("make factory A", new_factory(BK, PROG), code::OK);
@@ -203,7 +246,11 @@ fn making_factories() {
     put(L_RA, R);
     put(L_BA, B);
     let unsealed = [0, 0, why::UNSEALED, 0];
-    check("A unsealed: not discreet", is_discreet(R), (code::OK, unsealed));
+    check(
+        "A unsealed: not discreet",
+        is_discreet(R),
+        (code::OK, unsealed),
+    );
     check(
         "A unsealed: CREATE refused",
         create(R, PRIME, METER, 0, 0, 0),
@@ -224,7 +271,11 @@ fn making_factories() {
     check("install a sense node", install(B, 5, K), code::OK);
     check("install slot 0", install(B, 0, K), code::BAD_VALUE);
     check("install slot 13", install(B, 13, K), code::BAD_VALUE);
-    check("install through the requestor", install(R, 6, K), code::NO_SUCH_ORDER);
+    check(
+        "install through the requestor",
+        install(R, 6, K),
+        code::NO_SUCH_ORDER,
+    );
     check("seal through the requestor", seal(R).0, code::NO_SUCH_ORDER);
     check(
         "create through the builder",
@@ -236,13 +287,33 @@ fn making_factories() {
     check("stack of 257 pages", stack(B, 257), code::BAD_VALUE);
     check("stack of 4 pages", stack(B, STACK), code::OK);
     check("seal A", seal(B), (code::OK, [1, 0, 0, 0]));
-    check("A is discreet (requestor)", is_discreet(R), (code::OK, [1, 0, 0, 0]));
-    check("A is discreet (builder)", is_discreet(B), (code::OK, [1, 0, 0, 0]));
-    check("install after seal", install(B, 6, DISCRIM), code::BAD_STATE);
+    check(
+        "A is discreet (requestor)",
+        is_discreet(R),
+        (code::OK, [1, 0, 0, 0]),
+    );
+    check(
+        "A is discreet (builder)",
+        is_discreet(B),
+        (code::OK, [1, 0, 0, 0]),
+    );
+    check(
+        "install after seal",
+        install(B, 6, DISCRIM),
+        code::BAD_STATE,
+    );
     check("stack after seal", stack(B, 8), code::BAD_STATE);
     check("seal again", seal(B).0, code::BAD_STATE);
-    check("unknown builder order", ask(B, 99).code, code::NO_SUCH_ORDER);
-    check("unknown metafactory order", ask(META, 99).code, code::NO_SUCH_ORDER);
+    check(
+        "unknown builder order",
+        ask(B, 99).code,
+        code::NO_SUCH_ORDER,
+    );
+    check(
+        "unknown metafactory order",
+        ask(META, 99).code,
+        code::NO_SUCH_ORDER,
+    );
 }
 
 fn check_info(what: &str, b: Slot, want: [u64; 4]) {
@@ -276,14 +347,30 @@ fn products() {
     println!(
         "factest: facprod: {n} segments, {text} text pages (shared), {data} data pages; a product takes {pages} pages and {nodes} nodes"
     );
-    check("facprod has text and data", (text > 0, data > 0), (true, true));
+    check(
+        "facprod has text and data",
+        (text > 0, data > 0),
+        (true, true),
+    );
 
-    check("product bank", code_of(bank::create_sub(PRIME, MAX, MAX, BK)), code::OK);
+    check(
+        "product bank",
+        code_of(bank::create_sub(PRIME, MAX, MAX, BK)),
+        code::OK,
+    );
     put(L_B1, BK);
-    check("create P1", create(R, BK, METER, STRANGER, 0, 0x1234), code::OK);
+    check(
+        "create P1",
+        create(R, BK, METER, STRANGER, 0, 0x1234),
+        code::OK,
+    );
     put(L_P1, P);
     check("P1 is a start key", classify(P).0, KeyType::Start as u64);
-    check("no keeper: no domain key", classify(X).0, KeyType::Void as u64);
+    check(
+        "no keeper: no domain key",
+        classify(X).0,
+        KeyType::Void as u64,
+    );
     // Exactly its components (discrim, sleep, number, read-only page,
     // sense node), void, the argument (a start key), its bank, and the
     // resume key of this very call.
@@ -295,8 +382,16 @@ fn products() {
     }
     want[2] = byte(rights::RO as u64, 4) | byte((rights::RO | rights::WEAK) as u64, 5);
     let a = ask(P, 1);
-    check("P1 classifies its slots 1..=15", (a.code, a.w), (code::OK, want));
-    check_info("the products' bank after P1", BK, [pages, nodes + 1, MAX, MAX]);
+    check(
+        "P1 classifies its slots 1..=15",
+        (a.code, a.w),
+        (code::OK, want),
+    );
+    check_info(
+        "the products' bank after P1",
+        BK,
+        [pages, nodes + 1, MAX, MAX],
+    );
     let a = ask(P, 2);
     check(
         "P1: rdi, counter, its bank's pages and nodes",
@@ -308,7 +403,11 @@ fn products() {
     }
     check("create P2", create(R, BK, METER, 0, STRANGER, 7), code::OK);
     put(L_P2, P);
-    check("a keeper: a domain key too", classify(X).0, KeyType::Domain as u64);
+    check(
+        "a keeper: a domain key too",
+        classify(X).0,
+        KeyType::Domain as u64,
+    );
     check("P2 counts from its own data", ask(P, 3).w[0], 1001);
     check("P2: rdi and counter", ask(P, 2).w[..2] == [7, 1001], true);
     take(L_P1, P);
@@ -317,15 +416,38 @@ fn products() {
 
     // Bad requests leave nothing behind.
     bank::alloc_page(PRIME, X).ok();
-    check("page key as the bank", create(R, X, METER, 0, 0, 0), code::WRONG_TYPE);
+    check(
+        "page key as the bank",
+        create(R, X, METER, 0, 0, 0),
+        code::WRONG_TYPE,
+    );
     take(L_FB, K);
     bank::alloc_node(PRIME, X).ok();
-    Msg::new(X, node::SWAP).w0(0).keys([STRANGER, 0, 0, 0]).call();
+    Msg::new(X, node::SWAP)
+        .w0(0)
+        .keys([STRANGER, 0, 0, 0])
+        .call();
     Msg::new(X, node::MAKE_FORWARDER).recv([K, 0, 0, 0]).call();
-    check("forged bank to CREATE", create(R, K, METER, 0, 0, 0), code::WRONG_TYPE);
-    check("discrim as the meter", create(R, BK, DISCRIM, 0, 0, 0), code::WRONG_TYPE);
-    check("discrim as the keeper", create(R, BK, METER, 0, DISCRIM, 0), code::WRONG_TYPE);
-    check_info("refused CREATEs took nothing", BK, [2 * pages, 2 * (nodes + 1), MAX, MAX]);
+    check(
+        "forged bank to CREATE",
+        create(R, K, METER, 0, 0, 0),
+        code::WRONG_TYPE,
+    );
+    check(
+        "discrim as the meter",
+        create(R, BK, DISCRIM, 0, 0, 0),
+        code::WRONG_TYPE,
+    );
+    check(
+        "discrim as the keeper",
+        create(R, BK, METER, 0, DISCRIM, 0),
+        code::WRONG_TYPE,
+    );
+    check_info(
+        "refused CREATEs took nothing",
+        BK,
+        [2 * pages, 2 * (nodes + 1), MAX, MAX],
+    );
 
     // LIMIT: a bank one page short, one node short, with no node at all.
     for (what, lp, ln) in [
@@ -351,7 +473,11 @@ fn products() {
         code_of(bank::create_sub(PRIME, pages, nodes + 1, K)),
         code::OK,
     );
-    check("CREATE when it just fits", create(R, K, METER, 0, 0, 9), code::OK);
+    check(
+        "CREATE when it just fits",
+        create(R, K, METER, 0, 0, 9),
+        code::OK,
+    );
     check("that product answers", ask(P, 2).w[..2] == [9, 1000], true);
     bank::destroy(K).ok();
     check("its bank destroyed: start key void", classify(P).2, 1);
@@ -371,7 +497,11 @@ fn products() {
 
     // Destroying the requester's bank destroys the products.
     let before = bank::info(PRIME).unwrap_or([0; 4]);
-    check("destroy the products' bank", code_of(bank::destroy(BK)), code::OK);
+    check(
+        "destroy the products' bank",
+        code_of(bank::destroy(BK)),
+        code::OK,
+    );
     take(L_P1, P);
     check("P1's start key is void", classify(P).2, 1);
     check("calling P1", ask(P, 2).code, code::VOID);
@@ -388,7 +518,11 @@ fn products() {
 fn verdicts() {
     bank::alloc_page(PRIME, K).ok();
     let w = seal_of(&[(1, DISCRIM), (3, K)]);
-    check("W: a writable page in slot 3", w, (code::OK, [0, 3, why::KEY, 2]));
+    check(
+        "W: a writable page in slot 3",
+        w,
+        (code::OK, [0, 3, why::KEY, 2]),
+    );
     check("W asked again", is_discreet(R), w);
     put(L_RW, R);
     check(
@@ -440,7 +574,11 @@ fn verdicts() {
 
     // Nested factories.
     take(L_RA, K);
-    check("N1 nests A", seal_of(&[(1, DISCRIM), (2, K)]), (code::OK, [1, 0, 0, 0]));
+    check(
+        "N1 nests A",
+        seal_of(&[(1, DISCRIM), (2, K)]),
+        (code::OK, [1, 0, 0, 0]),
+    );
     copy_r(X);
     check("N2 nests N1", seal_of(&[(9, X)]), (code::OK, [1, 0, 0, 0]));
     take(L_RW, K);

@@ -98,7 +98,9 @@ fn ok(a: Answer) -> Res<Answer> {
 
 /// (type, rights, dangling) of the key in `s`.
 fn classify_slot(s: Slot) -> (u64, u64, bool) {
-    let a = Msg::new(DISCRIM, discrim::CLASSIFY).keys([s, 0, 0, 0]).call();
+    let a = Msg::new(DISCRIM, discrim::CLASSIFY)
+        .keys([s, 0, 0, 0])
+        .call();
     (a.w[0], a.w[1], a.w[2] == 1)
 }
 
@@ -117,7 +119,10 @@ fn swap(n: Slot, slot: u64, key: Slot) -> Res<()> {
 }
 
 fn write_number(n: Slot, slot: u64, v: u64) -> Res<()> {
-    ok(Msg::new(n, node::WRITE_NUMBER).words([slot, v, 0, 0]).call()).map(|_| ())
+    ok(Msg::new(n, node::WRITE_NUMBER)
+        .words([slot, v, 0, 0])
+        .call())
+    .map(|_| ())
 }
 
 /// An order that answers one key into `into`.
@@ -217,7 +222,8 @@ fn read_program(prog: Slot, segs: &mut [Segment; MAX_SEGMENTS]) -> Res<(u64, usi
         segs[n] = Segment::from_number(a.w[0], a.w[1]).map_err(|_| code::BAD_VALUE)?;
         n += 1;
     }
-    let pages = plan::product(&segs[..n], plan::DEFAULT_STACK_PAGES).map_err(|_| code::BAD_VALUE)?;
+    let pages =
+        plan::product(&segs[..n], plan::DEFAULT_STACK_PAGES).map_err(|_| code::BAD_VALUE)?;
     if pages.source(entry / PAGE) != Some(Source::Text) {
         return Err(code::BAD_VALUE);
     }
@@ -531,7 +537,9 @@ fn order(books: &mut Fb, label: u32, ord: u64, w: [u64; 4]) -> Res<([u64; 4], [S
         (false, o::INSTALL) => install(books, n, w[0]).map(|_| ([0; 4], none)),
         (false, o::SET_STACK_PAGES) => set_stack(books, n, w[0]).map(|_| ([0; 4], none)),
         (false, o::SEAL) => books.seal(n).map(|v| (v.words(), none)).map_err(book_err),
-        (true, o::CREATE) => create(books, n, w[0]).map(|sup| ([0; 4], [T, if sup { A0 } else { 0 }, 0, 0])),
+        (true, o::CREATE) => {
+            create(books, n, w[0]).map(|sup| ([0; 4], [T, if sup { A0 } else { 0 }, 0, 0]))
+        }
         _ => Err(code::NO_SUCH_ORDER),
     }
 }
