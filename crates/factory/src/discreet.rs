@@ -13,9 +13,13 @@
 //!   outside discreetness, as in KeyKOS);
 //! * a read-only page key;
 //! * a sense node key (read-only and weak: everything fetched through it
-//!   is diminished, so discreet again);
+//!   is diminished, so discreet again — segment keys come out no-call —
+//!   and a segment key made through it is no-call too);
 //! * a read-only, weak, no-call segment key (no keeper inside is ever
-//!   invoked for it; segment FETCH always diminishes);
+//!   invoked for it; segment FETCH always diminishes). Without no-call, a
+//!   product holding a meter (the requester may pass one as the argument)
+//!   could build a domain over the segment and fault into a keeper in it:
+//!   a message to a third party;
 //! * a requestor key of a factory of this same server that is sealed and
 //!   whose products are discreet (its products are confined in turn).
 //!

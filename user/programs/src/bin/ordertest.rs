@@ -987,9 +987,19 @@ fn nodes(t: &mut T) {
         OK,
     );
     t.same(
-        "sense MAKE_SEGMENT adds RO+WEAK",
+        "sense MAKE_SEGMENT adds RO+WEAK+NOCALL",
         classify(Y),
-        [ty::SEGMENT, RO | WEAK, 0],
+        [ty::SEGMENT, RO | WEAK | NOCALL, 0],
+    );
+    t.code(
+        "sense MAKE_SEGMENT with KEEPER",
+        make(X, order::node::MAKE_SEGMENT, [1, KEEPER, 0, 0], Y),
+        OK,
+    );
+    t.same(
+        "sense MAKE_SEGMENT with KEEPER: its keeper is never called",
+        classify(Y),
+        [ty::SEGMENT, RO | WEAK | NOCALL | KEEPER, 0],
     );
     t.code(
         "sense MAKE_RO",
@@ -1380,9 +1390,9 @@ fn segments(t: &mut T) {
         (a.code, classify(Q))
     };
     t.same(
-        "segment FETCH slot 1: the size-1 segment, read-only and weak",
+        "segment FETCH slot 1: the size-1 segment, read-only, weak, no-call",
         fetched(X, 1),
-        (OK, [ty::SEGMENT, RO | WEAK, 0]),
+        (OK, [ty::SEGMENT, RO | WEAK | NOCALL, 0]),
     );
     t.same(
         "segment FETCH through the fetched key: a read-only page",
