@@ -3,8 +3,9 @@
 //! discreetness verdict for every kind of component (writable pages, start
 //! keys, the console, foreign forwarders, nested factories discreet or
 //! not, sealed or not), products that hold exactly their components, the
-//! argument and their bank, share their text and own their data, bank
-//! accounting to the object, LIMIT with nothing left allocated, and
+//! argument and their bank, share their text and own their data (page
+//! keys compared through a supervisor's domain keys; bank accounting to
+//! the object), LIMIT with nothing left allocated, and
 //! products destroyed with the requester's bank.
 //!
 //! Argument 0, the tester. Keys: 1 console, 2 sleep, 3 discrim, 4 the
@@ -27,7 +28,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use stet_factory::plan::{self, Segment, Source};
 use stet_keys::{rights, KeyType};
 use stet_rt::abi::code;
-use stet_rt::abi::order::{discrim, node, page, sleep};
+use stet_rt::abi::order::{discrim, domain, node, page, segment, sleep};
 use stet_rt::abi::service::factory::{self as o, why};
 use stet_rt::bank;
 use stet_rt::key::{Answer, Msg, Slot};
@@ -57,6 +58,8 @@ const L_P1: u64 = 3;
 const L_P2: u64 = 4;
 const L_RW: u64 = 5; // requestor of W (a writable page inside)
 const L_BA: u64 = 6; // builder of A
+const L_D2: u64 = 7; // P2's domain key
+const L_D3: u64 = 8; // P3's domain key
 const L_COPY: u64 = 14; // keys copied from slot to slot
 const L_NUM: u64 = 15; // where number keys are made
 
@@ -138,6 +141,32 @@ fn create(r: Slot, bank: Slot, meter: Slot, arg: Slot, keeper: Slot, rdi: u64) -
         .recv([P, X, 0, 0])
         .call()
         .code
+}
+
+fn compare(a: Slot, b: Slot) -> u64 {
+    Msg::new(DISCRIM, discrim::COMPARE)
+        .keys([a, b, 0, 0])
+        .call()
+        .w[0]
+}
+
+/// Walks the segment key in `at` down to page `page` of the smallest tree
+/// over `pages` (segment FETCH, slot by slot), leaving the page key there.
+fn walk(pages: &plan::Pages, page: u64, at: Slot) -> u64 {
+    let Some(path) = plan::path(pages, page) else {
+        return code::BAD_VALUE;
+    };
+    for h in path.hops() {
+        let c = Msg::new(at, segment::FETCH)
+            .w0(h.slot as u64)
+            .recv([at, 0, 0, 0])
+            .call()
+            .code;
+        if c != code::OK {
+            return c;
+        }
+    }
+    code::OK
 }
 
 fn ask(p: Slot, order: u64) -> Answer {
@@ -408,6 +437,7 @@ fn products() {
         classify(X).0,
         KeyType::Domain as u64,
     );
+    put(L_D2, X);
     check("P2 counts from its own data", ask(P, 3).w[0], 1001);
     check("P2: rdi and counter", ask(P, 2).w[..2] == [7, 1001], true);
     take(L_P1, P);
@@ -494,6 +524,66 @@ fn products() {
     let now = Msg::new(SLEEP, sleep::NOW).call().w[0];
     Msg::new(SLEEP, sleep::UNTIL).w0(now + 20_000_000).call();
     let products = 3;
+
+    // Text shared, data not, seen through the domain keys the two
+    // supervised products' requester got: the same read-only page as the
+    // template's at the program's first text page, different pages at its
+    // first data page.
+    put(L_D3, X);
+    let tpl = plan::template(&segs[..n]).expect("facprod's template");
+    let first = |writable: bool| {
+        segs[..n]
+            .iter()
+            .find(|s| s.writable == writable)
+            .map_or(0, |s| s.first)
+    };
+    let (text_page, data_page) = (first(false), first(true));
+    let template_key = |page: u64, into: Slot| {
+        Msg::new(PROG, node::FETCH)
+            .w0(0)
+            .recv([into, 0, 0, 0])
+            .call();
+        walk(&tpl, page, into)
+    };
+    let product_key = |dom: u64, page: u64, into: Slot| {
+        take(dom, into);
+        Msg::new(into, domain::GET_SPACE)
+            .recv([into, 0, 0, 0])
+            .call();
+        walk(&product, page, into)
+    };
+    check("template text key", template_key(text_page, K), code::OK);
+    check("P2 text key", product_key(L_D2, text_page, X), code::OK);
+    check("P2's text page is the template's", compare(K, X), 1);
+    check(
+        "a shared text page is read-only",
+        classify(X),
+        (KeyType::Page as u64, rights::RO as u64, 0),
+    );
+    check("P3 text key", product_key(L_D3, text_page, X), code::OK);
+    check("P3's text page is the template's", compare(K, X), 1);
+    check("P2 data key", product_key(L_D2, data_page, K), code::OK);
+    check("P3 data key", product_key(L_D3, data_page, X), code::OK);
+    check("P2's and P3's data pages differ", compare(K, X), 0);
+    let probe = |dom: u64, page: u64| {
+        take(dom, X);
+        Msg::new(X, domain::GET_SPACE).recv([X, 0, 0, 0]).call();
+        let a = Msg::new(X, segment::PROBE).w0(page * plan::PAGE).call();
+        (a.code, a.w[0], a.w[1])
+    };
+    check(
+        "P3 maps its data page writable",
+        probe(L_D3, data_page),
+        (code::OK, 1, 1),
+    );
+    check(
+        "P3 maps its text page read-only",
+        probe(L_D3, text_page),
+        (code::OK, 1, 0),
+    );
+    product_key(L_D3, data_page, X);
+    check("template data key", template_key(data_page, K), code::OK);
+    check("P3's data page is not the template's", compare(K, X), 0);
 
     // Destroying the requester's bank destroys the products.
     let before = bank::info(PRIME).unwrap_or([0; 4]);
