@@ -109,7 +109,15 @@ pub struct PowercutSpec {
     #[serde(default = "default_max_delay_ms")]
     pub max_delay_ms: u64,
     /// The checker's line; capture `i + 1` is compared with promise `i`.
+    /// A group named `gen` ties the line to a restart (see `restart`).
     pub check: String,
+    /// The kernel's restart line, its capture 1 the generation restarted
+    /// from. With it, a check line whose `gen` differs is ignored: it is
+    /// output the checker computed before the checkpoint this boot resumed
+    /// (the restart caught it between checking and printing), not a check
+    /// of this restart.
+    #[serde(default)]
+    pub restart: Option<String>,
     /// Durability promises, one capture group (a number) each.
     #[serde(default)]
     pub promises: Vec<String>,

@@ -34,6 +34,8 @@ pub struct Powercut {
     pub max_delay_ms: u64,
     /// The checker's line at each boot.
     pub check: Regex,
+    /// The restart line (capture 1: the generation restarted from).
+    pub restart: Option<Regex>,
     /// Durability promises, one capture group each.
     pub promises: Vec<Regex>,
     /// Lines that fail any boot.
@@ -79,7 +81,19 @@ impl Powercut {
                 promises.len()
             ));
         }
+        let restart = spec
+            .restart
+            .as_deref()
+            .map(|r| compile("restart", r))
+            .transpose()?;
+        if restart.is_some() != check.capture_names().any(|n| n == Some("gen")) {
+            return Err(format!(
+                "[powercut] restart and a check group named gen go together (check '{}')",
+                spec.check
+            ));
+        }
         Ok(Powercut {
+            restart,
             kills: spec.kills,
             seed,
             ready: compile("ready", &spec.ready)?,
@@ -153,6 +167,8 @@ pub struct BootWatch {
     made: Vec<Option<u64>>,
     stage: Stage,
     checked: Option<String>,
+    /// The generation this boot restarted from, once its line came.
+    restarted_gen: Option<u64>,
     failure: Option<String>,
     switch: KillSwitch,
 }
@@ -182,6 +198,7 @@ impl BootWatch {
             owed,
             stage: Stage::Booting,
             checked: None,
+            restarted_gen: None,
             failure: None,
             switch,
         }
@@ -211,6 +228,21 @@ impl BootWatch {
         }
         if self.pc.forbid.iter().any(|re| re.is_match(line)) {
             return self.fail(format!("forbidden line: {line}"), now);
+        }
+        if let Some(caps) = self.pc.restart.as_ref().and_then(|r| r.captures(line)) {
+            match number(&caps, 1) {
+                Ok(g) => self.restarted_gen = Some(g),
+                Err(e) => return self.fail(e, now),
+            }
+        }
+        if let (Some(caps), Some(want)) = (self.pc.check.captures(line), self.restarted_gen) {
+            let gen = caps.name("gen").and_then(|g| g.as_str().parse::<u64>().ok());
+            if gen.is_some_and(|g| g != want) {
+                // Printed by a check that ran before the checkpoint this
+                // boot resumed: not a check of this restart. The checker
+                // notices the restart and checks again.
+                return;
+            }
         }
         for i in 0..self.pc.promises.len() {
             if let Some(caps) = self.pc.promises[i].captures(line) {
@@ -393,6 +425,7 @@ mod tests {
                 r"load: journal J=(\d+)".into(),
             ],
             boot_timeout_secs: 60,
+            restart: None,
         }
     }
 
@@ -497,6 +530,32 @@ mod tests {
             w.finish(Exit::Timeout),
             Err("QEMU still ran at the harness's own timeout".into())
         );
+    }
+
+    #[test]
+    fn a_check_printed_for_an_older_restart_is_ignored() {
+        let mut s = spec();
+        s.check = r"check: ok epoch=(\d+) journal=(\d+) gen=(?P<gen>\d+)".into();
+        s.restart = Some(r"store: restarted from gen=(\d+)".into());
+        let pc = Arc::new(Powercut::new(&s, &[], 1).unwrap());
+        let t0 = Instant::now();
+        let mut w = BootWatch::new(pc.clone(), None, vec![Some(4), Some(66)], t0);
+        w.feed_at("store: restarted from gen=71 (restart 9)", t0);
+        // The checker was caught between checking restart 8 (from gen 68)
+        // and printing: the line is from the past, neither check nor ready.
+        w.feed_at("check: ok epoch=4 journal=62 gen=68", t0);
+        assert_eq!(w.stage, Stage::Booting);
+        w.feed_at("check: ok epoch=4 journal=66 gen=71", t0);
+        assert_eq!(w.stage, Stage::Armed);
+        assert_eq!(w.finish(Exit::Killed), Ok(()));
+        // The right generation with a lost promise still fails.
+        let mut w = BootWatch::new(pc.clone(), None, vec![Some(4), Some(66)], t0);
+        w.feed_at("store: restarted from gen=71 (restart 9)", t0);
+        w.feed_at("check: ok epoch=4 journal=62 gen=71", t0);
+        assert!(w.finish(Exit::Killed).unwrap_err().starts_with("lost a durable promise"));
+        // restart and a gen group go together.
+        s.restart = None;
+        assert!(Powercut::new(&s, &[], 1).is_err());
     }
 
     #[test]
