@@ -236,7 +236,9 @@ impl BootWatch {
             }
         }
         if let (Some(caps), Some(want)) = (self.pc.check.captures(line), self.restarted_gen) {
-            let gen = caps.name("gen").and_then(|g| g.as_str().parse::<u64>().ok());
+            let gen = caps
+                .name("gen")
+                .and_then(|g| g.as_str().parse::<u64>().ok());
             if gen.is_some_and(|g| g != want) {
                 // Printed by a check that ran before the checkpoint this
                 // boot resumed: not a check of this restart. The checker
@@ -552,7 +554,10 @@ mod tests {
         let mut w = BootWatch::new(pc.clone(), None, vec![Some(4), Some(66)], t0);
         w.feed_at("store: restarted from gen=71 (restart 9)", t0);
         w.feed_at("check: ok epoch=4 journal=62 gen=71", t0);
-        assert!(w.finish(Exit::Killed).unwrap_err().starts_with("lost a durable promise"));
+        assert!(w
+            .finish(Exit::Killed)
+            .unwrap_err()
+            .starts_with("lost a durable promise"));
         // restart and a gen group go together.
         s.restart = None;
         assert!(Powercut::new(&s, &[], 1).is_err());
