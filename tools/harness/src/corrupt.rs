@@ -51,6 +51,15 @@ pub enum Target {
         /// Which block of the extent.
         index: u64,
     },
+    /// The block of a page in the newest root's checkpoint, found through
+    /// its header and directory: page `oid`, or (`None`) the page with the
+    /// highest oid in it. Unlike a block index, this names the same kind of
+    /// object whatever the checkpoint's order of pages (which follows
+    /// timing).
+    CkptPage {
+        /// The page, or the highest.
+        oid: Option<u64>,
+    },
 }
 
 /// What to do to the disk.
@@ -136,9 +145,13 @@ impl TryFrom<CorruptSpec> for Corruption {
                     index: s.index.unwrap_or(0),
                 }
             }
+            "ckpt-page" => {
+                not("index", s.index.is_some())?;
+                Target::CkptPage { oid: s.oid }
+            }
             other => {
                 return Err(format!(
-                    "corrupt: unknown target {other:?} (root-newest, node-copy0, node-copy1, ckpt-block)"
+                    "corrupt: unknown target {other:?} (root-newest, node-copy0, node-copy1, ckpt-block, ckpt-page)"
                 ))
             }
         };
@@ -215,6 +228,50 @@ fn resolve(f: &File, blocks: u64, target: Target) -> Result<(u64, u64, String)> 
                 r.generation
             );
             Ok((at * block, block, what))
+        }
+        Target::CkptPage { oid } => {
+            let (_, r) = newest()?;
+            let g = r.geometry;
+            let abs = |rel: u64| g.log_start + (r.ckpt_start - g.log_start + rel) % g.log_blocks;
+            let h = stet_store::ckpt::decode_header(&read_block(f, abs(0))?)
+                .map_err(|_| anyhow::anyhow!("the newest checkpoint's header is damaged"))?;
+            let l = h.layout();
+            // Directory entries list the nodes, then the pages in the order
+            // of their blocks.
+            let mut best: Option<(u64, u64)> = None;
+            let mut at = 0u64;
+            for k in 0..l.dir_blocks {
+                let (entries, n) = stet_store::ckpt::decode_dir_block(
+                    h.ckpt_generation,
+                    &read_block(f, abs(l.dir_block(k)))?,
+                )
+                .map_err(|_| anyhow::anyhow!("directory block {k} is damaged"))?;
+                for e in &entries[..n] {
+                    if e.space == stet_keys::Space::Page {
+                        let j = at - l.nodes as u64;
+                        let hit = match oid {
+                            Some(o) => e.oid == o,
+                            None => best.is_none_or(|(b, _)| e.oid > b),
+                        };
+                        if hit {
+                            best = Some((e.oid, j));
+                        }
+                    }
+                    at += 1;
+                }
+            }
+            let Some((page, j)) = best else {
+                bail!(
+                    "the newest checkpoint (generation {}) holds no such page",
+                    h.ckpt_generation
+                );
+            };
+            let b = abs(l.page_block(j as u32));
+            let what = format!(
+                "page {page} in checkpoint {} (block {b})",
+                h.ckpt_generation
+            );
+            Ok((b * block, block, what))
         }
     }
 }
@@ -536,5 +593,58 @@ mod tests {
             err,
             "the newest checkpoint (generation 7) has 5 blocks; no block 5"
         );
+    }
+
+    #[test]
+    fn a_checkpoint_page_is_found_through_the_directory() {
+        use stet_store::ckpt::{encode_dir_block, encode_header, DirEntry, Header};
+        let dir = TempDir::new("corrupt");
+        let p = disk(&dir);
+        put_root(&p, &root(7));
+        let g = root(7).geometry;
+        let f = OpenOptions::new().write(true).open(&p).unwrap();
+        let mut b = vec![0u8; BLOCK];
+        let h = Header {
+            ckpt_generation: 7,
+            nodes: 1,
+            pages: 3,
+        };
+        encode_header(&h, &mut b);
+        f.write_all_at(&b, g.log_start * 4096).unwrap();
+        let e = |space, oid| DirEntry {
+            space,
+            oid,
+            version: 1,
+            crc: 0,
+        };
+        let entries = [
+            e(stet_keys::Space::Node, 500),
+            e(stet_keys::Space::Page, 40),
+            e(stet_keys::Space::Page, 90),
+            e(stet_keys::Space::Page, 7),
+        ];
+        encode_dir_block(7, &entries, &mut b);
+        f.write_all_at(&b, (g.log_start + 1) * 4096).unwrap();
+        // header, one directory block, one node block, then pages 40, 90, 7.
+        let c = spec("{ target = \"ckpt-page\", len = 2 }").unwrap();
+        let at = g.log_start + 4;
+        assert_eq!(
+            apply(&p, &c).unwrap(),
+            format!(
+                "xor 0xff over 2 bytes at {} (page 90 in checkpoint 7 (block {at}))",
+                at * 4096
+            )
+        );
+        let c = spec("{ target = \"ckpt-page\", oid = 7, len = 2 }").unwrap();
+        assert!(apply(&p, &c).unwrap().contains(&format!(
+            "page 7 in checkpoint 7 (block {})",
+            g.log_start + 5
+        )));
+        let c = spec("{ target = \"ckpt-page\", oid = 500 }").unwrap();
+        assert!(apply(&p, &c)
+            .unwrap_err()
+            .to_string()
+            .contains("holds no such page"));
+        assert!(spec("{ target = \"ckpt-page\", index = 1 }").is_err());
     }
 }
