@@ -10,6 +10,7 @@ pub mod domain;
 pub mod fault;
 pub mod invoke;
 pub mod order;
+pub mod service;
 
 #[cfg(test)]
 mod tests;

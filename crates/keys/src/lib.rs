@@ -21,7 +21,7 @@
 //!   Only a cache: checked against the oid on every use, ignored by key
 //!   identity, and written as zero to disk.
 //!
-//! Three types use the words differently:
+//! Five types use the words differently:
 //!
 //! * **resume**: `w0 = type:8 | kind:8 | count:48` — `count` is the low 48
 //!   bits of the domain's call count when it called; the key is valid only
@@ -31,6 +31,11 @@
 //!   data, no reference.
 //! * **range**: `w0 = type:8 | space:8 | 0:16 | count:32`, `w1 = first oid` —
 //!   the authority to create and destroy `count` objects from `first` on.
+//! * **ioports**: `w0 = type:8 | 0:24 | count:32`, `w1 = base` — the
+//!   authority to use the I/O ports `[base, base + count)` (1 ≤ count,
+//!   base + count ≤ 65536) while the domain holding it runs.
+//! * **irq**: `w0 = type:8 | 0:56`, `w1 = line` — one ISA interrupt line
+//!   (0..16): waiting for it and acknowledging it.
 #![no_std]
 #![deny(unsafe_code)]
 
@@ -90,10 +95,20 @@ pub enum KeyType {
     Checkpoint = 14,
     /// Kernel service: commits one page to disk synchronously.
     Journal = 15,
+    /// A range of I/O ports (privileged: a driver's device registers).
+    IoPorts = 17,
+    /// One interrupt line (privileged: a driver's interrupt).
+    Irq = 18,
 }
 
-/// Every key type, in order.
-pub const ALL_TYPES: [KeyType; 16] = [
+/// Number of ports in the I/O space (an ioports key's `base + count` is at
+/// most this).
+pub const IO_PORTS: u32 = 1 << 16;
+/// Number of interrupt lines an irq key can name (the ISA lines 0..16).
+pub const IRQ_LINES: u8 = 16;
+
+/// Every key type, in order of number (16 is not assigned here).
+pub const ALL_TYPES: [KeyType; 18] = [
     KeyType::Void,
     KeyType::Number,
     KeyType::Page,
@@ -110,12 +125,19 @@ pub const ALL_TYPES: [KeyType; 16] = [
     KeyType::Range,
     KeyType::Checkpoint,
     KeyType::Journal,
+    KeyType::IoPorts,
+    KeyType::Irq,
 ];
 
 impl KeyType {
     /// The type with number `n`.
     pub fn from_u8(n: u8) -> Option<KeyType> {
-        ALL_TYPES.get(n as usize).copied()
+        match n {
+            0..=15 => ALL_TYPES.get(n as usize).copied(),
+            17 => Some(KeyType::IoPorts),
+            18 => Some(KeyType::Irq),
+            _ => None,
+        }
     }
 
     /// The rights bits meaningful for this type; all others must be zero.
@@ -162,6 +184,8 @@ impl KeyType {
             KeyType::Range => "range",
             KeyType::Checkpoint => "checkpoint",
             KeyType::Journal => "journal",
+            KeyType::IoPorts => "ioports",
+            KeyType::Irq => "irq",
         }
     }
 }
@@ -359,6 +383,33 @@ impl Key {
         }
     }
 
+    /// An ioports key for the ports `[base, base + count)`; `None` unless
+    /// `1 <= count` and `base + count <= 65536`.
+    pub fn ioports(base: u16, count: u32) -> Option<Key> {
+        (count >= 1 && base as u32 + count <= IO_PORTS).then_some(Key {
+            w0: KeyType::IoPorts as u64 | (count as u64) << 32,
+            w1: base as u64,
+        })
+    }
+
+    /// An irq key for ISA interrupt line `line`; `None` unless `line < 16`.
+    pub fn irq(line: u8) -> Option<Key> {
+        (line < IRQ_LINES).then_some(Key {
+            w0: KeyType::Irq as u64,
+            w1: line as u64,
+        })
+    }
+
+    /// An ioports key's `(base, count)`.
+    pub fn ioports_parts(self) -> Option<(u16, u32)> {
+        (self.key_type() == KeyType::IoPorts).then_some((self.w1 as u16, (self.w0 >> 32) as u32))
+    }
+
+    /// An irq key's line.
+    pub fn irq_line(self) -> Option<u8> {
+        (self.key_type() == KeyType::Irq).then_some(self.w1 as u8)
+    }
+
     /// The key's type. Keys are validated when made, so this is total.
     pub fn key_type(self) -> KeyType {
         KeyType::from_u8(self.w0 as u8).unwrap_or(KeyType::Void)
@@ -524,6 +575,14 @@ impl Key {
             | KeyType::Checkpoint
             | KeyType::Journal => self.w0 >> 8 == 0 && self.w1 == 0,
             KeyType::Range => r <= 1 && self.w0 & 0xffff_0000 == 0 && self.w1 <= MAX_OID,
+            KeyType::IoPorts => {
+                let count = self.w0 >> 32;
+                self.w0 & 0xffff_ff00 == 0
+                    && count >= 1
+                    && self.w1 < IO_PORTS as u64
+                    && self.w1 + count <= IO_PORTS as u64
+            }
+            KeyType::Irq => self.w0 >> 8 == 0 && self.w1 < IRQ_LINES as u64,
             KeyType::Resume => r <= 1,
             _ => {
                 r & !t.allowed_rights() == 0

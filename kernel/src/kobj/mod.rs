@@ -4,6 +4,8 @@
 
 pub mod checkpoint;
 pub mod domain;
+pub mod ioports;
+pub mod irq;
 pub mod journal;
 pub mod meter;
 pub mod node;
@@ -81,6 +83,8 @@ pub fn order(
         KeyType::Range => service::range(k, key, m, r),
         KeyType::Checkpoint => return checkpoint::order(k, ci, m, r),
         KeyType::Journal => return journal::order(k, ci, m, r),
+        KeyType::IoPorts => ioports::order(key, m, r),
+        KeyType::Irq => return irq::order(k, ci, key, m, r),
         // Start, resume and void keys never reach here.
         _ => r.fail(code::VOID),
     }
