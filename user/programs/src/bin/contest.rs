@@ -11,6 +11,9 @@
 //!   was typed; checks that the interrupt path was used; ends the run.
 //! * `arg = 2`: the writer: once the reader waits, a second `READ` is
 //!   refused and a `WRITE` is served at once.
+//! * `arg = 3`: across a restart (slot 5: the checkpoint key): writes,
+//!   takes a checkpoint and idles until the harness kills the machine;
+//!   restarted from that checkpoint, writes again through the driver.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -20,7 +23,7 @@ use stet_rt::abi::code;
 use stet_rt::abi::service::console as o;
 use stet_rt::consoled::{self, Stats};
 use stet_rt::key::{call, Msg, Slot};
-use stet_rt::{kernel, port, println};
+use stet_rt::{checkpoint, kernel, port, println};
 
 const CONS: Slot = 4;
 
@@ -28,7 +31,8 @@ fn main(arg: u64) -> i64 {
     match arg {
         0 => writes(),
         1 => reader(),
-        _ => writer(),
+        2 => writer(),
+        _ => across_restart(),
     }
 }
 
@@ -203,3 +207,32 @@ fn writer() -> i64 {
 }
 
 stet_rt::main!(main);
+
+fn across_restart() -> i64 {
+    let _ = consoled::write(CONS, b"contest: written before the checkpoint\n");
+    // Let the driver's waiter reach its first WAIT, so that the checkpoint
+    // holds it parked there.
+    kernel::sleep_until(kernel::now_ns() + 50_000_000);
+    match checkpoint::take(5) {
+        Ok(t) if !t.restarted => {
+            println!("contest: checkpoint {} committed", t.generation);
+            // The harness kills the machine now.
+            loop {
+                kernel::sleep_until(u64::MAX - 1);
+            }
+        }
+        Ok(t) => {
+            println!("contest: restarted from checkpoint {}", t.generation);
+            // The driver's waiter, ready since the restart, runs meanwhile
+            // and has the UART re-initialised.
+            kernel::sleep_until(kernel::now_ns() + 50_000_000);
+            let r = consoled::write(CONS, b"contest: written after the restart\n");
+            println!("contest: write after the restart: {r:?}");
+            0
+        }
+        Err(c) => {
+            println!("contest: checkpoint FAILED: {}", code::name(c));
+            1
+        }
+    }
+}
