@@ -62,7 +62,10 @@ fn waiter() -> i64 {
         }
         let a = call(DRIVER, o::INTERRUPT, [n, restarted, 0, 0]);
         if !a.ok() {
-            println!("consoled: the driver refused an interrupt: {}", code::name(a.code));
+            println!(
+                "consoled: the driver refused an interrupt: {}",
+                code::name(a.code)
+            );
         }
     }
 }

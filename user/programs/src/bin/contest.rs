@@ -92,7 +92,11 @@ fn writes() -> i64 {
     ok &= st.written == sent;
 
     ok &= check("order 77", call(CONS, 77, [0; 4]).code, code::NO_SUCH_ORDER);
-    ok &= check("READ of 0 bytes", call(CONS, o::READ, [0; 4]).code, code::BAD_VALUE);
+    ok &= check(
+        "READ of 0 bytes",
+        call(CONS, o::READ, [0; 4]).code,
+        code::BAD_VALUE,
+    );
     ok &= check(
         "READ of 4097 bytes",
         call(CONS, o::READ, [4097, 0, 0, 0]).code,

@@ -41,7 +41,11 @@ fn main(_arg: u64) -> i64 {
             a.w[1],
             a.w[2],
             get(&regs, Reg::Rdx) & 0xffff,
-            if gp { "resumed past it" } else { "left stopped" }
+            if gp {
+                "resumed past it"
+            } else {
+                "left stopped"
+            }
         );
         if gp {
             let rax = get(&regs, Reg::Rax);

@@ -54,7 +54,10 @@ fn check(what: &str, got: u64, want: u64) -> bool {
 
 /// Reads `port`, which the domain does not hold: announces the fault.
 fn denied_in(who: &str, port: u16) {
-    println!("{who}: expecting #GP at rip={:#x} port {port:#x}", in8_rip());
+    println!(
+        "{who}: expecting #GP at rip={:#x} port {port:#x}",
+        in8_rip()
+    );
     let v = in8(port);
     println!("{who}: resumed, in {port:#x} read {v:#x}");
 }
@@ -88,7 +91,11 @@ fn probe() -> i64 {
         a.w[1]
     );
     ok &= a.ok() && a.w[0] == 0x80 && a.w[1] == 1;
-    ok &= check("ioports order 9", call(PORT80, 9, [0; 4]).code, code::NO_SUCH_ORDER);
+    ok &= check(
+        "ioports order 9",
+        call(PORT80, 9, [0; 4]).code,
+        code::NO_SUCH_ORDER,
+    );
 
     // Irq key orders that never wait.
     let a = call(IRQ, irq::INFO, [0; 4]);
@@ -100,8 +107,16 @@ fn probe() -> i64 {
         a.w[2]
     );
     ok &= a.ok() && a.w[0] == 4 && a.w[1] == 4 && a.w[2] == 0;
-    ok &= check("irq order 99", call(IRQ, 99, [0; 4]).code, code::NO_SUCH_ORDER);
-    ok &= check("irq WAIT w0=7", call(IRQ, irq::WAIT, [7, 0, 0, 0]).code, code::BAD_VALUE);
+    ok &= check(
+        "irq order 99",
+        call(IRQ, 99, [0; 4]).code,
+        code::NO_SUCH_ORDER,
+    );
+    ok &= check(
+        "irq WAIT w0=7",
+        call(IRQ, irq::WAIT, [7, 0, 0, 0]).code,
+        code::BAD_VALUE,
+    );
 
     // SET_IOPORTS refuses other key types and keeps the old key.
     for (what, slot) in [
