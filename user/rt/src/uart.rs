@@ -16,6 +16,11 @@ pub const COM1_IRQ: u8 = 4;
 /// One UART.
 pub struct Uart(Uart16550<PioBackend>);
 
+/// No UART answers at the ports (its scratch register does not hold what
+/// was written), or the configuration was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoUart;
+
 impl Uart {
     /// The UART whose registers are the eight ports from `base` (the
     /// domain must hold them, or every access faults to its keeper).
@@ -31,13 +36,13 @@ impl Uart {
     /// Programs it: 8N1 with FIFOs, an interrupt when a byte arrives (and
     /// when the FIFO holds bytes nobody read for four character times).
     /// `Err` if no UART answers at the ports.
-    pub fn init(&mut self) -> Result<(), ()> {
+    pub fn init(&mut self) -> Result<(), NoUart> {
         let config = Config {
             interrupts: IER::DATA_READY,
             fifo_trigger_level: Some(FifoTriggerLevel::One),
             ..Config::DEFAULT
         };
-        self.0.init(config).map_err(|_| ())
+        self.0.init(config).map_err(|_| NoUart)
     }
 
     /// Sends bytes, waiting for room in the transmitter; `\n` becomes

@@ -137,10 +137,12 @@ pub struct Summary {
 /// `Err` says why there is no I/O APIC to use (irq keys then answer
 /// `IO_ERROR`).
 pub fn init(rsdp: Option<u64>) -> Result<Summary, &'static str> {
-    // SAFETY: the loader's RSDP address (checked by signature and checksum
-    // in the crate), or the BIOS areas, are in the direct-mapped low memory.
     let tables = match rsdp {
+        // SAFETY: the loader's RSDP address is in the direct-mapped low
+        // memory; the crate checks its signature and checksum before use.
         Some(pa) => unsafe { AcpiTables::from_rsdp(DirectMap, pa as usize) },
+        // SAFETY: a PC (BIOS or PVH from QEMU's firmware): the BIOS data
+        // areas it searches are in the direct-mapped first MiB.
         None => unsafe { AcpiTables::search_for_rsdp_bios(DirectMap) },
     };
     let tables = tables.map_err(|_| "no ACPI tables")?;
