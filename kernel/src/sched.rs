@@ -243,7 +243,9 @@ pub fn tick(k: &mut Kernel, ci: usize) -> ! {
 }
 
 /// Whether every sleeper waits for a device event that cannot come while
-/// the system idles (a restart, or a checkpoint nobody is taking).
+/// the system idles (a restart, or a checkpoint nobody is taking). A
+/// domain waiting on an interrupt line (`kobj::irq`) is not such a waiter:
+/// input can arrive while the CPU idles, so it keeps the system up.
 fn only_device_waiters(k: &Kernel) -> bool {
     let mut l = k.sleepers;
     while let Some(ci) = domain::unlink(l) {
