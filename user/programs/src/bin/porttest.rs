@@ -10,6 +10,9 @@
 //! * `arg = 1`, **noports**: starts with no ports at all. Order 1: touch
 //!   COM1 (faults); order 2: touch port 0x80 (which the probe gave it by
 //!   then) and 0x81 (faults).
+//! * `arg = 2`, **dlab** (holds COM1, like the console driver): opens the
+//!   UART's divisor latch and has the kernel print meanwhile; the text must
+//!   appear and the latch and divisor must be as they were.
 //!
 //! Keys of the probe: 1 console, 2 sleep, 3 discrim, 4 irq:4, 5 domain key
 //! to noports, 6 start key to noports, 7 ioports:0x80:1, 8 a number key.
@@ -34,7 +37,8 @@ const SCRATCH: Slot = 9;
 fn main(arg: u64) -> i64 {
     match arg {
         0 => probe(),
-        _ => noports(),
+        1 => noports(),
+        _ => dlab(),
     }
 }
 
@@ -182,3 +186,30 @@ fn noports() -> i64 {
 }
 
 stet_rt::main!(main);
+
+/// COM1's registers: data / divisor low, divisor high, line control.
+const COM1_DATA: u16 = 0x3f8;
+const COM1_DLM: u16 = 0x3f9;
+const COM1_LCR: u16 = 0x3fb;
+
+fn dlab() -> i64 {
+    let lcr = in8(COM1_LCR);
+    out8(COM1_LCR, lcr | 0x80);
+    let before = (in8(COM1_DATA), in8(COM1_DLM));
+    // Through the kernel's console key: the kernel writes COM1 now.
+    println!("dlab: the kernel prints this while the divisor latch is open");
+    let during = in8(COM1_LCR);
+    let after = (in8(COM1_DATA), in8(COM1_DLM));
+    out8(COM1_LCR, lcr);
+    let ok = during == lcr | 0x80 && after == before;
+    println!(
+        "dlab: lcr {during:#x} (set {:#x}), divisor {:#x}:{:#x} (was {:#x}:{:#x}); {}",
+        lcr | 0x80,
+        after.1,
+        after.0,
+        before.1,
+        before.0,
+        if ok { "intact" } else { "WRONG" }
+    );
+    0
+}
