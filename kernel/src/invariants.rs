@@ -14,7 +14,9 @@
 //! * the current domain and the FPU owner are prepared; the current domain
 //!   is on no queue;
 //! * every page's frame lies in the frame pool's range and no two cached
-//!   pages share a frame.
+//!   pages share a frame;
+//! * the TSS I/O bitmap opens exactly the range the kernel says is open
+//!   (checked at its edges and at COM1 and the debug-exit port).
 
 use crate::domain::context::Queue;
 use crate::domain::unlink;
@@ -33,9 +35,42 @@ fn fail(k: &Kernel, what: core::fmt::Arguments<'_>) -> ! {
     ))
 }
 
+/// The I/O bitmap agrees with `k.io_open`: the open range's ports are
+/// open, the ports around it and a few well-known others closed.
+fn check_ports(k: &Kernel) {
+    let (base, count) = ((k.io_open >> 32) as u32, k.io_open as u32);
+    let open = |p: u32| p >= base && p < base + count;
+    let mut probe = [
+        0x3f8,
+        0x3ff,
+        0xf4,
+        0x2f8,
+        0,
+        0xffff,
+        base,
+        base + count,
+        0,
+        0,
+    ];
+    probe[8] = base.wrapping_sub(1);
+    probe[9] = (base + count).wrapping_sub(1);
+    for p in probe.into_iter().filter(|&p| p < 0x1_0000) {
+        if crate::arch::gdt::port_open(p as u16) != open(p) {
+            fail(
+                k,
+                format_args!(
+                    "port {p:#x} is {} but the open range is {base:#x}+{count}",
+                    if open(p) { "closed" } else { "open" }
+                ),
+            );
+        }
+    }
+}
+
 /// Walks everything; stops the kernel at the first violation.
 pub fn check(k: &mut Kernel) {
     k.invariant_checks += 1;
+    check_ports(k);
     let n = k.ctxs.len();
     // Nodes: keys well formed, marks point at a domain that uses the node.
     for (i, node) in k

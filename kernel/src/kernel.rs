@@ -51,6 +51,9 @@ pub struct Kernel {
     pub flushes: u64,
     /// The `fs` and `gs` bases loaded in the CPU.
     pub user_bases: (u64, u64),
+    /// The ports open in the TSS I/O bitmap (`Context::io` form: the
+    /// range of the last domain dispatched that had one; 0: none).
+    pub io_open: u64,
     /// Bumped whenever a meter may have run out or changed (a tick emptied
     /// one, or a node was written through a key): a context whose meter
     /// chain was checked at this generation need not be checked again.

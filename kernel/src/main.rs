@@ -144,6 +144,7 @@ fn kmain(mut p: Platform) -> Kernel {
         flushes: 0,
         module: p.module,
         user_bases: (0, 0),
+        io_open: 0,
         invariant_checks: 0,
         meter_gen: 1,
     }

@@ -22,7 +22,12 @@ pub fn run(k: &mut Kernel, ci: usize) -> ! {
         crate::invariants::check(k);
     }
     let c = &k.ctxs[ci];
-    if k.current == Some(ci) && k.fpu_owner == Some(ci) && c.pml4 != 0 && c.fault_code == 0 {
+    if k.current == Some(ci)
+        && k.fpu_owner == Some(ci)
+        && c.pml4 != 0
+        && c.fault_code == 0
+        && c.io == k.io_open
+    {
         // Still on the CPU with everything in place (a kernel object's
         // answer): straight back.
         arch::entry::enter_user(&c.frame)
@@ -57,7 +62,22 @@ pub fn run(k: &mut Kernel, ci: usize) -> ! {
         arch::fpu::restore(&k.ctxs[ci].fpu);
         k.fpu_owner = Some(ci);
     }
+    if k.ctxs[ci].io != k.io_open {
+        open_ports(k, k.ctxs[ci].io);
+    }
     arch::entry::enter_user(&k.ctxs[ci].frame)
+}
+
+/// Makes `io` (a `Context::io` word) the only ports open in the TSS I/O
+/// bitmap: closes the previous domain's range, opens this one's. Only the
+/// bytes of the two ranges are written; a switch between domains without
+/// ports never comes here.
+#[inline(never)]
+pub fn open_ports(k: &mut Kernel, io: u64) {
+    let (old_base, old_count) = ((k.io_open >> 32) as u16, k.io_open as u32);
+    arch::gdt::set_ports(old_base, old_count, false);
+    arch::gdt::set_ports((io >> 32) as u16, io as u32, true);
+    k.io_open = io;
 }
 
 /// Leaves into `t`, a different domain than the current one, after a
@@ -67,7 +87,15 @@ pub fn run(k: &mut Kernel, ci: usize) -> ! {
 #[inline(always)]
 pub fn switch_fast(k: &mut Kernel, t: usize) -> ! {
     let c = &k.ctxs[t];
-    if k.config.invariants || c.pml4 == 0 || c.fault_code != 0 || c.meter_ok != k.meter_gen {
+    // A domain with I/O ports on either side of the switch takes the
+    // general path (`run` flips the bitmap): the common switch pays one
+    // comparison.
+    if k.config.invariants
+        || c.pml4 == 0
+        || c.fault_code != 0
+        || c.meter_ok != k.meter_gen
+        || c.io != k.io_open
+    {
         k.current = None;
         dispatch(k, t)
     }
@@ -215,7 +243,9 @@ pub fn tick(k: &mut Kernel, ci: usize) -> ! {
 }
 
 /// Whether every sleeper waits for a device event that cannot come while
-/// the system idles (a restart, or a checkpoint nobody is taking).
+/// the system idles (a restart, or a checkpoint nobody is taking). A
+/// domain waiting on an interrupt line (`kobj::irq`) is not such a waiter:
+/// input can arrive while the CPU idles, so it keeps the system up.
 fn only_device_waiters(k: &Kernel) -> bool {
     let mut l = k.sleepers;
     while let Some(ci) = domain::unlink(l) {
@@ -253,6 +283,7 @@ fn idle(k: &mut Kernel) -> ! {
         arch::cpu::wait_for_interrupt();
         let after = crate::trap::idle_ticks();
         crate::store::on_disk(k);
+        crate::kobj::irq::deliver(k);
         if after != before {
             k.ticks += after - before;
             domain::wake_sleepers(k);

@@ -1,7 +1,7 @@
 //! Exceptions and interrupts: the timer, page faults, and the report a
 //! faulting domain or kernel gets.
 
-use crate::arch::{self, apic, idt};
+use crate::arch::{self, apic, idt, ioapic};
 use crate::kernel::Kernel;
 use crate::memory::{self, MemFault};
 use crate::{fault, kprintln, sched};
@@ -36,6 +36,15 @@ pub fn on_user_trap(k: &mut Kernel, vector: u8, error: u64, rip: u64, cr2: u64) 
             sched::run(k, ci)
         }
         idt::SPURIOUS_VECTOR => sched::run(k, ci),
+        v if ioapic::is_irq_vector(v) => {
+            ioapic::fire(v);
+            // A driver's waiter was woken: let it run soon (it queues
+            // behind whoever is ready; this domain goes to the back).
+            if crate::kobj::irq::deliver(k) {
+                sched::schedule(k)
+            }
+            sched::run(k, ci)
+        }
         // Not the domain's doing: note it and carry on.
         2 => {
             kprintln!("kernel: NMI while domain {ci} ran; ignored");
@@ -89,6 +98,10 @@ pub fn on_kernel_trap(vector: u8, error: u64, rip: u64, rsp: u64, cr2: u64) {
         }
         idt::DISK_VECTOR => arch::virtio_blk::interrupt(),
         idt::SPURIOUS_VECTOR => {}
+        // The idle loop delivers it (`kobj::irq::deliver`).
+        v if ioapic::is_irq_vector(v) => {
+            ioapic::fire(v);
+        }
         2 => kprintln!("kernel: NMI in kernel mode at rip={rip:#x}; ignored"),
         32..=254 => apic::eoi(),
         _ => {

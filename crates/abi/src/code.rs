@@ -31,10 +31,11 @@ pub const BAD_CONTROL: u64 = 12;
 /// The address is not valid in the segment.
 pub const INVALID_ADDRESS: u64 = 13;
 /// The system restarted from a checkpoint while the domain waited on a
-/// device (the disk, the clock): the operation may or may not have
-/// happened; ask again.
+/// device (the disk, the clock, an interrupt line): the operation may or
+/// may not have happened, and a device may have lost its state; ask again.
 pub const RESTARTED: u64 = 14;
-/// The disk failed the operation (an I/O error, or no disk is attached).
+/// The disk failed the operation (an I/O error, or no disk is attached);
+/// an irq key's line reaches no interrupt controller.
 pub const IO_ERROR: u64 = 15;
 /// A space bank's limit (or the bank's own supply) is exhausted; the
 /// request was refused and nothing was allocated.

@@ -28,6 +28,9 @@ pub mod root {
     pub const GS_BASE: usize = 10;
     /// Number key: fault information (an address, or a vector and error code).
     pub const FAULT_INFO: usize = 11;
+    /// The domain's I/O-port key (an ioports key, or void): while the
+    /// domain runs, exactly those ports are open to it.
+    pub const IOPORTS: usize = 12;
 }
 
 /// Run states (the low byte of the state number key).

@@ -121,6 +121,13 @@ pub mod domain {
     /// setting a waiting domain abandons its call (its resume keys become
     /// void).
     pub const SET_STATE: u64 = 17;
+    /// key 0 (an ioports key or void) becomes the domain's I/O-port key
+    /// (root slot [`crate::domain::root::IOPORTS`]): while the domain runs
+    /// exactly those ports are open to it; reply key 0 is the old key.
+    /// Another type: `WRONG_TYPE`.
+    pub const SET_IOPORTS: u64 = 18;
+    /// → key 0: the domain's I/O-port key (void if none).
+    pub const GET_IOPORTS: u64 = 19;
 }
 
 /// Meter keys.
@@ -252,4 +259,28 @@ pub mod sysinfo {
     /// left, keeper oid, keeper key info (u64 each; `u64::MAX`: none), the
     /// name (24 bytes, NUL-padded).
     pub const DOMAIN_RECORD: usize = 80;
+}
+
+/// I/O-port keys (privileged: a driver's device registers).
+pub mod ioports {
+    /// → `w0` the first port, `w1` the number of ports.
+    pub const INFO: u64 = 1;
+}
+
+/// Interrupt keys (privileged: a driver's interrupt line).
+pub mod irq {
+    /// `w0` 0 (the kernel uses `w0` and `w1` while the invoker waits):
+    /// unmasks the line and, once it has fired since the last `WAIT`
+    /// answered, answers `OK` with `w0` = the number of interrupts since.
+    /// The line is masked each time it fires. After a restart from a
+    /// checkpoint a waiting invoker gets `RESTARTED` (re-initialise the
+    /// device). No interrupt controller for the line: `IO_ERROR`.
+    pub const WAIT: u64 = 1;
+    /// Unmasks the line now, without waiting (an edge that arrives while
+    /// the line is masked is lost: a driver whose device holds its
+    /// interrupt asserted until serviced acknowledges before servicing).
+    pub const ACK: u64 = 2;
+    /// → `w0` the line, `w1` the global system interrupt it is routed to,
+    /// `w2` 1 if level-triggered, `w3` interrupts taken on it since boot.
+    pub const INFO: u64 = 3;
 }

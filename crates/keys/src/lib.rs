@@ -21,7 +21,7 @@
 //!   Only a cache: checked against the oid on every use, ignored by key
 //!   identity, and written as zero to disk.
 //!
-//! Three types use the words differently:
+//! Five types use the words differently:
 //!
 //! * **resume**: `w0 = type:8 | kind:8 | count:48` — `count` is the low 48
 //!   bits of the domain's call count when it called; the key is valid only
@@ -31,6 +31,11 @@
 //!   data, no reference.
 //! * **range**: `w0 = type:8 | space:8 | 0:16 | count:32`, `w1 = first oid` —
 //!   the authority to create and destroy `count` objects from `first` on.
+//! * **ioports**: `w0 = type:8 | 0:24 | count:32`, `w1 = base` — the
+//!   authority to use the I/O ports `[base, base + count)` (1 ≤ count,
+//!   base + count ≤ 65536) while the domain holding it runs.
+//! * **irq**: `w0 = type:8 | 0:56`, `w1 = line` — one ISA interrupt line
+//!   (0..16): waiting for it and acknowledging it.
 #![no_std]
 #![deny(unsafe_code)]
 
@@ -94,13 +99,23 @@ pub enum KeyType {
     /// 0, adding the 32-bit data word of its slot 1 (a revocable,
     /// labelled start key: destroying the node voids every copy).
     Forwarder = 16,
+    /// A range of I/O ports (privileged: a driver's device registers).
+    IoPorts = 17,
+    /// One interrupt line (privileged: a driver's interrupt).
+    Irq = 18,
     /// Kernel service (privileged: the shell's): the domains in the
     /// context cache, object-cache statistics, naming domains.
     SysInfo = 19,
 }
 
-/// Every key type, in order.
-pub const ALL_TYPES: [KeyType; 18] = [
+/// Number of ports in the I/O space (an ioports key's `base + count` is at
+/// most this).
+pub const IO_PORTS: u32 = 1 << 16;
+/// Number of interrupt lines an irq key can name (the ISA lines 0..16).
+pub const IRQ_LINES: u8 = 16;
+
+/// Every key type, in order of number.
+pub const ALL_TYPES: [KeyType; 20] = [
     KeyType::Void,
     KeyType::Number,
     KeyType::Page,
@@ -118,12 +133,14 @@ pub const ALL_TYPES: [KeyType; 18] = [
     KeyType::Checkpoint,
     KeyType::Journal,
     KeyType::Forwarder,
+    KeyType::IoPorts,
+    KeyType::Irq,
     KeyType::SysInfo,
 ];
 
-/// Every type by its number (numbers need not be contiguous).
-const BY_NUMBER: [Option<KeyType>; 256] = {
-    let mut t = [None; 256];
+/// Key types by number (`None`: unassigned).
+const BY_NUMBER: [Option<KeyType>; 20] = {
+    let mut t = [None; 20];
     let mut i = 0;
     while i < ALL_TYPES.len() {
         t[ALL_TYPES[i] as usize] = Some(ALL_TYPES[i]);
@@ -132,10 +149,25 @@ const BY_NUMBER: [Option<KeyType>; 256] = {
     t
 };
 
+/// The type of every possible type byte (unassigned ones: void), for
+/// [`Key::key_type`], which sits under every key access in the kernel.
+static TYPE_OF: [KeyType; 256] = {
+    let mut t = [KeyType::Void; 256];
+    let mut i = 0;
+    while i < ALL_TYPES.len() {
+        t[ALL_TYPES[i] as usize] = ALL_TYPES[i];
+        i += 1;
+    }
+    t
+};
+
 impl KeyType {
     /// The type with number `n`.
     pub fn from_u8(n: u8) -> Option<KeyType> {
-        BY_NUMBER[n as usize]
+        // A table lookup, like the dense numbering before 16 was skipped:
+        // this sits under every key access, and a branchy version kept the
+        // compiler from inlining the key accessors into the IPC path.
+        BY_NUMBER.get(n as usize).copied().flatten()
     }
 
     /// The rights bits meaningful for this type; all others must be zero.
@@ -184,6 +216,8 @@ impl KeyType {
             KeyType::Checkpoint => "checkpoint",
             KeyType::Journal => "journal",
             KeyType::Forwarder => "forwarder",
+            KeyType::IoPorts => "ioports",
+            KeyType::Irq => "irq",
             KeyType::SysInfo => "sysinfo",
         }
     }
@@ -388,9 +422,38 @@ impl Key {
         }
     }
 
+    /// An ioports key for the ports `[base, base + count)`; `None` unless
+    /// `1 <= count` and `base + count <= 65536`.
+    pub fn ioports(base: u16, count: u32) -> Option<Key> {
+        (count >= 1 && base as u32 + count <= IO_PORTS).then_some(Key {
+            w0: KeyType::IoPorts as u64 | (count as u64) << 32,
+            w1: base as u64,
+        })
+    }
+
+    /// An irq key for ISA interrupt line `line`; `None` unless `line < 16`.
+    pub fn irq(line: u8) -> Option<Key> {
+        (line < IRQ_LINES).then_some(Key {
+            w0: KeyType::Irq as u64,
+            w1: line as u64,
+        })
+    }
+
+    /// An ioports key's `(base, count)`.
+    pub fn ioports_parts(self) -> Option<(u16, u32)> {
+        (self.key_type() == KeyType::IoPorts).then_some((self.w1 as u16, (self.w0 >> 32) as u32))
+    }
+
+    /// An irq key's line.
+    pub fn irq_line(self) -> Option<u8> {
+        (self.key_type() == KeyType::Irq).then_some(self.w1 as u8)
+    }
+
     /// The key's type. Keys are validated when made, so this is total.
+    #[inline]
     pub fn key_type(self) -> KeyType {
-        KeyType::from_u8(self.w0 as u8).unwrap_or(KeyType::Void)
+        // One load, no bounds check: every byte value has an entry.
+        TYPE_OF[(self.w0 as u8) as usize]
     }
 
     /// Whether this is the void key.
@@ -557,6 +620,14 @@ impl Key {
             | KeyType::Journal
             | KeyType::SysInfo => self.w0 >> 8 == 0 && self.w1 == 0,
             KeyType::Range => r <= 1 && self.w0 & 0xffff_0000 == 0 && self.w1 <= MAX_OID,
+            KeyType::IoPorts => {
+                let count = self.w0 >> 32;
+                self.w0 & 0xffff_ff00 == 0
+                    && count >= 1
+                    && self.w1 < IO_PORTS as u64
+                    && self.w1 + count <= IO_PORTS as u64
+            }
+            KeyType::Irq => self.w0 >> 8 == 0 && self.w1 < IRQ_LINES as u64,
             KeyType::Resume => r <= 1,
             _ => {
                 r & !t.allowed_rights() == 0

@@ -5,7 +5,8 @@ use proptest::prelude::*;
 
 fn any_key() -> impl Strategy<Value = Key> {
     (
-        0u8..14,
+        // Every assigned type number (16 is not assigned in this crate).
+        (0u8..18).prop_map(|t| if t >= 16 { t + 1 } else { t }),
         any::<u8>(),
         any::<u8>(),
         any::<u32>(),
@@ -29,6 +30,12 @@ fn any_key() -> impl Strategy<Value = Key> {
                     oid,
                     version,
                 ),
+                KeyType::IoPorts => {
+                    let base = (data as u16) as u32;
+                    let count = 1 + (oid as u32) % (IO_PORTS - base);
+                    Key::ioports(base as u16, count).unwrap()
+                }
+                KeyType::Irq => Key::irq(info % IRQ_LINES).unwrap(),
                 t => Key::service(t),
             };
             k.with_hint(hint)
@@ -117,6 +124,61 @@ fn bad_bits_are_rejected() {
 }
 
 #[test]
+fn ioports_layout_and_bounds() {
+    let k = Key::ioports(0x3f8, 8).unwrap();
+    assert_eq!(k.words(), (17 | 8 << 32, 0x3f8));
+    assert_eq!(k.key_type(), KeyType::IoPorts);
+    assert_eq!(k.ioports_parts(), Some((0x3f8, 8)));
+    assert_eq!(k.oid(), 0);
+    assert_eq!(k.with_hint(7), k, "an ioports key has no hint");
+    assert!(k.diminish().is_void(), "port access is authority");
+    assert_eq!(
+        Key::ioports(0, 65536).unwrap().ioports_parts(),
+        Some((0, 65536))
+    );
+    assert_eq!(
+        Key::ioports(0xffff, 1).unwrap().ioports_parts(),
+        Some((0xffff, 1))
+    );
+    assert!(Key::ioports(0x3f8, 0).is_none(), "empty range");
+    assert!(Key::ioports(0xffff, 2).is_none(), "past the last port");
+    assert!(Key::ioports(1, 65536).is_none());
+    assert!(Key::from_words(17, 0x3f8).is_none(), "count 0");
+    assert!(Key::from_words(17 | 2 << 32, 0xffff).is_none(), "wraps");
+    assert!(
+        Key::from_words(17 | 1 << 32, 0x1_0000).is_none(),
+        "base too big"
+    );
+    assert!(
+        Key::from_words(17 | 1 << 8 | 1 << 32, 0).is_none(),
+        "rights bits"
+    );
+    assert!(Key::from_words(17 | 1 << 32, 0x3f8).is_some());
+    assert_eq!(Key::number(1, 2).ioports_parts(), None);
+}
+
+#[test]
+fn irq_layout_and_bounds() {
+    let k = Key::irq(4).unwrap();
+    assert_eq!(k.words(), (18, 4));
+    assert_eq!(k.irq_line(), Some(4));
+    assert_eq!(k.key_type().name(), "irq");
+    assert!(k.diminish().is_void());
+    assert!(Key::irq(15).is_some());
+    assert!(Key::irq(16).is_none());
+    assert!(Key::from_words(18, 16).is_none());
+    assert!(Key::from_words(18 | 1 << 32, 4).is_none(), "stray bits");
+    assert_eq!(KeyType::from_u8(16), Some(KeyType::Forwarder));
+    assert_eq!(KeyType::from_u8(17), Some(KeyType::IoPorts));
+    assert_eq!(KeyType::from_u8(18), Some(KeyType::Irq));
+    assert_eq!(KeyType::from_u8(19), Some(KeyType::SysInfo));
+    assert_eq!(KeyType::from_u8(20), None);
+    for t in ALL_TYPES {
+        assert_eq!(KeyType::from_u8(t as u8), Some(t));
+    }
+}
+
+#[test]
 fn service_only_for_services() {
     assert!(Key::service(KeyType::Domain).is_void());
     assert_eq!(Key::service(KeyType::Sleep).key_type(), KeyType::Sleep);
@@ -169,6 +231,7 @@ proptest! {
             d.key_type(),
             KeyType::Domain | KeyType::Start | KeyType::Resume | KeyType::Meter
                 | KeyType::Range | KeyType::KeyBits | KeyType::Console | KeyType::Sleep
+                | KeyType::IoPorts | KeyType::Irq
         ));
         if matches!(d.key_type(), KeyType::Page | KeyType::Node | KeyType::Segment) {
             prop_assert!(d.is_ro());

@@ -84,6 +84,15 @@ pub struct Context {
     pub name: u16,
     /// The meter generation at which its meter chain last had time (0: never).
     pub meter_ok: u64,
+    /// Its I/O ports (root slot 12): `base << 32 | count`, 0 for none.
+    pub io: u64,
+}
+
+/// The `Context::io` word of the key in a domain's I/O-port slot (anything
+/// but an ioports key opens nothing).
+pub fn io_word(k: Key) -> u64 {
+    k.ioports_parts()
+        .map_or(0, |(base, count)| (base as u64) << 32 | count as u64)
 }
 
 /// Why a domain could not be prepared.
@@ -255,6 +264,7 @@ pub fn load(
     c.fault_code = st >> 8;
     c.flags = flags & state::FLAGS;
     c.fault_info = number(rk[root::FAULT_INFO]);
+    c.io = io_word(rk[root::IOPORTS]);
     c.frame = TrapFrame {
         cs: gdt::USER_CS as u64,
         ss: gdt::USER_DS as u64,

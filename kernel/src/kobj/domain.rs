@@ -142,6 +142,20 @@ fn run(
                 domain::discard_tables(k, t);
             }
         }
+        o::GET_IOPORTS => {
+            r.keys[0] = k.objs.nodes[rootslot as usize].keys[root::IOPORTS].canonical();
+        }
+        o::SET_IOPORTS => {
+            let new = m.keys[0].canonical();
+            if !new.is_void() && new.key_type() != KeyType::IoPorts {
+                return Err(code::WRONG_TYPE);
+            }
+            r.keys[0] = k.objs.nodes[rootslot as usize].keys[root::IOPORTS].canonical();
+            set_slot(k, rootslot, root::IOPORTS, new);
+            // Takes effect the next time the domain is dispatched (the
+            // invoker itself: on the way out of this call, `sched::run`).
+            k.ctxs[t].io = crate::domain::context::io_word(new);
+        }
         o::MAKE_START => {
             if m.w[0] > 0xff {
                 return Err(code::BAD_VALUE);

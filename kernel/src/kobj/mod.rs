@@ -4,6 +4,8 @@
 
 pub mod checkpoint;
 pub mod domain;
+pub mod ioports;
+pub mod irq;
 pub mod journal;
 pub mod meter;
 pub mod node;
@@ -83,6 +85,8 @@ pub fn order(
         KeyType::Checkpoint => return checkpoint::order(k, ci, m, r),
         KeyType::Journal => return journal::order(k, ci, m, r),
         KeyType::SysInfo => sysinfo::order(k, m, s, r, out),
+        KeyType::IoPorts => ioports::order(key, m, r),
+        KeyType::Irq => return irq::order(k, ci, key, m, r),
         // Start, resume and void keys never reach here.
         _ => r.fail(code::VOID),
     }

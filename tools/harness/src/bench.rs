@@ -184,6 +184,7 @@ pub fn run_one(layout: &Layout, test: &TestFile) -> Result<Vec<BenchRow>> {
                 log: Some(layout.log(&name)),
                 kill: None,
                 term_grace: None,
+                keyboard: None,
             };
             let cfg = system::config(layout, &name, &spec);
             let sink = Tee {
@@ -216,6 +217,7 @@ pub fn run_one(layout: &Layout, test: &TestFile) -> Result<Vec<BenchRow>> {
                         log: Some(layout.boot_log(&name, &i.to_string())),
                         kill: Some(watch.switch()),
                         term_grace: None,
+                        keyboard: None,
                     };
                     let sink = Tee {
                         inner: watch,

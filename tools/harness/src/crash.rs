@@ -84,6 +84,7 @@ fn boot_with<S: LineSink>(
         log: Some(log.to_path_buf()),
         kill: Some(kill),
         term_grace,
+        keyboard: None,
     };
     let out = runner::run(cfg.command(), &opts, sink)?;
     if let Some(e) = &out.log_error {

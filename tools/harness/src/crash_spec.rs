@@ -276,6 +276,9 @@ pub fn mode(spec: &Spec) -> Result<Mode<'_>, String> {
         (None, None, Some(s)) => Mode::Steps(s),
         _ => return Err("give at most one of [powercut], [flushpoints] and [[boot]]".into()),
     };
+    if !spec.input.is_empty() {
+        return Err("[[input]] works only in plain tests".into());
+    }
     let name = match mode {
         Mode::Powercut(_) => "[powercut]",
         Mode::Flushpoints(_) => "[flushpoints]",

@@ -11,6 +11,7 @@ mod dmlog;
 mod flushpoints;
 mod host_results;
 mod image;
+mod input;
 mod interactive;
 mod judge;
 mod matcher;

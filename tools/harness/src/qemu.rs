@@ -210,6 +210,7 @@ mod tests {
                 log: None,
                 kill: Some(kill),
                 term_grace: None,
+                keyboard: None,
             };
             let out = runner::run(cmd, &opts, Quiet).unwrap();
             assert_eq!(

@@ -14,10 +14,13 @@ use std::collections::VecDeque;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Read, Write};
 use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
+
+use crate::input::Keyboard;
 
 /// Longest line handed to the sink; longer output is split.
 pub const MAX_LINE: usize = 4096;
@@ -103,6 +106,9 @@ pub struct Options {
     /// an orderly exit before SIGKILL (QEMU then finishes its disk
     /// requests and closes its images).
     pub term_grace: Option<Duration>,
+    /// Text to type: stdin is a pipe and what arrives here is written to
+    /// it (else stdin is null).
+    pub keyboard: Option<Keyboard>,
 }
 
 /// A moment, settable from any thread, at which the runner kills the
@@ -295,6 +301,28 @@ fn terminate(pid: u32) {
         .status();
 }
 
+/// Writes what arrives on `rx` to the guest's stdin until the run is
+/// `done` (or the pipe breaks: QEMU exited).
+fn typer(
+    rx: mpsc::Receiver<Vec<u8>>,
+    mut stdin: ChildStdin,
+    done: Arc<AtomicBool>,
+) -> JoinHandle<()> {
+    thread::spawn(move || {
+        while !done.load(Ordering::Relaxed) {
+            match rx.recv_timeout(POLL) {
+                Ok(text) => {
+                    if stdin.write_all(&text).and_then(|()| stdin.flush()).is_err() {
+                        return;
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => return,
+            }
+        }
+    })
+}
+
 /// Joins the readers, giving up after `bound` (they then exit on their own).
 fn join_bounded(handles: Vec<JoinHandle<()>>, bound: Duration) {
     let deadline = Instant::now() + bound;
@@ -318,11 +346,20 @@ pub fn run<S: LineSink>(mut cmd: Command, opts: &Options, sink: S) -> io::Result
         }
         None => None,
     };
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let typed = opts.keyboard.as_ref().and_then(Keyboard::take);
+    cmd.stdin(match typed {
+        Some(_) => Stdio::piped(),
+        None => Stdio::null(),
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
     let start = Instant::now();
     let mut child = cmd.spawn()?;
+    let done = Arc::new(AtomicBool::new(false));
+    let typist = match (typed, child.stdin.take()) {
+        (Some(rx), Some(stdin)) => Some(typer(rx, stdin, done.clone())),
+        _ => None,
+    };
     let shared: Shared<S> = Arc::new(Mutex::new(Some(Capture {
         sink,
         partial: Vec::new(),
@@ -345,10 +382,12 @@ pub fn run<S: LineSink>(mut cmd: Command, opts: &Options, sink: S) -> io::Result
         opts.term_grace,
     )?;
     let elapsed = start.elapsed();
+    done.store(true, Ordering::Relaxed);
     let bound = match exit {
         Exit::Timeout | Exit::Killed => JOIN_AFTER_KILL,
         _ => JOIN_AFTER_EXIT,
     };
+    handles.extend(typist);
     join_bounded(handles, bound);
     let capture = lock(&shared)
         .take()
@@ -380,6 +419,7 @@ mod tests {
             log: None,
             kill: None,
             term_grace: None,
+            keyboard: None,
         }
     }
 
@@ -395,6 +435,48 @@ mod tests {
             self.lines += 1;
             self.longest = self.longest.max(line.len());
         }
+    }
+
+    /// Collects lines.
+    #[derive(Default)]
+    struct Lines(Vec<String>);
+
+    impl LineSink for Lines {
+        fn line(&mut self, line: &str) {
+            self.0.push(line.to_string());
+        }
+    }
+
+    #[test]
+    fn typed_text_reaches_stdin_after_its_line() {
+        use crate::input::{InputStep, Typing, Typist};
+        let steps = [
+            InputStep {
+                after: "^ready$".into(),
+                text: "hello stet\n".into(),
+            },
+            InputStep {
+                after: "^got hello stet$".into(),
+                text: "second\n".into(),
+            },
+        ];
+        let (sink, keyboard) = Typing::new(Lines::default(), Typist::new(&steps).unwrap());
+        let opts = Options {
+            keyboard: Some(keyboard),
+            ..opts(10)
+        };
+        let script = "echo ready; read a; echo \"got $a\"; read b; echo \"then $b\"";
+        let out = run(sh(script), &opts, sink).unwrap();
+        assert_eq!(out.exit, Exit::Code(0));
+        assert_eq!(out.sink.inner.0, ["ready", "got hello stet", "then second"]);
+        assert!(out.sink.untyped().is_none());
+    }
+
+    #[test]
+    fn without_a_keyboard_stdin_is_empty() {
+        let out = run(sh("read a || echo eof"), &opts(5), Lines::default()).unwrap();
+        assert_eq!(out.exit, Exit::Code(0));
+        assert_eq!(out.sink.0, ["eof"]);
     }
 
     #[test]
@@ -418,6 +500,7 @@ mod tests {
             log: Some(log.clone()),
             kill: None,
             term_grace: None,
+            keyboard: None,
         };
         let out = run(sh("while true; do printf x; done"), &opts, Count::default()).unwrap();
         assert!(start.elapsed() < Duration::from_millis(3500));
@@ -463,6 +546,7 @@ mod tests {
             log: Some(log.clone()),
             kill: None,
             term_grace: None,
+            keyboard: None,
         };
         let out = run(
             sh("i=0; while [ $i -lt 100 ]; do echo line$i; i=$((i+1)); done; echo oops >&2"),
@@ -509,6 +593,7 @@ mod tests {
             log: None,
             kill: Some(switch.clone()),
             term_grace: None,
+            keyboard: None,
         };
         let start = Instant::now();
         let out = run(
@@ -539,6 +624,7 @@ mod tests {
                 log: None,
                 kill: Some(switch),
                 term_grace: Some(Duration::from_secs(2)),
+                keyboard: None,
             };
             let start = Instant::now();
             let out = run(sh(script), &opts, sink).unwrap();

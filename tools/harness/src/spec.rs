@@ -8,6 +8,7 @@ use serde::Deserialize;
 use stet_mkimage::{DomainSpec, MeterSpec};
 
 use crate::crash_spec::{Boot, FlushpointsSpec, PowercutSpec};
+use crate::input::InputStep;
 
 /// What a test expects the guest to do.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -91,6 +92,10 @@ pub struct Spec {
     /// flush and boot each image.
     #[serde(default)]
     pub flushpoints: Option<FlushpointsSpec>,
+    /// `[[input]]` tables: text typed into the guest's serial console, each
+    /// after a console line matches (plain tests only; see `input.rs`).
+    #[serde(default)]
+    pub input: Vec<InputStep>,
 }
 
 /// Default guest memory.
@@ -284,6 +289,33 @@ mod tests {
         assert_eq!(image.domain[0].meter, "slow");
         assert_eq!(image.domain[1].keys, ["start:echo:7", "meter-node:slow"]);
         assert_eq!(image.domain[1].stack_pages, 4);
+    }
+
+    #[test]
+    fn input_steps() {
+        let spec = Spec::parse(
+            r#"
+            programs = ["a"]
+            [[input]]
+            after = 'ready'
+            text = "hello\n"
+            [[input]]
+            after = 'again'
+            text = ""
+            "#,
+        )
+        .unwrap();
+        assert_eq!(spec.input.len(), 2);
+        assert_eq!(spec.input[0].after, "ready");
+        assert_eq!(spec.input[0].text, "hello\n");
+        assert!(Spec::parse("programs = []").unwrap().input.is_empty());
+        let typo = "programs = []\n[[input]]\nafter = 'x'\ntxt = 'y'\n";
+        assert!(Spec::parse(typo).is_err());
+        let missing = "programs = []\n[[input]]\nafter = 'x'\n";
+        assert!(Spec::parse(missing).is_err());
+        let crash = "programs = []\ndisk = '64M'\n[[boot]]\n[[input]]\nafter = 'x'\ntext = 'y'\n";
+        let err = Spec::parse(crash).unwrap_err().to_string();
+        assert!(err.contains("[[input]] works only in plain tests"), "{err}");
     }
 
     #[test]

@@ -9,8 +9,9 @@ use std::time::Duration;
 use crate::crash;
 use crate::crash_spec::{self, Mode};
 use crate::image;
+use crate::input::{Typing, Typist};
 use crate::judge::{judge, Expected};
-use crate::matcher::Matcher;
+use crate::matcher::{Matcher, Verdict};
 use crate::qemu::{self, Console};
 use crate::report;
 use crate::root::Layout;
@@ -140,13 +141,19 @@ pub fn run_one(layout: &Layout, test: &TestFile) -> TestResult {
         Mode::Flushpoints(f) => return crash::flushpoints(layout, name, &spec, f),
         Mode::Steps(steps) => return crash::steps(layout, name, &spec, steps),
     }
+    let typist = match Typist::new(&spec.input) {
+        Ok(t) => t,
+        Err(e) => return TestResult::setup_failure(name, format!("spec error: {e}")),
+    };
+    let (sink, keyboard) = Typing::new(matcher, typist);
     let opts = runner::Options {
         timeout: Duration::from_secs(spec.timeout_secs),
         log: Some(layout.log(name)),
         kill: None,
         term_grace: None,
+        keyboard: (!spec.input.is_empty()).then_some(keyboard),
     };
-    let output = match runner::run(config(layout, name, &spec).command(), &opts, matcher) {
+    let output = match runner::run(config(layout, name, &spec).command(), &opts, sink) {
         Ok(output) => output,
         Err(e) => {
             let reason = format!("setup error: cannot run {}: {e}", qemu::QEMU);
@@ -159,9 +166,13 @@ pub fn run_one(layout: &Layout, test: &TestFile) -> TestResult {
             layout.log(name).display()
         );
     }
+    let verdict = match (output.sink.inner.verdict(), output.sink.untyped()) {
+        (Verdict::Ok | Verdict::Unmet(_), Some(untyped)) => Verdict::Unmet(untyped),
+        (v, _) => v,
+    };
     TestResult {
         name: name.to_string(),
-        result: judge(Expected::from(&spec), output.exit, &output.sink.verdict()),
+        result: judge(Expected::from(&spec), output.exit, &verdict),
         secs: output.elapsed.as_secs_f64(),
         tail: output.tail,
         stderr: output.stderr,

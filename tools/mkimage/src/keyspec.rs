@@ -32,6 +32,8 @@ pub(crate) enum KeySpec {
     Program(String),
     FreshNode,
     FreshPage,
+    IoPorts(u16, u32),
+    Irq(u8),
 }
 
 /// Most pages a `supply:<n>` node holds.
@@ -133,6 +135,25 @@ pub(crate) fn parse_key(s: &str) -> Result<KeySpec, String> {
             }
         }
         ["program", p] => KeySpec::Program(name(p)?),
+        ["ioports", base, count] => {
+            let (base, count) = (parse_number(base)?, parse_number(count)?);
+            if base >= 1 << 16 || count == 0 || base + count > 1 << 16 {
+                return Err(format!(
+                    "ports {base:#x}+{count}: need 1 or more ports, all below 0x10000"
+                ));
+            }
+            KeySpec::IoPorts(base as u16, count as u32)
+        }
+        ["irq", n] => {
+            let n = parse_number(n)?;
+            if n >= stet_keys::IRQ_LINES as u64 {
+                return Err(format!(
+                    "irq {n}: ISA lines are 0 to {}",
+                    stet_keys::IRQ_LINES - 1
+                ));
+            }
+            KeySpec::Irq(n as u8)
+        }
         ["fresh-node"] => KeySpec::FreshNode,
         ["fresh-page"] => KeySpec::FreshPage,
         _ => return Err(format!("unknown key spec {s:?}")),

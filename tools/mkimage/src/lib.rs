@@ -311,6 +311,8 @@ impl Names {
             }
             KeySpec::FreshNode => Key::node(objs.node(), 0, 0),
             KeySpec::FreshPage => Key::page(objs.page(), 0, false),
+            KeySpec::IoPorts(base, count) => Key::ioports(*base, *count).ok_or("bad port range")?,
+            KeySpec::Irq(n) => Key::irq(*n).ok_or("bad irq line")?,
         };
         Ok(Some(key))
     }
@@ -448,6 +450,15 @@ pub fn build(spec: &Spec, mut load: impl FnMut(&str) -> Result<Vec<u8>>) -> Resu
         slots[root::FS_BASE] = Key::number(0, 0);
         slots[root::GS_BASE] = Key::number(0, 0);
         slots[root::FAULT_INFO] = Key::number(0, 0);
+        if let Some(text) = &d.ioports {
+            slots[root::IOPORTS] = match keyspec::parse_key(text) {
+                Ok(KeySpec::IoPorts(base, count)) => Key::ioports(base, count),
+                Ok(_) => None,
+                Err(e) => return Err(anyhow!("ioports {text:?}: {e}")).with_context(what),
+            }
+            .ok_or_else(|| anyhow!("ioports {text:?}: not an ioports:<base>:<count> key"))
+            .with_context(what)?;
+        }
         objs.b.node(f.root, VERSION, slots);
 
         let mut annex = [Key::number(0, 0); SLOTS];

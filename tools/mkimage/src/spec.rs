@@ -89,6 +89,10 @@ pub struct DomainSpec {
     /// Initial `rdi`; default: the domain's index in the spec.
     #[serde(default)]
     pub arg: Option<u64>,
+    /// Its I/O-port key (root slot 12): an `ioports:<base>:<count>` key
+    /// spec. Default: none (every port closed).
+    #[serde(default)]
+    pub ioports: Option<String>,
 }
 
 fn prime() -> String {
@@ -116,6 +120,7 @@ impl DomainSpec {
             stack_pages: DEFAULT_STACK_PAGES,
             heap_pages: 0,
             arg: None,
+            ioports: None,
         }
     }
 }

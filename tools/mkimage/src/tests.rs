@@ -671,6 +671,60 @@ fn heap_page_keys() {
 }
 
 #[test]
+fn ioports_and_irq_keys() {
+    let spec = Spec::parse(
+        "[[domain]]\nname = \"a\"\nprogram = \"server\"\nioports = \"ioports:0x3f8:8\"\n\
+         keys = [\"ioports:0x3f8:8\", \"irq:4\", \"ioports:0:65536\", \"irq:15\", \"ioports:0xffff:1\"]\n\
+         [[domain]]\nname = \"b\"\nprogram = \"client\"\n",
+    )
+    .unwrap();
+    let built = build(&spec, loader()).unwrap();
+    let image = Image::parse(&built.image).unwrap();
+    let (a, b) = (&built.domains[0], &built.domains[1]);
+    let g = image.node(a.general).unwrap().keys;
+    assert_eq!(g[1], Key::ioports(0x3f8, 8).unwrap());
+    assert_eq!(g[1].words(), (17 | 8 << 32, 0x3f8));
+    assert_eq!(g[2], Key::irq(4).unwrap());
+    assert_eq!(g[3].ioports_parts(), Some((0, 65536)));
+    assert_eq!(g[4].irq_line(), Some(15));
+    assert_eq!(g[5].ioports_parts(), Some((0xffff, 1)));
+    // The ioports field fills root slot 12; by default it is void.
+    assert_eq!(
+        image.node(a.root).unwrap().keys[root::IOPORTS],
+        Key::ioports(0x3f8, 8).unwrap()
+    );
+    assert!(image.node(b.root).unwrap().keys[root::IOPORTS].is_void());
+
+    let cases = [
+        ("\"ioports:0x3f8:0\"", "need 1 or more ports"),
+        ("\"ioports:0xffff:2\"", "need 1 or more ports"),
+        ("\"ioports:0x10000:1\"", "need 1 or more ports"),
+        ("\"ioports:0x3f8\"", "unknown key spec \"ioports:0x3f8\""),
+        ("\"ioports:x:1\"", "bad number \"x\""),
+        ("\"irq:16\"", "irq 16: ISA lines are 0 to 15"),
+        ("\"irq\"", "unknown key spec \"irq\""),
+        ("\"irq:four\"", "bad number"),
+    ];
+    for (keys, want) in cases {
+        let got = build_err(&one(keys));
+        assert!(got.contains(want), "want: {want}\ngot: {got}");
+    }
+    for (field, want) in [
+        (
+            "irq:4",
+            "ioports \"irq:4\": not an ioports:<base>:<count> key",
+        ),
+        ("ioports:1:0", "ioports \"ioports:1:0\": ports 0x1+0"),
+        ("bogus", "ioports \"bogus\": unknown key spec"),
+    ] {
+        let spec = format!("{}ioports = \"{field}\"\n", one(""));
+        let got = build_err(&spec);
+        assert!(got.contains(want), "want: {want}\ngot: {got}");
+        assert!(got.contains("domain \"d\""), "{got}");
+    }
+}
+
+#[test]
 fn big_sparse_heap() {
     // 256 MiB of heap: 65536 zero pages, none stored; only the segment
     // nodes over them are (4096 + 256 + 16 + 1 under root slot 1).

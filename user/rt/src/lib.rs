@@ -4,24 +4,32 @@
 //! (`mem`), `print!`/`println!` through the console key, a panic handler,
 //! cycle counting for benchmarks, and (for tests) deliberate faults.
 //!
+//! Drivers get port I/O (`port`), a 16550 UART (`uart`), their interrupt
+//! (`irq`) and the console driver's client side (`consoled`).
+//!
 //! The `unsafe` code of user programs lives in the low-level modules here
-//! (`invoke`, `start`, `fault`, `cpu`, `mem`); programs themselves deny it.
+//! (`invoke`, `start`, `fault`, `cpu`, `mem`, `port`, `uart`); programs
+//! themselves deny it.
 #![no_std]
 #![deny(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod bank;
 pub mod checkpoint;
+pub mod consoled;
 pub mod cpu;
 pub mod fault;
 pub mod invoke;
 pub mod io;
+pub mod irq;
 pub mod journal;
 pub mod kernel;
 pub mod key;
 pub mod mem;
+pub mod port;
 pub mod service;
 mod start;
+pub mod uart;
 
 pub use stet_abi as abi;
 

@@ -36,6 +36,9 @@ pub struct BootInfo {
     pub max_phys: u64,
     /// The first boot module (the program image), if any.
     pub module: Option<Range>,
+    /// Where the ACPI RSDP is, if the loader said (PVH `rsdp_paddr`, or
+    /// the copy in a Multiboot2 ACPI tag).
+    pub rsdp: Option<u64>,
     cmdline: [u8; CMDLINE_MAX],
     cmdline_len: usize,
 }
@@ -65,6 +68,7 @@ pub fn parse(magic: u32, info: u64) -> Result<BootInfo, BootError> {
         reserved: RangeSet::new(),
         max_phys: 0,
         module: None,
+        rsdp: None,
         cmdline: [0; CMDLINE_MAX],
         cmdline_len: 0,
     };
@@ -145,6 +149,9 @@ fn parse_pvh(b: &mut BootInfo, info: u64) {
     // SAFETY: checked magic above; the structure is in low memory.
     let si: HvmStartInfo = unsafe { read_boot(info) };
     copy_cmdline(b, si.cmdline_paddr);
+    if si.rsdp_paddr != 0 {
+        b.rsdp = Some(si.rsdp_paddr);
+    }
     let _ = b.reserved.insert(Range::new(info, info + 64));
     if si.version >= 1 && si.memmap_paddr != 0 {
         for i in 0..si.memmap_entries.min(128) as u64 {
@@ -199,6 +206,9 @@ fn parse_mb2(b: &mut BootInfo, info: u64) {
                     e += esize as u64;
                 }
             }
+            // ACPI 2.0+ RSDP copy (15) is preferred to the 1.0 one (14).
+            14 if b.rsdp.is_none() => b.rsdp = Some(at + 8),
+            15 => b.rsdp = Some(at + 8),
             _ => {}
         }
         at += (size as u64).div_ceil(8) * 8;

@@ -17,6 +17,13 @@
 //! Stet points it at the *current program's register frame*, so the CPU
 //! pushes the interrupted state straight into the frame (the seL4 trick):
 //! no copy, and the kernel stack stays empty between traps.
+//!
+//! It also carries the **I/O permission bitmap** for all 65536 ports (8 KiB,
+//! one bit a port, 1 = closed) and the terminating `0xff` byte the CPU
+//! needs. Every bit is 1 except the range of the domain on the CPU (its
+//! ioports key): a switch flips only the bytes of the outgoing and incoming
+//! ranges, so a switch between domains without ports touches nothing
+//! (KLOS §2.3.2: per-process I/O bitmaps).
 
 use super::kcell::KCell;
 use x86_64::instructions::segmentation::{Segment, CS, DS, ES, SS};
@@ -43,7 +50,25 @@ pub const IST_NMI: u16 = 2;
 /// IST slot for machine checks.
 pub const IST_MACHINE_CHECK: u16 = 3;
 
-static TSS: KCell<TaskStateSegment> = KCell::new(TaskStateSegment::new());
+/// Bytes of the I/O permission bitmap (one bit for each of 65536 ports).
+const IOMAP_BYTES: usize = 8192;
+
+/// The TSS followed by its I/O permission bitmap and the `0xff` byte the
+/// CPU reads past the last port's bit.
+#[repr(C)]
+struct Tss {
+    tss: TaskStateSegment,
+    iomap: [u8; IOMAP_BYTES + 1],
+}
+
+static TSS: KCell<Tss> = KCell::new(Tss {
+    tss: {
+        let mut t = TaskStateSegment::new();
+        t.iomap_base = core::mem::size_of::<TaskStateSegment>() as u16;
+        t
+    },
+    iomap: [0xff; IOMAP_BYTES + 1],
+});
 static GDT: KCell<GlobalDescriptorTable<8>> = KCell::new(GlobalDescriptorTable::empty());
 
 /// Builds and loads the GDT and TSS. `ist_base` points at three stacks of
@@ -51,7 +76,7 @@ static GDT: KCell<GlobalDescriptorTable<8>> = KCell::new(GlobalDescriptorTable::
 pub fn init(kstack_top: u64, ist_base: u64, ist_size: u64) {
     // SAFETY: boot, single CPU, before any trap: nothing else references
     // these statics yet, and afterwards only `set_rsp0` writes the TSS.
-    let (tss, gdt) = unsafe { (TSS.get(), GDT.get()) };
+    let (tss, gdt) = unsafe { (&mut TSS.get().tss, GDT.get()) };
     tss.privilege_stack_table[0] = VirtAddr::new(kstack_top);
     for i in 0..3 {
         tss.interrupt_stack_table[i] = VirtAddr::new(ist_base + (i as u64 + 1) * ist_size);
@@ -61,8 +86,14 @@ pub fn init(kstack_top: u64, ist_base: u64, ist_size: u64) {
     let _placeholder = gdt.append(Descriptor::user_data_segment());
     let uds = gdt.append(Descriptor::user_data_segment());
     let ucs = gdt.append(Descriptor::user_code_segment());
-    // SAFETY: the TSS is a static that lives forever.
-    let tss_sel = gdt.append(Descriptor::tss_segment(unsafe { &*TSS.as_ptr() }));
+    // SAFETY: the TSS is a static that lives forever; the references only
+    // tell the descriptor where the TSS and its bitmap are.
+    let (t, map) = unsafe { (&(*TSS.as_ptr()).tss, &(*TSS.as_ptr()).iomap) };
+    let desc = match Descriptor::tss_segment_with_iomap(t, map) {
+        Ok(d) => d,
+        Err(_) => crate::fatal(format_args!("the TSS I/O bitmap is malformed")),
+    };
+    let tss_sel = gdt.append(desc);
     debug_assert_eq!(kcs.0, KERNEL_CS);
     debug_assert_eq!(kds.0, KERNEL_DS);
     debug_assert_eq!(uds.0, USER_DS);
@@ -83,5 +114,44 @@ pub fn init(kstack_top: u64, ist_base: u64, ist_size: u64) {
 pub fn set_rsp0(top: u64) {
     // SAFETY: single CPU, interrupts off in the kernel; the CPU reads rsp0
     // only on the next user→kernel transition.
-    unsafe { (*TSS.as_ptr()).privilege_stack_table[0] = VirtAddr::new(top) };
+    unsafe { (*TSS.as_ptr()).tss.privilege_stack_table[0] = VirtAddr::new(top) };
+}
+
+/// Opens (`open`) or closes the ports `[base, base + count)` in the I/O
+/// permission bitmap; `count` 0 does nothing. Whole bytes are written at
+/// once, so an 8-aligned range of 8 ports (a UART) is one byte.
+pub fn set_ports(base: u16, count: u32, open: bool) {
+    let start = base as usize;
+    let end = (start + count as usize).min(IOMAP_BYTES * 8);
+    if start >= end {
+        return;
+    }
+    // SAFETY: single CPU, interrupts off in the kernel; the CPU reads the
+    // bitmap only for `in`/`out` in user mode, never while the kernel runs.
+    let map = unsafe { &mut (*TSS.as_ptr()).iomap };
+    let mut p = start;
+    while p < end {
+        let (byte, bit) = (p / 8, p % 8);
+        if bit == 0 && end - p >= 8 {
+            // A whole byte of the range (and the next ones, 8 ports each).
+            let full = (end - p) / 8;
+            map[byte..byte + full].fill(if open { 0 } else { 0xff });
+            p += full * 8;
+        } else {
+            if open {
+                map[byte] &= !(1 << bit);
+            } else {
+                map[byte] |= 1 << bit;
+            }
+            p += 1;
+        }
+    }
+}
+
+/// Whether port `port` is open in the bitmap now (for the invariant
+/// walker).
+pub fn port_open(port: u16) -> bool {
+    // SAFETY: a read of the static bitmap; see `set_ports`.
+    let map = unsafe { &(*TSS.as_ptr()).iomap };
+    map[port as usize / 8] & (1 << (port % 8)) == 0
 }

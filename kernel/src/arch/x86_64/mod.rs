@@ -15,6 +15,7 @@ pub mod entry;
 pub mod fpu;
 pub mod gdt;
 pub mod idt;
+pub mod ioapic;
 pub mod kcell;
 pub mod paging;
 pub mod pci;

@@ -2,12 +2,12 @@
 //!
 //! serial → boot information → CPU features → GDT/TSS, per-CPU, IDT,
 //! `syscall` → boot allocator → kernel page tables → FPU → interrupt
-//! controllers and timer → `kmain`, which builds the frame pool, seals the
-//! boot allocator and starts the programs.
+//! controllers and timer → I/O APIC (ACPI MADT) → `kmain`, which builds
+//! the frame pool, seals the boot allocator and starts the programs.
 
 use super::bootinfo::{self, BootInfo};
 use super::cpu::{self, Features};
-use super::{apic, boot, crc32c, entry, fpu, gdt, idt, paging, percpu, phys, pic, serial};
+use super::{apic, boot, crc32c, entry, fpu, gdt, idt, ioapic, paging, percpu, phys, pic, serial};
 use crate::kprintln;
 use stet_kconfig::Config;
 use stet_physmem::boot::BootAllocator;
@@ -89,6 +89,16 @@ pub extern "C" fn kernel_entry(magic: u32, info: u64, tsc: u64) -> ! {
         on(features.fsgsbase),
         on(crc32c::is_hardware())
     );
+    match ioapic::init(boot.rsdp) {
+        Ok(s) => kprintln!(
+            "irq: {} I/O APIC(s), {} ISA lines routed to vectors {:#x}.., {} interrupt source override(s)",
+            s.chips,
+            s.lines,
+            ioapic::IRQ_BASE,
+            s.overrides
+        ),
+        Err(why) => kprintln!("irq: {why}; irq keys answer IO_ERROR"),
+    }
     let module = boot.module.map(|m| {
         // SAFETY: the module range was reserved from the boot allocator
         // (see `boot_allocator`), so it is never handed out or written, and

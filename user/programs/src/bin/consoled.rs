@@ -1,0 +1,221 @@
+//! The console driver: a user-mode driver for COM1 (MINIX 3 style). Two
+//! domains run this program:
+//!
+//! * `arg = 0`, **the driver**: holds COM1's ports (0x3f8–0x3ff) through
+//!   the ioports key in its root slot 12 and programs the 16550 itself
+//!   (`stet_rt::uart`). One receive loop serves clients (protocol in
+//!   `stet_abi::service::console`, docs/ABI.md "User services") *and*
+//!   receives its interrupt, as a message like any other.
+//! * `arg = 1`, **the interrupt waiter**: holds the irq key for ISA line 4
+//!   (slot 2) and a start key to the driver with key info
+//!   [`o::WAITER_INFO`] (slot 3), and loops: `WAIT` → `ACK` → call the
+//!   driver with `INTERRUPT`. It acknowledges (unmasks) before the driver
+//!   services the UART: the UART holds its interrupt line high until
+//!   serviced, so a byte arriving while the line was still masked would
+//!   give no new edge and be heard only at the next one.
+//!
+//! A `READ` with no input waiting keeps the caller's resume key in one of
+//! two resume slots and the driver goes on serving others with the other;
+//! the interrupt that brings input answers it (a *send* through the kept
+//! resume key). Slot 1 of both is the kernel console key, for reports.
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+use stet_rt::abi::code;
+use stet_rt::abi::service::console as o;
+use stet_rt::key::{call, wait, Msg, Slot};
+use stet_rt::uart::{Uart, COM1};
+use stet_rt::{irq, println};
+
+/// The waiter's irq key and its start key to the driver.
+const IRQ: Slot = 2;
+const DRIVER: Slot = 3;
+/// The driver's two resume slots (a waiting reader's key and the caller's).
+const RESUME: [Slot; 2] = [14, 15];
+
+fn main(arg: u64) -> i64 {
+    match arg {
+        0 => driver(),
+        1 => waiter(),
+        _ => {
+            println!("consoled: arg {arg}: 0 is the driver, 1 its interrupt waiter");
+            1
+        }
+    }
+}
+
+/// Turns the interrupt into messages to the driver.
+fn waiter() -> i64 {
+    loop {
+        let (n, restarted) = match irq::wait(IRQ) {
+            Ok(n) => (n, 0),
+            Err(code::RESTARTED) => (0, 1),
+            Err(c) => {
+                println!("consoled: waiting for irq failed: {}", code::name(c));
+                return 1;
+            }
+        };
+        if let Err(c) = irq::ack(IRQ) {
+            println!("consoled: acknowledging irq failed: {}", code::name(c));
+            return 1;
+        }
+        let a = call(DRIVER, o::INTERRUPT, [n, restarted, 0, 0]);
+        if !a.ok() {
+            println!(
+                "consoled: the driver refused an interrupt: {}",
+                code::name(a.code)
+            );
+        }
+    }
+}
+
+/// Received bytes not yet read.
+struct Input {
+    buf: [u8; o::INPUT_BUFFER],
+    head: usize,
+    len: usize,
+}
+
+impl Input {
+    fn push(&mut self, b: u8) -> bool {
+        if self.len == self.buf.len() {
+            return false;
+        }
+        self.buf[(self.head + self.len) % self.buf.len()] = b;
+        self.len += 1;
+        true
+    }
+
+    /// Moves up to `out.len()` bytes out; returns how many.
+    fn take(&mut self, out: &mut [u8]) -> usize {
+        let n = out.len().min(self.len);
+        for b in out.iter_mut().take(n) {
+            *b = self.buf[self.head];
+            self.head = (self.head + 1) % self.buf.len();
+        }
+        self.len -= n;
+        n
+    }
+}
+
+#[derive(Default)]
+struct Stats {
+    interrupts: u64,
+    received: u64,
+    written: u64,
+    waited: u64,
+}
+
+/// Moves every byte the UART holds into `input`.
+fn drain(uart: &mut Uart, input: &mut Input, st: &mut Stats) {
+    while let Some(b) = uart.read_byte() {
+        st.received += 1;
+        // A full buffer drops the byte (a reader takes some first).
+        let _ = input.push(b);
+    }
+}
+
+/// A reply: result code, words, bytes of `out` to send.
+type Reply = (u64, [u64; 4], usize);
+
+fn driver() -> i64 {
+    let Some(mut uart) = Uart::new(COM1) else {
+        println!("consoled: bad port base");
+        return 1;
+    };
+    if uart.init().is_err() {
+        println!("consoled: no UART answers at {COM1:#x}");
+        return 1;
+    }
+    uart.write(b"consoled: COM1 ready, input by interrupt 4\n");
+    let mut input = Input {
+        buf: [0; o::INPUT_BUFFER],
+        head: 0,
+        len: 0,
+    };
+    let mut st = Stats::default();
+    // A reader waiting for input: its resume slot and how much it takes.
+    let mut reader: Option<(Slot, usize)> = None;
+    let mut cur = 0;
+    let mut buf = [0u8; stet_rt::abi::MAX_STRING];
+    let mut out = [0u8; stet_rt::abi::MAX_STRING];
+    let mut a = wait([0; 4], RESUME[cur], &mut buf);
+    loop {
+        let len = a.len.min(buf.len());
+        let reply: Reply = match a.code {
+            o::WRITE => {
+                uart.write(&buf[..len]);
+                st.written += len as u64;
+                (code::OK, [len as u64, 0, 0, 0], 0)
+            }
+            o::READ if a.w[0] == 0 || a.w[0] > out.len() as u64 => (code::BAD_VALUE, [0; 4], 0),
+            o::READ => {
+                // Whether it waits is decided before the prompt shows:
+                // input typed in answer to the prompt comes by interrupt.
+                drain(&mut uart, &mut input, &mut st);
+                uart.write(&buf[..len]);
+                st.written += len as u64;
+                let max = a.w[0] as usize;
+                if input.len > 0 {
+                    let n = input.take(&mut out[..max]);
+                    (code::OK, [n as u64, 0, 0, 0], n)
+                } else if reader.is_some() {
+                    (code::BAD_STATE, [0; 4], 0)
+                } else {
+                    // Keep the caller waiting: its resume key stays in this
+                    // slot; the next callers' go to the other.
+                    reader = Some((RESUME[cur], max));
+                    st.waited += 1;
+                    cur = 1 - cur;
+                    a = wait([0; 4], RESUME[cur], &mut buf);
+                    continue;
+                }
+            }
+            o::POLL if a.w[0] > out.len() as u64 => (code::BAD_VALUE, [0; 4], 0),
+            o::POLL => {
+                drain(&mut uart, &mut input, &mut st);
+                let n = input.take(&mut out[..a.w[0] as usize]);
+                (code::OK, [n as u64, 0, 0, 0], n)
+            }
+            o::STATS => (
+                code::OK,
+                [st.interrupts, st.received, st.written, st.waited],
+                0,
+            ),
+            o::INTERRUPT if a.info == o::WAITER_INFO => {
+                if a.w[1] == 1 {
+                    // The machine restarted from a checkpoint: the UART
+                    // lost its programming (and its interrupt enable).
+                    if uart.init().is_err() {
+                        println!("consoled: no UART after the restart");
+                    }
+                    uart.write(b"consoled: COM1 re-initialised after a restart\n");
+                }
+                st.interrupts += a.w[0];
+                drain(&mut uart, &mut input, &mut st);
+                if let Some((slot, max)) = reader {
+                    if input.len > 0 {
+                        let n = input.take(&mut out[..max]);
+                        Msg::new(slot, code::OK)
+                            .words([n as u64, 0, 0, 0])
+                            .string(&out[..n])
+                            .send();
+                        reader = None;
+                    }
+                }
+                (code::OK, [0; 4], 0)
+            }
+            o::INTERRUPT => (code::NO_RIGHTS, [0; 4], 0),
+            _ => (code::NO_SUCH_ORDER, [0; 4], 0),
+        };
+        let (c, w, n) = reply;
+        a = Msg::new(RESUME[cur], c)
+            .words(w)
+            .string(&out[..n])
+            .resume_into(RESUME[cur])
+            .ret_into(&mut buf);
+    }
+}
+
+stet_rt::main!(main);

@@ -1,0 +1,37 @@
+//! Irq keys (`stet_abi::order::irq`): a driver's interrupt line.
+
+use crate::key::{call, Slot};
+use stet_abi::{code, order::irq as o};
+
+/// Waits until the line in `irq` has fired since the last `WAIT`; returns
+/// how many times. `Err(RESTARTED)`: the system restarted from a checkpoint
+/// while this waited (re-initialise the device); other codes as the kernel
+/// answered (`IO_ERROR`: no interrupt controller for the line).
+pub fn wait(irq: Slot) -> Result<u64, u64> {
+    let a = call(irq, o::WAIT, [0; 4]);
+    if a.code == code::OK {
+        Ok(a.w[0])
+    } else {
+        Err(a.code)
+    }
+}
+
+/// Unmasks the line now (before servicing a device that holds its
+/// interrupt asserted until serviced: an edge on a masked line is lost).
+pub fn ack(irq: Slot) -> Result<(), u64> {
+    match call(irq, o::ACK, [0; 4]).code {
+        code::OK => Ok(()),
+        c => Err(c),
+    }
+}
+
+/// `(line, global system interrupt, level-triggered, interrupts since
+/// boot)`.
+pub fn info(irq: Slot) -> Result<(u64, u64, bool, u64), u64> {
+    let a = call(irq, o::INFO, [0; 4]);
+    if a.code == code::OK {
+        Ok((a.w[0], a.w[1], a.w[2] != 0, a.w[3]))
+    } else {
+        Err(a.code)
+    }
+}
