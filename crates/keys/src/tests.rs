@@ -163,10 +163,11 @@ fn irq_layout_and_bounds() {
     assert!(Key::irq(16).is_none());
     assert!(Key::from_words(18, 16).is_none());
     assert!(Key::from_words(18 | 1 << 32, 4).is_none(), "stray bits");
-    assert_eq!(KeyType::from_u8(16), None, "16 is not assigned here");
+    assert_eq!(KeyType::from_u8(16), Some(KeyType::Forwarder));
     assert_eq!(KeyType::from_u8(17), Some(KeyType::IoPorts));
     assert_eq!(KeyType::from_u8(18), Some(KeyType::Irq));
-    assert_eq!(KeyType::from_u8(19), None);
+    assert_eq!(KeyType::from_u8(19), Some(KeyType::SysInfo));
+    assert_eq!(KeyType::from_u8(20), None);
     for t in ALL_TYPES {
         assert_eq!(KeyType::from_u8(t as u8), Some(t));
     }
