@@ -68,6 +68,12 @@ pub mod segment {
     pub const RESTRICT: u64 = 4;
     /// `w0` byte offset → `w0` 1 if a page is there, `w1` 1 if writable.
     pub const PROBE: u64 = 5;
+    /// `w0` slot → key 0: the key in that slot of the segment's node,
+    /// always diminished (as through a sense key: page → read-only page,
+    /// segment → read-only weak segment, numbers unchanged, all else void),
+    /// so it conveys no more than reading the segment does. What a
+    /// factory needs to share a program's read-only pages.
+    pub const FETCH: u64 = 6;
 }
 
 /// Domain keys.

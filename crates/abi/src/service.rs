@@ -147,6 +147,59 @@ pub mod blk {
     }
 }
 
+/// The factory server's keys: the metafactory key (label 0, made by the
+/// image builder: `forwarder:factory:0`), and per factory a builder key
+/// and a requestor key (forwarders it makes).
+pub mod factory {
+    /// Metafactory: key 0 a bank key (storage for the new factory), key 1
+    /// a key to a program node (`program:<name>` in a spec) → key 0 the
+    /// builder key, key 1 the requestor key of a new, unsealed factory.
+    pub const NEW_FACTORY: u64 = 1;
+    /// Builder: `w0` component slot (1..=12), key 0 any key → installed
+    /// (replacing what the slot held). `BAD_STATE` once sealed.
+    pub const INSTALL: u64 = 2;
+    /// Builder: `w0` stack pages of each product (1..=256; default 8).
+    /// `BAD_STATE` once sealed.
+    pub const SET_STACK_PAGES: u64 = 3;
+    /// Builder: seals the factory (no more changes) and decides whether
+    /// its products are discreet.
+    pub const SEAL: u64 = 4;
+    /// Requestor: key 0 the requester's bank key, key 1 a meter key, key 2
+    /// the argument key, key 3 the product's domain keeper (a start key,
+    /// or void), `w0` the product's `rdi` → key 0 a start key to the new,
+    /// running product, key 1 a domain key to it if a keeper was named
+    /// (a supervisor's), else void. `BAD_STATE` until sealed.
+    pub const CREATE: u64 = 5;
+    /// Requestor or builder: → `w0` 1 if the products are discreet, else
+    /// 0 with `w1` the first component slot that is not discreet (0: the
+    /// factory is not sealed), `w2` why ([`why`]), `w3` the type of that
+    /// component key.
+    pub const IS_DISCREET: u64 = 6;
+
+    /// Component slots a factory has (the product's general slots 1..=12).
+    pub const COMPONENTS: usize = 12;
+    /// The product's general slot holding the argument key.
+    pub const ARG_SLOT: usize = 13;
+    /// The product's general slot holding its bank (a sub-bank of the
+    /// requester's bank, from which all its objects come).
+    pub const BANK_SLOT: usize = 14;
+
+    /// Why a factory's products are not discreet (`IS_DISCREET` `w2`).
+    pub mod why {
+        /// The factory is not sealed.
+        pub const UNSEALED: u64 = 1;
+        /// A component key's type or rights can pass information out.
+        pub const KEY: u64 = 2;
+        /// A forwarder that is not a requestor key of this factory server.
+        pub const FORWARDER: u64 = 3;
+        /// A requestor key of a factory that was not sealed when this one
+        /// was (every cycle of factories ends here).
+        pub const NESTED_UNSEALED: u64 = 4;
+        /// A requestor key of a factory whose products are not discreet.
+        pub const NESTED_NOT_DISCREET: u64 = 5;
+    }
+}
+
 /// The notes service (`notes`): the shell's persistent notes and counter,
 /// kept in the service's own memory — which is all it takes to survive
 /// killing QEMU.

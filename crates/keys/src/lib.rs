@@ -584,14 +584,17 @@ impl Key {
     }
 
     /// What a key becomes when fetched through a weak (sense) key: data
-    /// stays data, memory becomes read-only and weak, and every other
-    /// authority (domains, start, resume, meters, services, ranges) is
-    /// lost. KeyKOS's rule, so that a sense key can never lead to a write.
+    /// stays data, memory becomes read-only and weak (a segment also
+    /// no-call), and every other authority (domains, start, resume,
+    /// meters, services, ranges) is lost. KeyKOS's rule, so that a sense
+    /// key can never lead to a write, nor to a message: a segment mapped
+    /// through a diminished key never invokes a keeper inside it.
     pub fn diminish(self) -> Key {
         match self.key_type() {
             KeyType::Void | KeyType::Number | KeyType::Discrim => self,
             KeyType::Page => self.restrict(rights::RO),
-            KeyType::Node | KeyType::Segment => self.restrict(rights::RO | rights::WEAK),
+            KeyType::Node => self.restrict(rights::RO | rights::WEAK),
+            KeyType::Segment => self.restrict(rights::RO | rights::WEAK | rights::NOCALL),
             _ => Key::VOID,
         }
     }

@@ -91,6 +91,11 @@ fn sense_key_diminishes_to_itself() {
     assert_eq!(sense.diminish(), sense);
     assert_eq!(Key::node(3, 1, 0).diminish(), sense);
     assert_eq!(Key::page(3, 1, false).diminish(), Key::page(3, 1, true));
+    let weak = rights::RO | rights::WEAK | rights::NOCALL;
+    assert_eq!(
+        Key::segment(3, 1, 2, rights::KEEPER).diminish(),
+        Key::segment(3, 1, 2, rights::KEEPER | weak)
+    );
     assert!(Key::start(3, 1, 9).diminish().is_void());
     assert!(Key::domain(3, 1).diminish().is_void());
     assert!(Key::service(KeyType::KeyBits).diminish().is_void());

@@ -140,8 +140,10 @@ fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), u64> {
             if ro {
                 rts |= rights::RO;
             }
+            // Through a weak (sense) key: no keeper of the segment may be
+            // invoked either, or a sense key could lead to a message.
             if weak {
-                rts |= rights::WEAK;
+                rts |= rights::WEAK | rights::NOCALL;
             }
             r.keys[0] = Key::segment(oid, version, lss as u8, rts);
         }

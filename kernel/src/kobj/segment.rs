@@ -1,13 +1,14 @@
 //! Segment keys: reading and writing a segment's memory by offset (what a
-//! file system or a loader needs without mapping it), its size, and
-//! weaker keys. No keeper is invoked from here: an invalid offset is the
-//! invoker's error (`INVALID_ADDRESS`).
+//! file system or a loader needs without mapping it), its size, weaker
+//! keys, and its slots (always diminished). No keeper is invoked from
+//! here: an invalid offset is the invoker's error (`INVALID_ADDRESS`).
 
-use super::Reply;
+use super::{node, Reply};
 use crate::arch::phys;
 use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
 use crate::memory;
+use crate::obj::SLOTS;
 use stet_abi::code;
 use stet_abi::order::segment as o;
 use stet_keys::{rights, Key};
@@ -68,6 +69,19 @@ fn run(
             Ok((_, w)) => r.w = [1, w as u64, 0, 0],
             Err(_) => r.w = [0, 0, 0, 0],
         },
+        o::FETCH => {
+            if m.w[0] >= SLOTS as u64 {
+                return Err(code::SLOT_RANGE);
+            }
+            let i = k.node_of(key).map_err(|_| code::VOID)?;
+            node::before_read(k, i);
+            // Always diminished, whatever the key's rights: a segment key
+            // conveys reading its memory, and a diminished key conveys no
+            // more (the keeper in a red node's slot 15 becomes void).
+            r.keys[0] = k.objs.nodes[i as usize].keys[m.w[0] as usize]
+                .canonical()
+                .diminish();
+        }
         _ => return Err(code::NO_SUCH_ORDER),
     }
     Ok(())

@@ -29,6 +29,7 @@ pub(crate) enum KeySpec {
     Range(Space, u32),
     Supply(usize),
     Forwarder(String, u32),
+    Program(String),
     FreshNode,
     FreshPage,
     IoPorts(u16, u32),
@@ -133,6 +134,7 @@ pub(crate) fn parse_key(s: &str) -> Result<KeySpec, String> {
                 Err(_) => return Err(format!("forwarder data word {n} does not fit 32 bits")),
             }
         }
+        ["program", p] => KeySpec::Program(name(p)?),
         ["ioports", base, count] => {
             let (base, count) = (parse_number(base)?, parse_number(count)?);
             if base >= 1 << 16 || count == 0 || base + count > 1 << 16 {

@@ -57,6 +57,9 @@ pub(crate) struct Objects {
     /// Forwarder nodes made so far, by (domain, data word): every
     /// `forwarder:<dom>:<data>` names the same one.
     forwarders: HashMap<(String, u32), u64>,
+    /// Program nodes made so far, by program: every `program:<name>`
+    /// names the same one.
+    programs: HashMap<String, u64>,
 }
 
 impl Objects {
@@ -278,7 +281,7 @@ impl Names {
                     ));
                 }
             },
-            KeySpec::Range(..) => return Ok(None),
+            KeySpec::Range(..) | KeySpec::Program(_) => return Ok(None),
             KeySpec::Supply(n) => {
                 let node = objs.node();
                 let first = objs.pages(*n as u64);
@@ -324,6 +327,7 @@ pub fn build(spec: &Spec, mut load: impl FnMut(&str) -> Result<Vec<u8>>) -> Resu
         next_node: 0,
         next_page: stet_bigbang::KERNEL_PAGES,
         forwarders: HashMap::new(),
+        programs: HashMap::new(),
     };
 
     // Every name's objects first: meters, then each domain's fixed nodes
@@ -498,6 +502,11 @@ pub fn build(spec: &Spec, mut load: impl FnMut(&str) -> Result<Vec<u8>>) -> Resu
             let slot = j + 1;
             let err = |e: String| anyhow!("domain {:?} key slot {slot} ({text:?}): {e}", d.name);
             let ks = keyspec::parse_key(text).map_err(err)?;
+            if let KeySpec::Program(p) = &ks {
+                slots[slot] = program_key(&mut objs, &mut files, &mut load, p)
+                    .map_err(|e| err(format!("{e:#}")))?;
+                continue;
+            }
             match names.resolve(&ks, &mut objs).map_err(err)? {
                 Some(key) => slots[slot] = key,
                 None => {
@@ -530,6 +539,57 @@ pub fn build(spec: &Spec, mut load: impl FnMut(&str) -> Result<Vec<u8>>) -> Resu
         meters: names.meters,
         domains,
     })
+}
+
+/// Most load segments a program template lists (program node slots 2..=15).
+pub const MAX_TEMPLATE_SEGMENTS: usize = SLOTS - 2;
+
+/// A sense key to the program node of `name` (made on first use, shared
+/// after): slot 0 a read-only segment key (size code [`ROOT_LSS`]) to a
+/// tree holding every load segment's pages under read-only page keys,
+/// slot 1 `number(entry)`, slots 2.. one number per load segment: low =
+/// its page-aligned start address, high = its page count << 1 | writable.
+fn program_key(
+    objs: &mut Objects,
+    files: &mut HashMap<String, Vec<u8>>,
+    load: &mut impl FnMut(&str) -> Result<Vec<u8>>,
+    name: &str,
+) -> Result<Key> {
+    let sense = |oid| Key::node(oid, VERSION, rights::RO | rights::WEAK);
+    if let Some(&oid) = objs.programs.get(name) {
+        return Ok(sense(oid));
+    }
+    if !files.contains_key(name) {
+        let bytes = load(name)?;
+        files.insert(name.to_string(), bytes);
+    }
+    let file = &files[name];
+    let program = stet_elfimage::parse(file)
+        .map_err(|e| anyhow!("program {name:?} is not a valid user ELF: {e:?}"))?;
+    let segments = program.segments();
+    if segments.len() > MAX_TEMPLATE_SEGMENTS {
+        bail!(
+            "program {name:?} has {} load segments (a template lists at most {MAX_TEMPLATE_SEGMENTS})",
+            segments.len()
+        );
+    }
+    let node = objs.node();
+    let root = objs.node();
+    let built = space::template(objs, &program, file)?;
+    objs.b.node(root, VERSION, built.root);
+    let mut slots = [Key::VOID; SLOTS];
+    slots[0] = Key::segment(root, VERSION, ROOT_LSS, rights::RO);
+    slots[1] = Key::number(program.entry, 0);
+    for (slot, seg) in slots[2..].iter_mut().zip(segments) {
+        let (start, end) = seg.page_span();
+        let count = (end - start) / PAGE_SIZE as u64;
+        let high = u32::try_from(count << 1 | seg.perm.write as u64)
+            .map_err(|_| anyhow!("program {name:?}: a segment of {count} pages"))?;
+        *slot = Key::number(start, high);
+    }
+    objs.b.node(node, VERSION, slots);
+    objs.programs.insert(name.to_string(), node);
+    Ok(sense(node))
 }
 
 /// A meter node.

@@ -57,7 +57,8 @@ fn insert(pages: &mut BTreeMap<u64, PageSrc>, index: u64, page: PageSrc, what: &
     Ok(())
 }
 
-/// The pages of a domain: the program's segments (file bytes, then zeros),
+/// The pages of a domain: the program's segments (file bytes, then zeros;
+/// all read-only if `all_ro`, else read-only unless writable),
 /// `stack_pages` zero pages below `STACK_TOP`, `heap_pages` from
 /// `HEAP_START`. Indexed by page number (address / 4096).
 fn pages(
@@ -65,6 +66,7 @@ fn pages(
     file: &[u8],
     stack_pages: u64,
     heap_pages: u64,
+    all_ro: bool,
 ) -> Result<BTreeMap<u64, PageSrc>> {
     let mut out = BTreeMap::new();
     for seg in program.segments() {
@@ -83,7 +85,7 @@ fn pages(
             let nonzero = data.iter().any(|&b| b != 0);
             let page = PageSrc {
                 data: nonzero.then_some(data),
-                ro: !seg.perm.write,
+                ro: all_ro || !seg.perm.write,
             };
             insert(&mut out, a / PAGE, page, "program")?;
         }
@@ -112,7 +114,21 @@ pub(crate) fn build(
     stack_pages: u64,
     heap_pages: u64,
 ) -> Result<Built> {
-    let srcs = pages(program, file, stack_pages, heap_pages)?;
+    let srcs = pages(program, file, stack_pages, heap_pages, false)?;
+    keyed_tree(objs, srcs, heap_pages)
+}
+
+/// Builds a program template's tree into `objs`: every page of every load
+/// segment under a read-only page key (a writable segment's pages too:
+/// each product copies them), no stack, no heap.
+pub(crate) fn template(objs: &mut Objects, program: &Program, file: &[u8]) -> Result<Built> {
+    let srcs = pages(program, file, 0, 0, true)?;
+    keyed_tree(objs, srcs, 0)
+}
+
+/// Gives each page an oid (storing those with contents) and builds the
+/// tree over them.
+fn keyed_tree(objs: &mut Objects, srcs: BTreeMap<u64, PageSrc>, heap_pages: u64) -> Result<Built> {
     let heap_start = layout::HEAP_START / PAGE;
     let mut heap_first = None;
     let mut stored_pages = 0;

@@ -771,7 +771,7 @@ proptest::proptest! {
         ),
         probes in proptest::collection::vec(0u64..1 << 35, 0..40),
     ) {
-        let mut objs = Objects { b: stet_bigbang::Builder::new(), next_node: 0, next_page: 0, forwarders: Default::default() };
+        let mut objs = Objects { b: stet_bigbang::Builder::new(), next_node: 0, next_page: 0, forwarders: Default::default(), programs: Default::default() };
         let keyed: Vec<(u64, Key)> = pages
             .iter()
             .enumerate()
@@ -844,4 +844,77 @@ keys = ["forwarder:x:4294967296"]
     .and_then(|s| build(&s, loader()).map(|_| ()).map_err(|e| e.to_string()))
     .unwrap_err();
     assert!(err.contains("does not fit 32 bits"), "{err}");
+}
+
+#[test]
+fn program_specs_make_one_shared_read_only_template_per_program() {
+    let spec = Spec::parse(
+        r#"
+[[domain]]
+name = "a"
+program = "server"
+keys = ["program:client", "program:server"]
+
+[[domain]]
+name = "b"
+program = "server"
+keys = ["program:client"]
+"#,
+    )
+    .unwrap();
+    let built = build(&spec, loader()).unwrap();
+    let image = Image::parse(&built.image).unwrap();
+    let dom = |n: &str| built.domains.iter().find(|d| d.name == n).unwrap();
+    let a = image.node(dom("a").general).unwrap().keys;
+    let b = image.node(dom("b").general).unwrap().keys;
+    assert_eq!(a[1], b[1], "one template per program");
+    assert_ne!(a[1].oid(), a[2].oid());
+    assert_eq!(a[1].key_type(), KeyType::Node);
+    assert_eq!(a[1].rights(), rights::RO | rights::WEAK, "a sense key");
+
+    let node = image.node(a[1].oid()).unwrap();
+    assert_eq!(node.version, a[1].version());
+    let space = node.keys[0];
+    assert_eq!(space.key_type(), KeyType::Segment);
+    assert_eq!((space.lss(), space.rights()), (ROOT_LSS, rights::RO));
+    assert_eq!(node.keys[1], Key::number(TEXT_ADDR, 0), "entry");
+    // Text: one page, read-only; data: 5000 bytes and 3 bss pages = 5
+    // pages, writable.
+    assert_eq!(node.keys[2], Key::number(TEXT_ADDR, 1 << 1));
+    assert_eq!(node.keys[3], Key::number(DATA_ADDR, 5 << 1 | 1));
+    assert!(node.keys[4..].iter().all(|k| k.is_void()));
+
+    // Every page is under a read-only page key, with the program's bytes.
+    let (k, _) = walk(&image, space, TEXT_ADDR).unwrap();
+    assert!(k.is_ro());
+    assert_eq!(&image.page(k.oid()).unwrap().data[..100], &text()[..]);
+    let (k, _) = walk(&image, space, DATA_ADDR).unwrap();
+    assert!(k.is_ro(), "a writable segment's template page is read-only");
+    assert_eq!(&image.page(k.oid()).unwrap().data[..], &data()[..4096]);
+    for i in 2..5 {
+        let (k, _) = walk(&image, space, DATA_ADDR + i * PAGE).unwrap();
+        assert!(k.is_ro() && k.version() == 0 && image.page(k.oid()).is_none());
+    }
+    assert!(walk(&image, space, DATA_ADDR + 5 * PAGE).is_none());
+    assert!(walk(&image, space, STACK_TOP - PAGE).is_none(), "no stack");
+    // The tree is the smallest, and the domains' own pages are not the
+    // template's.
+    let (_, nodes) = check_minimal(&image, space);
+    assert_eq!(
+        nodes, 3,
+        "the root, a size-3 node, a size-1 node for the data"
+    );
+    let own = walk(&image, dom("a").space_key, TEXT_ADDR).unwrap().0;
+    assert_ne!(own.oid(), walk(&image, space, TEXT_ADDR).unwrap().0.oid());
+
+    let server = image.node(a[2].oid()).unwrap();
+    assert_eq!(server.keys[2], Key::number(TEXT_ADDR, 1 << 1));
+    assert!(server.keys[3].is_void());
+
+    let err = build_err(&one("\"program:nosuch\""));
+    assert!(
+        err.contains("domain \"d\" key slot 1 (\"program:nosuch\"): no program nosuch"),
+        "{err}"
+    );
+    assert!(build_err(&one("\"program:\"")).contains("missing name"));
 }

@@ -987,9 +987,19 @@ fn nodes(t: &mut T) {
         OK,
     );
     t.same(
-        "sense MAKE_SEGMENT adds RO+WEAK",
+        "sense MAKE_SEGMENT adds RO+WEAK+NOCALL",
         classify(Y),
-        [ty::SEGMENT, RO | WEAK, 0],
+        [ty::SEGMENT, RO | WEAK | NOCALL, 0],
+    );
+    t.code(
+        "sense MAKE_SEGMENT with KEEPER",
+        make(X, order::node::MAKE_SEGMENT, [1, KEEPER, 0, 0], Y),
+        OK,
+    );
+    t.same(
+        "sense MAKE_SEGMENT with KEEPER: its keeper is never called",
+        classify(Y),
+        [ty::SEGMENT, RO | WEAK | NOCALL | KEEPER, 0],
     );
     t.code(
         "sense MAKE_RO",
@@ -1370,6 +1380,71 @@ fn segments(t: &mut T) {
         OK,
         [1, 0],
     );
+    // FETCH through a segment key: always diminished, whatever its rights.
+    swap(TN, 12, DISCRIM);
+    swap(TN, 13, ECHO);
+    swap(TN, 14, NUM);
+    swap(TN, 15, ECHO);
+    let fetched = |seg: Slot, slot: u64| {
+        let a = make(seg, order::segment::FETCH, [slot, 0, 0, 0], Q);
+        (a.code, classify(Q))
+    };
+    t.same(
+        "segment FETCH slot 1: the size-1 segment, read-only, weak, no-call",
+        fetched(X, 1),
+        (OK, [ty::SEGMENT, RO | WEAK | NOCALL, 0]),
+    );
+    t.same(
+        "segment FETCH through the fetched key: a read-only page",
+        fetched(Q, 0),
+        (OK, [ty::PAGE, RO, 0]),
+    );
+    t.same(
+        "segment FETCH through a read-write key: still read-only",
+        fetched(G, 1),
+        (OK, [ty::PAGE, RO, 0]),
+    );
+    t.same(
+        "segment FETCH of a void slot",
+        fetched(G, 2),
+        (OK, [ty::VOID, 0, 0]),
+    );
+    t.same(
+        "segment FETCH of discrim",
+        fetched(X, 12),
+        (OK, [ty::DISCRIM, 0, 0]),
+    );
+    t.same(
+        "segment FETCH of a start key: void",
+        fetched(X, 13),
+        (OK, [ty::VOID, 0, 0]),
+    );
+    t.same(
+        "segment FETCH of a number",
+        fetched(X, 14),
+        (OK, [ty::NUMBER, 0, 0]),
+    );
+    let a = make(X, order::segment::FETCH, [14, 0, 0, 0], Q);
+    t.same(
+        "the fetched number's value",
+        (a.code, call(Q, 0, [0; 4]).w[0]),
+        (OK, NUMBER),
+    );
+    make(TN, order::node::MAKE_SEGMENT, [2, KEEPER, 0, 0], P);
+    t.same(
+        "segment FETCH of a keeper's slot 15: void",
+        fetched(P, 15),
+        (OK, [ty::VOID, 0, 0]),
+    );
+    t.code(
+        "segment FETCH slot 16",
+        make(X, order::segment::FETCH, [16, 0, 0, 0], Q),
+        SLOT_RANGE,
+    );
+    for slot in 12..16 {
+        swap(TN, slot, 0);
+    }
+
     // A size-2 key inside a size-2 node is malformed.
     swap(TN, 2, X);
     t.code(
