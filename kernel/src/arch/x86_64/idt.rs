@@ -115,6 +115,11 @@ pub fn init() {
         };
         *gate = Gate::interrupt(isr_stub(v as u8), ist);
     }
+    // `int3` is how user code traps to its keeper on purpose (a service's
+    // exit, a debugger's breakpoint): its gate is DPL 3, so it arrives as
+    // #BP (vector 3) rather than #GP. Every other `int n` from user mode
+    // still faults with #GP.
+    idt.0[3].flags = 0xee;
     let ptr = x86_64::structures::DescriptorTablePointer {
         limit: (core::mem::size_of::<Idt>() - 1) as u16,
         base: x86_64::VirtAddr::new(IDT.as_ptr() as u64),
