@@ -69,6 +69,13 @@ impl LineEditor {
         core::str::from_utf8(&self.buf[..self.done]).unwrap_or("")
     }
 
+    /// Drops what is typed so far (and any escape sequence under way).
+    pub fn clear(&mut self) {
+        self.len = 0;
+        self.esc = 0;
+        self.after_cr = false;
+    }
+
     /// What is typed so far.
     pub fn pending(&self) -> &[u8] {
         &self.buf[..self.len]
@@ -175,6 +182,9 @@ pub enum Command<'a> {
     Inject(&'a str, u64),
     /// `restart <service>`: start a held service again.
     Restart(&'a str),
+    /// `read <service> <block>`: ask a block service (looked up in the
+    /// data store) for a block and check its bytes.
+    Read(&'a str, u64),
     /// `start <demo> [arg]`: build a demo program from its factory.
     Start(&'a str, u64),
     /// `note <text>`: add a note.
@@ -190,7 +200,7 @@ pub enum Command<'a> {
 }
 
 /// Every command: (name, arguments, what it does) — `help` prints these.
-pub const COMMANDS: [(&str, &str, &str); 14] = [
+pub const COMMANDS: [(&str, &str, &str); 15] = [
     ("help", "", "list the commands"),
     (
         "ps",
@@ -228,6 +238,11 @@ pub const COMMANDS: [(&str, &str, &str); 14] = [
         "inject a fault into a service (it comes back)",
     ),
     ("restart", "<service>", "start a held service again"),
+    (
+        "read",
+        "<service> <block>",
+        "read a block from a block service and check it",
+    ),
     (
         "start",
         "<demo> [arg]",
@@ -301,6 +316,7 @@ pub fn parse(line: &str) -> Result<Command<'_>, ParseError<'_>> {
             _ => return Err(usage(cmd)),
         },
         ("restart", 1) => Command::Restart(w[0]),
+        ("read", 2) => Command::Read(w[0], number(w[1]).ok_or(usage(cmd))?),
         ("start", 1) => Command::Start(w[0], 0),
         ("start", 2) => Command::Start(w[0], number(w[1]).ok_or(usage(cmd))?),
         ("notes", 0) => Command::Notes,

@@ -43,6 +43,16 @@ fn editing() {
 }
 
 #[test]
+fn clear_drops_the_pending_line() {
+    let mut ed = LineEditor::new();
+    typed(&mut ed, b"half a li\x1b[");
+    ed.clear();
+    assert_eq!(ed.pending(), b"");
+    let (_, lines) = typed(&mut ed, b"Dps\r");
+    assert_eq!(lines, ["Dps"], "no escape sequence left under way");
+}
+
+#[test]
 fn parsing() {
     assert_eq!(parse("  ps "), Ok(Command::Ps));
     assert_eq!(parse(""), Ok(Command::Empty));
@@ -55,6 +65,15 @@ fn parsing() {
         Err(ParseError::Usage("inject", "<service> [crash|kill]"))
     );
     assert_eq!(parse("start counter 3"), Ok(Command::Start("counter", 3)));
+    assert_eq!(parse("read blk 7"), Ok(Command::Read("blk", 7)));
+    assert_eq!(
+        parse("read blk"),
+        Err(ParseError::Usage("read", "<service> <block>"))
+    );
+    assert_eq!(
+        parse("read blk seven"),
+        Err(ParseError::Usage("read", "<service> <block>"))
+    );
     assert_eq!(parse("note buy  milk"), Ok(Command::Note("buy  milk")));
     assert_eq!(parse("note"), Err(ParseError::Usage("note", "<text>")));
     assert_eq!(parse("echo hi there"), Ok(Command::Echo("hi there")));

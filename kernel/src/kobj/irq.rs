@@ -9,6 +9,9 @@
 //! again; the first finds the count and takes it. A waiter that was
 //! checkpointed parked and restarted re-executes with an old restart count
 //! and gets `RESTARTED`: the device lost its state with the machine.
+//! Every answer carries the restart count in `w1`, and a waiter passes the
+//! count it last saw (`w0` = 1): so a restart is reported even to a waiter
+//! that was checkpointed elsewhere (calling its driver) rather than parked.
 //!
 //! A line masks itself when it fires; `WAIT` unmasks it when it finds
 //! nothing counted (the driver has serviced the device by then), `ACK`
@@ -65,6 +68,7 @@ fn wait(k: &mut Kernel, ci: usize, line: u8, m: &Msg, r: &mut Reply) -> After {
         1 if m.w[1] == k.store.restarts => {}
         1 => {
             r.fail(code::RESTARTED);
+            r.w[1] = k.store.restarts;
             return After::Continue;
         }
         _ => {
@@ -77,6 +81,7 @@ fn wait(k: &mut Kernel, ci: usize, line: u8, m: &Msg, r: &mut Reply) -> After {
         // The line stays masked until the next WAIT finds nothing (or an
         // ACK): the driver services the device in between.
         r.w[0] = n as u64;
+        r.w[1] = k.store.restarts;
         return After::Continue;
     }
     ioapic::unmask(line);

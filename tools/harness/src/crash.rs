@@ -13,6 +13,7 @@ use regex::Regex;
 use crate::crash_spec::{BootStep, FlushpointsSpec, PowercutSpec};
 use crate::dmlog;
 use crate::flushpoints::{self, BootFailure};
+use crate::input::{Typing, Typist};
 use crate::judge::judge_kill_on;
 use crate::matcher::Matcher;
 use crate::powercut::{self, Powercut};
@@ -304,13 +305,34 @@ pub fn steps(layout: &Layout, name: &str, spec: &Spec, steps: &[BootStep]) -> Te
                 cfg.cmdline = cmdline.clone();
             }
             let kill = watch.switch();
-            boot(
-                &cfg,
-                &layout.boot_log(name, &i.to_string()),
+            let log = layout.boot_log(name, &i.to_string());
+            if step.input.is_empty() {
+                return boot(&cfg, &log, timeout, kill, watch);
+            }
+            // Type into this boot; an input step whose line never came
+            // shows as an unmet expectation of the step.
+            let typist = Typist::new(&step.input)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+            let (sink, keyboard) = Typing::new(watch, typist);
+            let opts = Options {
                 timeout,
-                kill,
-                watch,
-            )
+                log: Some(log),
+                kill: Some(kill),
+                term_grace: None,
+                keyboard: Some(keyboard),
+            };
+            let out = runner::run(cfg.command(), &opts, sink)?;
+            if let Some(why) = out.sink.untyped() {
+                eprintln!("{name}: boot step {i}: {why}");
+            }
+            Ok(Output {
+                exit: out.exit,
+                elapsed: out.elapsed,
+                tail: out.tail,
+                stderr: out.stderr,
+                sink: out.sink.inner,
+                log_error: out.log_error,
+            })
         },
     );
     match result {

@@ -43,6 +43,7 @@
 //! contains = ['...']
 //! forbid = ['...']
 //! kill_on = '...'             # kill at the first matching line; without it,
+//! kill_delay_ms = 0           # (or that long after it)
 //! exit_code = 33              # QEMU must exit by itself with exit_code
 //! timeout_secs = 30           # default: the spec's
 //! corrupt = { block = 3, offset = 0, len = 16, xor = 0xff }   # raw bytes
@@ -51,6 +52,9 @@
 //! #     or offset/len/xor within it)
 //! # or { target = "ckpt-block", index = 0 }  (a block of the newest
 //! #     checkpoint's log extent; offset/len/xor within it)
+//! [[boot.input]]              # typed into this boot's console after a line
+//! after = '...'               # matches (as top-level [[input]] in a plain test)
+//! text = "..."
 //! ```
 
 use std::fmt;
@@ -60,6 +64,7 @@ use serde::de::{self, IntoDeserializer, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use crate::corrupt::{CorruptSpec, Corruption};
+use crate::input::InputStep;
 use crate::spec::{BootMethod, Spec};
 
 fn one() -> u64 {
@@ -170,6 +175,10 @@ pub struct BootStep {
     /// by itself with `exit_code`.
     #[serde(default)]
     pub kill_on: Option<String>,
+    /// With `kill_on`: kill this many milliseconds after the line (the
+    /// guest runs on meanwhile), not at once.
+    #[serde(default)]
+    pub kill_delay_ms: u64,
     /// QEMU's expected exit status (without `kill_on`).
     #[serde(default = "default_exit_code")]
     pub exit_code: i32,
@@ -179,6 +188,11 @@ pub struct BootStep {
     /// Damage applied to the disk before this boot.
     #[serde(default, deserialize_with = "corruption")]
     pub corrupt: Option<Corruption>,
+    /// Text typed into this boot's console, each after a line matches
+    /// (`[[boot.input]]`; see `input.rs`): how a test drives an interactive
+    /// program across a power cut.
+    #[serde(default)]
+    pub input: Vec<InputStep>,
 }
 
 fn corruption<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Corruption>, D::Error> {
@@ -277,7 +291,9 @@ pub fn mode(spec: &Spec) -> Result<Mode<'_>, String> {
         _ => return Err("give at most one of [powercut], [flushpoints] and [[boot]]".into()),
     };
     if !spec.input.is_empty() {
-        return Err("[[input]] works only in plain tests".into());
+        return Err(
+            "[[input]] works only in plain tests (a [[boot]] step takes [[boot.input]])".into(),
+        );
     }
     let name = match mode {
         Mode::Powercut(_) => "[powercut]",
@@ -425,6 +441,10 @@ mod tests {
             contains = ['copy 0 of node 5 damaged']
             forbid = ['FAILED']
             exit_code = 35
+
+            [[boot.input]]
+            after = 'ready'
+            text = "count\n"
             "#,
         )
         .unwrap();
@@ -439,6 +459,10 @@ mod tests {
         assert_eq!(steps[0].corrupt, None);
         assert_eq!(steps[1].cmdline.as_deref(), Some("b"));
         assert_eq!(steps[1].exit_code, 35);
+        assert!(steps[0].input.is_empty());
+        assert_eq!(steps[1].input.len(), 1);
+        assert_eq!(steps[1].input[0].after, "ready");
+        assert_eq!(steps[1].input[0].text, "count\n");
         assert_eq!(
             steps[1].corrupt,
             Some(Corruption::Object {

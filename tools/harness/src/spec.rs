@@ -47,6 +47,11 @@ pub struct Spec {
     /// `[[domain]]` tables: the image's domains (the stet-mkimage schema).
     #[serde(default)]
     pub domain: Vec<DomainSpec>,
+    /// The image of another spec, by path from this spec's directory
+    /// (`"../run.toml"`: what `make run` boots): its domains and meters
+    /// become this spec's. Exclusive with `programs` and `[[domain]]`.
+    #[serde(default)]
+    pub image_of: Option<PathBuf>,
     /// `[[meter]]` tables: meters besides the prime meter.
     #[serde(default)]
     pub meter: Vec<MeterSpec>,
@@ -121,9 +126,14 @@ impl Spec {
     /// together (`crash_spec::mode`).
     pub fn parse(text: &str) -> Result<Self> {
         let spec: Spec = toml::from_str(text)?;
-        match (&spec.programs, spec.domain.is_empty()) {
-            (Some(_), false) => bail!("give either `programs` or `[[domain]]` tables, not both"),
-            (None, true) => bail!("no `programs` and no `[[domain]]` tables"),
+        match (&spec.programs, spec.domain.is_empty(), &spec.image_of) {
+            (Some(_), false, _) => {
+                bail!("give either `programs` or `[[domain]]` tables, not both")
+            }
+            (None, true, None) => bail!("no `programs`, `image_of` or `[[domain]]` tables"),
+            (Some(_), _, Some(_)) | (_, false, Some(_)) => {
+                bail!("`image_of` takes the place of `programs` and `[[domain]]` tables")
+            }
             _ => {}
         }
         if let Err(e) = crate::crash_spec::mode(&spec) {
@@ -149,7 +159,23 @@ impl Spec {
     pub fn load(path: &Path) -> Result<Self> {
         let text =
             fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        Self::parse(&text).with_context(|| format!("parsing {}", path.display()))
+        let mut spec = Self::parse(&text).with_context(|| format!("parsing {}", path.display()))?;
+        if let Some(of) = &spec.image_of {
+            let other_path = path.parent().unwrap_or(Path::new(".")).join(of);
+            let other = Self::load(&other_path)
+                .with_context(|| format!("image_of in {}", path.display()))?;
+            if other.image_of.is_some() {
+                bail!(
+                    "{}: image_of names a spec that has image_of",
+                    path.display()
+                );
+            }
+            spec.image_of = None;
+            spec.programs = other.programs;
+            spec.domain = other.domain;
+            spec.meter = other.meter;
+        }
+        Ok(spec)
     }
 }
 
@@ -232,6 +258,35 @@ mod tests {
         assert!(Spec::parse("programs = []\ndormant = [\"x\"]").is_err());
         let typo = "[[domain]]\nname = \"a\"\nprogram = \"a\"\nstak_pages = 1\n";
         assert!(Spec::parse(typo).is_err());
+    }
+
+    #[test]
+    fn image_of_takes_another_specs_image() {
+        let dir = TempDir::new("image-of");
+        let run = dir.path().join("run.toml");
+        fs::write(
+            &run,
+            "[[meter]]\nname = \"m\"\n[[domain]]\nname = \"a\"\nprogram = \"hello\"\n",
+        )
+        .unwrap();
+        fs::create_dir(dir.path().join("system")).unwrap();
+        let test = dir.path().join("system/t.toml");
+        fs::write(&test, "image_of = \"../run.toml\"\nexpect = ['x']\n").unwrap();
+        let spec = Spec::load(&test).unwrap();
+        assert_eq!(spec.image_of, None);
+        assert_eq!(spec.domain.len(), 1);
+        assert_eq!(spec.domain[0].name, "a");
+        assert_eq!(spec.meter.len(), 1);
+        assert_eq!(spec.expect, vec!["x".to_string()]);
+
+        let both = "image_of = \"r.toml\"\nprograms = [\"a\"]";
+        assert!(Spec::parse(both)
+            .unwrap_err()
+            .to_string()
+            .contains("takes the place"));
+        fs::write(&test, "image_of = \"../nothing.toml\"\n").unwrap();
+        let err = format!("{:#}", Spec::load(&test).unwrap_err());
+        assert!(err.contains("nothing.toml"), "{err}");
     }
 
     #[test]

@@ -71,7 +71,9 @@ where
             None => None,
         };
         let timeout = step.timeout_secs.map_or(timeout, Duration::from_secs);
-        let out = boot(i, step, Watch::new(matcher, kill_on), timeout)
+        let watch =
+            Watch::new(matcher, kill_on).with_kill_delay(Duration::from_millis(step.kill_delay_ms));
+        let out = boot(i, step, watch, timeout)
             .map_err(|e| StepFailure::setup(format!("{what}: cannot run QEMU: {e}")))?;
         let verdict = out.sink.verdict();
         let result = match &step.kill_on {

@@ -2,7 +2,7 @@
 //! spec's expectations and kills QEMU (through a [`KillSwitch`]) as soon as
 //! a line matches `kill_on`, or a forbidden line appears.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use regex::Regex;
 
@@ -14,6 +14,7 @@ use crate::runner::{KillSwitch, LineSink};
 pub struct Watch {
     matcher: Matcher,
     kill_on: Option<Regex>,
+    kill_delay: Duration,
     switch: KillSwitch,
     killed_on: Option<String>,
 }
@@ -25,9 +26,17 @@ impl Watch {
         Watch {
             matcher,
             kill_on,
+            kill_delay: Duration::ZERO,
             switch: KillSwitch::default(),
             killed_on: None,
         }
+    }
+
+    /// Kill this long after the `kill_on` line instead of at once (to let
+    /// the guest go on a while: time for checkpoints while it idles).
+    pub fn with_kill_delay(mut self, delay: Duration) -> Self {
+        self.kill_delay = delay;
+        self
     }
 
     /// The switch to hand to the runner.
@@ -51,7 +60,7 @@ impl LineSink for Watch {
         self.matcher.feed(line);
         if self.killed_on.is_none() && self.kill_on.as_ref().is_some_and(|re| re.is_match(line)) {
             self.killed_on = Some(line.to_string());
-            self.switch.arm(Instant::now());
+            self.switch.arm(Instant::now() + self.kill_delay);
         }
         if matches!(self.matcher.verdict(), Verdict::Forbidden(_)) {
             self.switch.arm(Instant::now());
@@ -81,6 +90,16 @@ mod tests {
         assert_eq!(w.killed_on(), Some("check: ok epoch=1"));
         assert_eq!(w.switch().deadline(), Some(armed));
         assert_eq!(w.verdict(), Verdict::Ok);
+    }
+
+    #[test]
+    fn a_kill_delay_arms_later() {
+        let mut w = watch(&[], &[], Some("idle")).with_kill_delay(Duration::from_secs(60));
+        let before = Instant::now();
+        w.line("idle now");
+        let armed = w.switch().deadline().unwrap();
+        assert!(armed >= before + Duration::from_secs(60));
+        assert_eq!(w.killed_on(), Some("idle now"));
     }
 
     #[test]

@@ -30,6 +30,7 @@ pub(crate) enum KeySpec {
     Supply(usize),
     Forwarder(String, u32),
     Program(String),
+    Programs(Vec<String>),
     FreshNode,
     FreshPage,
     IoPorts(u16, u32),
@@ -135,6 +136,10 @@ pub(crate) fn parse_key(s: &str) -> Result<KeySpec, String> {
             }
         }
         ["program", p] => KeySpec::Program(name(p)?),
+        ["programs", ps @ ..] if !ps.is_empty() && ps.len() <= 16 => {
+            KeySpec::Programs(ps.iter().map(|p| name(p)).collect::<Result<_, _>>()?)
+        }
+        ["programs", ..] => return Err("programs:<a>:<b>… names 1 to 16 programs".into()),
         ["ioports", base, count] => {
             let (base, count) = (parse_number(base)?, parse_number(count)?);
             if base >= 1 << 16 || count == 0 || base + count > 1 << 16 {

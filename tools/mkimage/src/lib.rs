@@ -281,7 +281,7 @@ impl Names {
                     ));
                 }
             },
-            KeySpec::Range(..) | KeySpec::Program(_) => return Ok(None),
+            KeySpec::Range(..) | KeySpec::Program(_) | KeySpec::Programs(_) => return Ok(None),
             KeySpec::Supply(n) => {
                 let node = objs.node();
                 let first = objs.pages(*n as u64);
@@ -505,6 +505,19 @@ pub fn build(spec: &Spec, mut load: impl FnMut(&str) -> Result<Vec<u8>>) -> Resu
             if let KeySpec::Program(p) = &ks {
                 slots[slot] = program_key(&mut objs, &mut files, &mut load, p)
                     .map_err(|e| err(format!("{e:#}")))?;
+                continue;
+            }
+            if let KeySpec::Programs(ps) = &ks {
+                // A node whose slots hold the programs' sense keys in order
+                // (how a shell is handed the demos it may start).
+                let mut node_slots = [Key::VOID; SLOTS];
+                for (k, p) in ps.iter().enumerate() {
+                    node_slots[k] = program_key(&mut objs, &mut files, &mut load, p)
+                        .map_err(|e| err(format!("{e:#}")))?;
+                }
+                let n = objs.node();
+                objs.b.node(n, VERSION, node_slots);
+                slots[slot] = Key::node(n, VERSION, 0);
                 continue;
             }
             match names.resolve(&ks, &mut objs).map_err(err)? {

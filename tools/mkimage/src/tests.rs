@@ -918,3 +918,28 @@ keys = ["program:client"]
     );
     assert!(build_err(&one("\"program:\"")).contains("missing name"));
 }
+
+#[test]
+fn programs_spec_makes_a_node_of_the_same_templates() {
+    let spec = Spec::parse(
+        r#"
+[[domain]]
+name = "a"
+program = "server"
+keys = ["programs:client:server", "program:server"]
+"#,
+    )
+    .unwrap();
+    let built = build(&spec, loader()).unwrap();
+    let image = Image::parse(&built.image).unwrap();
+    let a = image.node(built.domains[0].general).unwrap().keys;
+    assert_eq!((a[1].key_type(), a[1].rights()), (KeyType::Node, 0));
+    let node = image.node(a[1].oid()).unwrap();
+    assert_eq!(node.keys[1], a[2], "the same template as program:server");
+    assert_eq!(node.keys[0].rights(), rights::RO | rights::WEAK);
+    assert_ne!(node.keys[0].oid(), node.keys[1].oid());
+    assert!(node.keys[2..].iter().all(|k| k.is_void()));
+
+    assert!(build_err(&one("\"programs\"")).contains("1 to 16 programs"));
+    assert!(build_err(&one("\"programs:client:nosuch\"")).contains("no program nosuch"));
+}

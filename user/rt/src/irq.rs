@@ -4,11 +4,21 @@ use crate::key::{call, Slot};
 use stet_abi::{code, order::irq as o};
 
 /// Waits until the line in `irq` has fired since the last `WAIT`; returns
-/// how many times. `Err(RESTARTED)`: the system restarted from a checkpoint
-/// while this waited (re-initialise the device); other codes as the kernel
-/// answered (`IO_ERROR`: no interrupt controller for the line).
-pub fn wait(irq: Slot) -> Result<u64, u64> {
-    let a = call(irq, o::WAIT, [0; 4]);
+/// how many times. `seen` is the store's restart count the last answer
+/// reported (`None` before the first): if the system has restarted from a
+/// checkpoint since — whether this domain was waiting then or doing
+/// anything else — the answer is `Err(RESTARTED)` (re-initialise the
+/// device). Other codes as the kernel answered (`IO_ERROR`: no interrupt
+/// controller for the line).
+pub fn wait(irq: Slot, seen: &mut Option<u64>) -> Result<u64, u64> {
+    let w = match *seen {
+        Some(n) => [1, n, 0, 0],
+        None => [0; 4],
+    };
+    let a = call(irq, o::WAIT, w);
+    if a.code == code::OK || a.code == code::RESTARTED {
+        *seen = Some(a.w[1]);
+    }
     if a.code == code::OK {
         Ok(a.w[0])
     } else {

@@ -47,8 +47,12 @@ fn main(arg: u64) -> i64 {
 
 /// Turns the interrupt into messages to the driver.
 fn waiter() -> i64 {
+    // The restart count of the last answer: kept in this domain's memory,
+    // so a restart is noticed even if the checkpoint caught the waiter
+    // calling the driver rather than waiting.
+    let mut seen = None;
     loop {
-        let (n, restarted) = match irq::wait(IRQ) {
+        let (n, restarted) = match irq::wait(IRQ, &mut seen) {
             Ok(n) => (n, 0),
             Err(code::RESTARTED) => (0, 1),
             Err(c) => {
@@ -191,6 +195,18 @@ fn driver() -> i64 {
                         println!("consoled: no UART after the restart");
                     }
                     uart.write(b"consoled: COM1 re-initialised after a restart\n");
+                    // Input typed ahead before the checkpoint belongs to a
+                    // terminal session that is gone (its echo was never
+                    // seen, the rest of it was lost in the UART): drop it,
+                    // as a terminal driver flushes its queue on hang-up.
+                    input.head = 0;
+                    input.len = 0;
+                    // A reader that waited across the restart is told so
+                    // (its prompt is gone with the old terminal session)
+                    // and asks again.
+                    if let Some((slot, _)) = reader.take() {
+                        Msg::new(slot, code::RESTARTED).send();
+                    }
                 }
                 st.interrupts += a.w[0];
                 drain(&mut uart, &mut input, &mut st);

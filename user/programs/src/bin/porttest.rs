@@ -121,6 +121,15 @@ fn probe() -> i64 {
         call(IRQ, irq::WAIT, [7, 0, 0, 0]).code,
         code::BAD_VALUE,
     );
+    // A waiter that names a restart count other than the store's (no disk
+    // here: 0) hears RESTARTED at once, with the count now.
+    let a = call(IRQ, irq::WAIT, [1, 3, 0, 0]);
+    println!(
+        "porttest: irq WAIT after restart 3: {} restarts {}",
+        code::name(a.code),
+        a.w[1]
+    );
+    ok &= a.code == code::RESTARTED && a.w[1] == 0;
 
     // SET_IOPORTS refuses other key types and keeps the old key.
     for (what, slot) in [

@@ -9,14 +9,15 @@
 //! `println!` goes through it), 2 sleep, 3 discrim, 4 sysinfo, 5 checkpoint,
 //! 6 the reincarnation service (client), 7 the data store (lookup), 8 a
 //! bank, 9 the meter for demos, 10 the metafactory, 11 the notes service,
-//! 12 the demo programs node (`program:<name>` keys in slots 0.., named by
-//! the argument's list); 13–15 scratch.
+//! 12 the demo programs node (slot i holds the program key of
+//! `DEMOS_LIST[i]`: `programs:hello:counter` in the image spec); 13–15
+//! scratch.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
 
 use stet_rt::abi::order::{checkpoint as ck, sysinfo as si};
-use stet_rt::abi::service::{console as co, notes as no, rs as ro};
+use stet_rt::abi::service::{blk, console as co, notes as no, rs as ro, store as so};
 use stet_rt::abi::{code, order::node};
 use stet_rt::key::{Msg, Slot};
 use stet_rt::{bank, print, println};
@@ -26,6 +27,7 @@ const CONSOLE: Slot = 1;
 const SYSINFO: Slot = 4;
 const CHECKPOINT: Slot = 5;
 const RS: Slot = 6;
+const LOOKUP: Slot = 7;
 const BANK: Slot = 8;
 const METER: Slot = 9;
 const META: Slot = 10;
@@ -178,8 +180,10 @@ fn start(demo: &str, arg: u64) {
     let Some(i) = DEMOS_LIST.iter().position(|d| *d == demo) else {
         return println!("start: no demo {demo:?} (demos: hello, counter)");
     };
-    // A factory for the demo, its product holding the console; the
-    // product's objects come from a sub-bank of the shell's bank.
+    // A factory for the demo, its product holding the console, sleep,
+    // discrim and the checkpoint key (what `counter` reads its restarts
+    // from) in slots 1-4; the product's objects come from a sub-bank of
+    // the shell's bank.
     let r = (|| {
         ok(Msg::new(DEMOS, node::FETCH)
             .w0(i as u64)
@@ -191,11 +195,13 @@ fn start(demo: &str, arg: u64) {
             .recv([T1, T2, 0, 0])
             .call();
         ok(a.code)?;
-        ok(Msg::new(T1, stet_rt::abi::service::factory::INSTALL)
-            .w0(1)
-            .keys([CONSOLE, 0, 0, 0])
-            .call()
-            .code)?;
+        for (component, key) in [(1, CONSOLE), (2, 2), (3, 3), (4, CHECKPOINT)] {
+            ok(Msg::new(T1, stet_rt::abi::service::factory::INSTALL)
+                .w0(component)
+                .keys([key, 0, 0, 0])
+                .call()
+                .code)?;
+        }
         ok(Msg::new(T1, stet_rt::abi::service::factory::SEAL)
             .call()
             .code)?;
@@ -210,6 +216,39 @@ fn start(demo: &str, arg: u64) {
     match r {
         Ok(()) => println!("start: {demo} is running"),
         Err(c) => println!("start: {demo}: {} ({c})", code::name(c)),
+    }
+}
+
+/// `read <service> <block>`: the service's current key from the data
+/// store, one READ, every byte checked against `blk::byte`.
+fn read(name: &str, n: u64) {
+    let g = Msg::new(LOOKUP, so::GET)
+        .string(name.as_bytes())
+        .recv([T1, 0, 0, 0])
+        .call();
+    if g.code != code::OK {
+        return println!(
+            "read: no service {name} in the data store ({})",
+            code::name(g.code)
+        );
+    }
+    let mut b = [0u8; 4096];
+    let a = Msg::new(T1, blk::READ).w0(n).call_into(&mut b);
+    if a.code != code::OK {
+        return println!(
+            "read: {name}: {} ({}); try again",
+            code::name(a.code),
+            a.code
+        );
+    }
+    let bad = (0..b.len()).filter(|&i| b[i] != blk::byte(n, i)).count();
+    if a.len == b.len() && bad == 0 {
+        println!(
+            "read: {name} block {n}: 4096 bytes ok (generation {})",
+            g.w[0]
+        );
+    } else {
+        println!("read: {name} block {n}: {} bytes, {bad} WRONG", a.len);
     }
 }
 
@@ -260,6 +299,7 @@ fn run(c: Command<'_>) {
             let a = Msg::new(RS, ro::RESTART).string(name.as_bytes()).call();
             println!("restart: {name}: {}", code::name(a.code));
         }
+        Command::Read(name, n) => read(name, n),
         Command::Start(demo, arg) => start(demo, arg),
         Command::Note(text) => {
             let a = Msg::new(NOTES, no::ADD).string(text.as_bytes()).call();
@@ -292,19 +332,32 @@ fn run(c: Command<'_>) {
     }
 }
 
+/// The store's restart count (0 without a disk).
+fn restarts() -> u64 {
+    stet_rt::checkpoint::info(CHECKPOINT).map_or(0, |i| i.restarts)
+}
+
 fn main(_arg: u64) -> i64 {
+    // Let the servers' start-up lines come first, so the prompt is the
+    // last thing on the screen (typing early is safe: the console driver
+    // buffers input).
+    stet_rt::kernel::sleep_until(stet_rt::kernel::now_ns() + 300_000_000);
     println!("Stet shell: type help for the commands");
     let mut ed = LineEditor::new();
     let mut input = [0u8; 256];
+    // A restart (from the last checkpoint) can come during any command;
+    // then what was typed after it belongs to the old terminal session.
+    let mut seen = restarts();
     write(b"stet> ");
     loop {
         let a = Msg::new(CONSOLE, co::READ)
             .w0(input.len() as u64)
             .call_into(&mut input);
         if a.code == code::RESTARTED {
-            // The system restarted while we waited: say where we are.
+            // The system restarted while we waited: a fresh prompt.
+            seen = restarts();
+            ed.clear();
             write(b"\r\n(restarted)\r\nstet> ");
-            write(ed.pending());
             continue;
         }
         if a.code != code::OK {
@@ -344,6 +397,15 @@ fn main(_arg: u64) -> i64 {
                             println!("{c}: no such command (help lists them)")
                         }
                         Err(ParseError::Usage(n, args)) => println!("usage: {n} {args}"),
+                    }
+                    let now = restarts();
+                    if now != seen {
+                        // The command finished after a restart: drop the
+                        // rest of the old session's input.
+                        seen = now;
+                        ed.clear();
+                        write(b"(restarted)\r\nstet> ");
+                        break;
                     }
                     write(b"stet> ");
                 }
