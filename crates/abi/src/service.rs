@@ -103,7 +103,8 @@ pub mod rs {
     /// product's argument (8 bytes, little-endian); key 0: the factory's
     /// requestor key;
     /// `w0` restart (1) or hold (0); `w1` back-off base ns; `w2` most
-    /// restarts per `w3` ns (the rate window; 0: 1 s) → starts it
+    /// restarts per `w3` ns (at most 16; 0: no rate cap; the rate window
+    /// 0: 1 s) → starts it
     /// (published in the data store) → `w0` its index. `LIMIT` when full.
     pub const REGISTER: u64 = 1;
     /// `w0` index → the string its name, `w0` state ([`state`]), `w1`
@@ -137,6 +138,10 @@ pub mod blk {
     /// `w0` block number → string: the block's 4096 bytes
     /// (`stet_abi::service::blk::byte`).
     pub const READ: u64 = 1;
+    /// The test service crashes while serving this (an invalid opcode):
+    /// what a driver's bug looks like to its client, who hears `RESTARTED`
+    /// from the reincarnation service (`service_restart` measures it).
+    pub const CRASH: u64 = 2;
 
     /// Byte `i` of block `n`: what the test service serves and its clients
     /// check.

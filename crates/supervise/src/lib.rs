@@ -40,7 +40,8 @@ pub struct Policy {
     pub backoff_cap_ns: u64,
     /// Up this long, a service is healthy again (back-off starts over).
     pub stable_ns: u64,
-    /// Most restarts within `rate_window_ns` (at most [`MAX_RATE`]).
+    /// Most restarts within `rate_window_ns` (at most [`MAX_RATE`]; 0: no
+    /// rate cap, for a benchmark that restarts as fast as it can).
     pub rate_max: u32,
     /// The window of the rate cap.
     pub rate_window_ns: u64,
@@ -126,7 +127,7 @@ impl Record {
             self.consecutive = 0;
         }
         let rate_max = p.rate_max.min(MAX_RATE as u32);
-        if self.recent_restarts(now, p.rate_window_ns) >= rate_max {
+        if rate_max > 0 && self.recent_restarts(now, p.rate_window_ns) >= rate_max {
             return Decision::HoldRateCap;
         }
         let shift = self.consecutive.min(63);

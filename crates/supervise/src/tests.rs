@@ -65,6 +65,22 @@ fn a_service_that_crashes_at_start_up_is_held_by_the_rate_cap() {
 }
 
 #[test]
+fn rate_max_zero_is_no_rate_cap() {
+    let p = Policy {
+        backoff_base_ns: 0,
+        rate_max: 0,
+        ..Policy::DEFAULT
+    };
+    let mut r = Record::new(0);
+    // A thousand restarts at the same instant (a coarse clock): none held.
+    for _ in 0..1000 {
+        assert_eq!(r.on_failure(7, &p, Failure::Crash), Decision::RestartAt(7));
+        r.on_restarted(7);
+    }
+    assert_eq!(r.restarts, 1000);
+}
+
+#[test]
 fn hold_policy_never_restarts() {
     let p = Policy {
         restart: false,

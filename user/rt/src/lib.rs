@@ -15,6 +15,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod bank;
+pub mod bench;
 pub mod checkpoint;
 pub mod consoled;
 pub mod cpu;

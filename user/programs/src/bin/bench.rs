@@ -6,35 +6,16 @@
 #![deny(unsafe_code)]
 
 use stet_rt::abi::layout::HEAP_START;
+use stet_rt::bench::{self, report};
 use stet_rt::cpu::rdtsc;
 use stet_rt::cpu::{store_byte, ud2_emulated};
 use stet_rt::key::{call, Msg};
-use stet_rt::println;
 
 const N: usize = 2000;
 const WARMUP: usize = 200;
 
-fn median(s: &mut [u64]) -> u64 {
-    s.sort_unstable();
-    s[s.len() / 2]
-}
-
-fn report(name: &str, samples: &mut [u64], overhead: u64) {
-    let m = median(samples).saturating_sub(overhead);
-    println!(
-        "BENCH name={name} instructions={m} iterations={} overhead={overhead}",
-        samples.len()
-    );
-}
-
 fn rdtsc_overhead() -> u64 {
-    let mut s = [0u64; N];
-    for v in s.iter_mut() {
-        let t0 = rdtsc();
-        let t1 = rdtsc();
-        *v = t1 - t0;
-    }
-    median(&mut s)
+    bench::rdtsc_overhead(N)
 }
 
 /// Invoking the void key: the kernel's shortest answer, the floor of

@@ -1,6 +1,7 @@
 //! A block-style test service for the reincarnation service: `READ` of
 //! block n answers 4096 bytes computed from n (`stet_abi::service::blk`),
-//! so a client can check every byte and simply ask again after a restart.
+//! so a client can check every byte and simply ask again after a restart;
+//! `CRASH` makes it crash while serving the request.
 //!
 //! Built by a factory: component 1 is the console; slot 15 takes callers'
 //! resume keys. The argument (`rdi`) picks a misbehaviour for the tests:
@@ -36,6 +37,10 @@ fn main(arg: u64) -> i64 {
                     *b = blk::byte(a.w[0], i);
                 }
                 (code::OK, [a.w[0], 0, 0, 0], out.len(), 0)
+            }
+            blk::CRASH => {
+                fault::Fault::InvalidOpcode.trigger();
+                (code::BAD_STATE, [0; 4], 0, 0)
             }
             _ => (code::NO_SUCH_ORDER, [0; 4], 0, 0),
         }

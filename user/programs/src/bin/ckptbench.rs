@@ -39,6 +39,7 @@
 
 use core::sync::atomic::Ordering;
 use stet_rt::abi::code;
+use stet_rt::bench::median;
 use stet_rt::kernel::now_ns;
 use stet_rt::mem::{heap_words, PAGE_WORDS};
 use stet_rt::{checkpoint, journal, println};
@@ -58,11 +59,6 @@ const JOURNAL_N: usize = 50;
 const JOURNAL_WARMUP: usize = 5;
 /// Checkpoint and raw-write pairs of the throughput row.
 const RAW_ROUNDS: usize = 7;
-
-fn median(s: &mut [u64]) -> u64 {
-    s.sort_unstable();
-    s[s.len() / 2]
-}
 
 fn fail(what: &str, c: u64) -> i64 {
     println!("ckptbench: FAILED {what}: {} ({c})", code::name(c));

@@ -23,6 +23,7 @@
 use stet_rt::abi::code;
 use stet_rt::abi::service::factory as o;
 use stet_rt::bank;
+use stet_rt::bench::{self, median, report};
 use stet_rt::cpu::rdtsc;
 use stet_rt::key::{Msg, Slot};
 use stet_rt::println;
@@ -41,27 +42,8 @@ const P: Slot = 13;
 
 const MAX_N: usize = 200;
 
-fn median(s: &mut [u64]) -> u64 {
-    s.sort_unstable();
-    s[s.len() / 2]
-}
-
-fn report(name: &str, samples: &mut [u64], overhead: u64) {
-    let m = median(samples).saturating_sub(overhead);
-    println!(
-        "BENCH name={name} instructions={m} iterations={} overhead={overhead}",
-        samples.len()
-    );
-}
-
 fn rdtsc_overhead() -> u64 {
-    let mut s = [0u64; MAX_N];
-    for v in s.iter_mut() {
-        let t0 = rdtsc();
-        let t1 = rdtsc();
-        *v = t1 - t0;
-    }
-    median(&mut s)
+    bench::rdtsc_overhead(MAX_N)
 }
 
 fn must(what: &str, c: u64) -> bool {

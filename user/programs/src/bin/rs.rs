@@ -365,7 +365,7 @@ impl Rs {
             backoff_base_ns: w[1],
             backoff_cap_ns: (w[1] * 64).max(1_000_000),
             stable_ns: 1_000_000_000,
-            rate_max: (w[2] as u32).clamp(1, stet_supervise::MAX_RATE as u32),
+            rate_max: (w[2] as u32).min(stet_supervise::MAX_RATE as u32),
             rate_window_ns: if w[3] == 0 { 1_000_000_000 } else { w[3] },
         };
         e.record = Record::new(now);
