@@ -34,19 +34,7 @@ extern crate std;
 #[cfg(test)]
 mod tests;
 
-/// Storage for the bookkeeping: an array of words.
-pub trait Words {
-    /// Word `i`.
-    fn get(&self, i: usize) -> u64;
-    /// Sets word `i`.
-    fn set(&mut self, i: usize, v: u64);
-    /// How many words there are.
-    fn len(&self) -> usize;
-    /// Whether there are none.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
+pub use stet_words::Words;
 
 /// The two object spaces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

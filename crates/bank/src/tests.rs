@@ -6,18 +6,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::vec;
 use std::vec::Vec;
 
-impl Words for Vec<u64> {
-    fn get(&self, i: usize) -> u64 {
-        self[i]
-    }
-    fn set(&mut self, i: usize, v: u64) {
-        self[i] = v;
-    }
-    fn len(&self) -> usize {
-        Vec::len(self)
-    }
-}
-
 fn banks(pages: u32, nodes: u32, n: u32) -> Banks<Vec<u64>> {
     let l = Layout {
         pages,

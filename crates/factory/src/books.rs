@@ -22,19 +22,7 @@ use crate::discreet::{self, Component, Nested, Verdict};
 use crate::plan::{Segment, DEFAULT_STACK_PAGES, MAX_SEGMENTS, MAX_STACK_PAGES};
 use stet_abi::service::factory::COMPONENTS;
 
-/// Storage for the books: an array of words.
-pub trait Words {
-    /// Word `i`.
-    fn get(&self, i: usize) -> u64;
-    /// Sets word `i`.
-    fn set(&mut self, i: usize, v: u64);
-    /// How many words there are.
-    fn len(&self) -> usize;
-    /// Whether there are none.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
+pub use stet_words::Words;
 
 /// Most factories: what the directory tree holds (16 × 16 × 8 numbers,
 /// number 0 being the metafactory's label).

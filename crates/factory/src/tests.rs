@@ -2,7 +2,7 @@
 //! image builder's rule written out over explicit page lists; the
 //! discreetness rule, type by type; the books against a model.
 
-use crate::books::{dir_path, Books, Error, New, NodeId, Words, MAX_FACTORIES};
+use crate::books::{dir_path, Books, Error, New, NodeId, MAX_FACTORIES};
 use crate::discreet::{classify, verdict, Class, Component, Nested, Verdict};
 use crate::plan::{
     self, node_count, path, steps, Pages, PlanError, Segment, Source, Step, PAGE, ROOT_LSS,
@@ -450,22 +450,10 @@ fn the_first_slot_that_is_not_discreet_decides() {
 
 // ---- the books -------------------------------------------------------------
 
-struct Vecw(Vec<u64>);
-
-impl Words for Vecw {
-    fn get(&self, i: usize) -> u64 {
-        self.0[i]
-    }
-    fn set(&mut self, i: usize, v: u64) {
-        self.0[i] = v;
-    }
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-}
+type Vecw = Vec<u64>;
 
 fn books(max: u32) -> Books<Vecw> {
-    Books::format(Vecw(std::vec![0; Books::<Vecw>::words_for(max)]), max).unwrap()
+    Books::format(std::vec![0; Books::<Vecw>::words_for(max)], max).unwrap()
 }
 
 fn id(oid: u64, version: u32) -> NodeId {
@@ -495,10 +483,10 @@ fn new(req: NodeId, bld: NodeId) -> New<'static> {
 
 #[test]
 fn books_format_open_and_refuse_garbage() {
-    assert!(Books::format(Vecw(std::vec![0; 10]), 4).is_none());
-    assert!(Books::format(Vecw(std::vec![0; 100_000]), 0).is_none());
-    assert!(Books::format(Vecw(std::vec![0; 200_000]), MAX_FACTORIES + 1).is_none());
-    assert!(Books::open(Vecw(std::vec![0; 1000])).is_none());
+    assert!(Books::format(std::vec![0; 10], 4).is_none());
+    assert!(Books::format(std::vec![0; 100_000], 0).is_none());
+    assert!(Books::format(std::vec![0; 200_000], MAX_FACTORIES + 1).is_none());
+    assert!(Books::open(std::vec![0; 1000]).is_none());
     let mut b = books(4);
     let n = b.next_free().unwrap();
     b.create(n, &new(id(10, 1), id(11, 1))).unwrap();

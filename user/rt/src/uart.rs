@@ -13,8 +13,8 @@ pub const COM1: u16 = 0x3f8;
 /// COM1's ISA interrupt line.
 pub const COM1_IRQ: u8 = 4;
 
-/// One UART.
-pub struct Uart(Uart16550<PioBackend>);
+/// One UART, and its first port.
+pub struct Uart(Uart16550<PioBackend>, u16);
 
 /// No UART answers at the ports (its scratch register does not hold what
 /// was written), or the configuration was refused.
@@ -30,7 +30,9 @@ impl Uart {
         // CPU either performs it (the kernel opened exactly the ports of
         // this domain's key) or raises #GP to the keeper. Which device sits
         // at the ports is the concern of whoever granted the key.
-        unsafe { Uart16550::new_port(base) }.ok().map(Uart)
+        unsafe { Uart16550::new_port(base) }
+            .ok()
+            .map(|u| Uart(u, base))
     }
 
     /// Programs it: 8N1 with FIFOs, an interrupt when a byte arrives (and
@@ -43,6 +45,15 @@ impl Uart {
             ..Config::DEFAULT
         };
         self.0.init(config).map_err(|_| NoUart)
+    }
+
+    /// Whether the UART has lost what [`Uart::init`] programmed (its
+    /// receive interrupt is off): the machine was reset under the driver,
+    /// as when the system restarts from a checkpoint. One port read.
+    pub fn was_reset(&self) -> bool {
+        // The interrupt enable register (base + 1, with the divisor latch
+        // closed, as the driver leaves it and the kernel restores it).
+        crate::port::in8(self.1 + 1) & IER::DATA_READY.bits() == 0
     }
 
     /// Sends bytes, waiting for room in the transmitter; `\n` becomes

@@ -120,6 +120,30 @@ fn drain(uart: &mut Uart, input: &mut Input, st: &mut Stats) {
     }
 }
 
+/// If the UART was reset under the driver (the machine restarted from a
+/// checkpoint), programs it again and starts a new terminal session: input
+/// typed before the checkpoint and not yet read belongs to a session that
+/// is gone (its echo was never seen, the rest of it was lost in the UART),
+/// so it is dropped, as a terminal driver flushes its queue at hang-up; a
+/// reader still waiting is answered `RESTARTED` and asks again. Called
+/// before any input is handed out and when the waiter reports a restart,
+/// whichever comes first; the second finds the UART programmed and does
+/// nothing, so input typed in between is kept.
+fn after_reset(uart: &mut Uart, input: &mut Input, reader: &mut Option<(Slot, usize)>) {
+    if !uart.was_reset() {
+        return;
+    }
+    if uart.init().is_err() {
+        println!("consoled: no UART after the restart");
+    }
+    uart.write(b"consoled: COM1 re-initialised after a restart\n");
+    input.head = 0;
+    input.len = 0;
+    if let Some((slot, _)) = reader.take() {
+        Msg::new(slot, code::RESTARTED).send();
+    }
+}
+
 /// A reply: result code, words, bytes of `out` to send.
 type Reply = (u64, [u64; 4], usize);
 
@@ -157,6 +181,7 @@ fn driver() -> i64 {
             o::READ => {
                 // Whether it waits is decided before the prompt shows:
                 // input typed in answer to the prompt comes by interrupt.
+                after_reset(&mut uart, &mut input, &mut reader);
                 drain(&mut uart, &mut input, &mut st);
                 uart.write(&buf[..len]);
                 st.written += len as u64;
@@ -178,6 +203,7 @@ fn driver() -> i64 {
             }
             o::POLL if a.w[0] > out.len() as u64 => (code::BAD_VALUE, [0; 4], 0),
             o::POLL => {
+                after_reset(&mut uart, &mut input, &mut reader);
                 drain(&mut uart, &mut input, &mut st);
                 let n = input.take(&mut out[..a.w[0] as usize]);
                 (code::OK, [n as u64, 0, 0, 0], n)
@@ -191,22 +217,7 @@ fn driver() -> i64 {
                 if a.w[1] == 1 {
                     // The machine restarted from a checkpoint: the UART
                     // lost its programming (and its interrupt enable).
-                    if uart.init().is_err() {
-                        println!("consoled: no UART after the restart");
-                    }
-                    uart.write(b"consoled: COM1 re-initialised after a restart\n");
-                    // Input typed ahead before the checkpoint belongs to a
-                    // terminal session that is gone (its echo was never
-                    // seen, the rest of it was lost in the UART): drop it,
-                    // as a terminal driver flushes its queue on hang-up.
-                    input.head = 0;
-                    input.len = 0;
-                    // A reader that waited across the restart is told so
-                    // (its prompt is gone with the old terminal session)
-                    // and asks again.
-                    if let Some((slot, _)) = reader.take() {
-                        Msg::new(slot, code::RESTARTED).send();
-                    }
+                    after_reset(&mut uart, &mut input, &mut reader);
                 }
                 st.interrupts += a.w[0];
                 drain(&mut uart, &mut input, &mut st);

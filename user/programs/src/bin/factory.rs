@@ -37,8 +37,7 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use core::sync::atomic::{AtomicU64, Ordering};
-use stet_factory::books::{dir_path, Books, Error, New, NodeId, State, Words};
+use stet_factory::books::{dir_path, Books, Error, New, NodeId, State};
 use stet_factory::discreet::{classify, Class, Component};
 use stet_factory::plan::{self, Pages, Segment, Source, Step, MAX_SEGMENTS, PAGE, ROOT_LSS};
 use stet_keys::{rights, KeyType, MAX_OID};
@@ -70,20 +69,7 @@ const T: Slot = 15;
 const REQ_PROGRAM: u64 = 2;
 const REQ_COMPONENT0: u64 = 3;
 
-/// The heap as the books' words.
-struct Heap(&'static [AtomicU64]);
-
-impl Words for Heap {
-    fn get(&self, i: usize) -> u64 {
-        self.0[i].load(Ordering::Relaxed)
-    }
-    fn set(&mut self, i: usize, v: u64) {
-        self.0[i].store(v, Ordering::Relaxed)
-    }
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-}
+type Heap = stet_words::Atomic<'static>;
 
 type Fb = Books<Heap>;
 type Res<T> = Result<T, u64>;
@@ -551,9 +537,9 @@ fn main(arg: u64) -> i64 {
         m => m as u32,
     };
     let words = stet_rt::mem::heap_words(heap_pages);
-    let mut books = match Books::open(Heap(words)) {
+    let mut books = match Books::open(stet_words::Atomic(words)) {
         Some(b) => b,
-        None => match Books::format(Heap(words), max) {
+        None => match Books::format(stet_words::Atomic(words), max) {
             Some(b) => {
                 println!("factory: {max} factories");
                 b

@@ -17,8 +17,7 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use core::sync::atomic::{AtomicU64, Ordering};
-use stet_bank::{Banks, Error, Layout, Space, Step, Words, NIL, PRIME};
+use stet_bank::{Banks, Error, Layout, Space, Step, NIL, PRIME};
 use stet_keys::KeyType;
 use stet_rt::abi::code;
 use stet_rt::abi::invoke::source;
@@ -38,20 +37,7 @@ const ARG1: Slot = 10;
 const OUT: Slot = 11;
 const SCRATCH: Slot = 12;
 
-/// The heap as the bookkeeping's words.
-struct Heap(&'static [AtomicU64]);
-
-impl Words for Heap {
-    fn get(&self, i: usize) -> u64 {
-        self.0[i].load(Ordering::Relaxed)
-    }
-    fn set(&mut self, i: usize, v: u64) {
-        self.0[i].store(v, Ordering::Relaxed)
-    }
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-}
+type Heap = stet_words::Atomic<'static>;
 
 fn range_slot(s: Space) -> Slot {
     match s {
@@ -241,7 +227,7 @@ fn main(arg: u64) -> i64 {
         n => n as u32,
     };
     let words = stet_rt::mem::heap_words(heap_pages);
-    let mut banks = match Banks::open(Heap(words)) {
+    let mut banks = match Banks::open(stet_words::Atomic(words)) {
         Some(b) => b,
         None => {
             let l = Layout {
@@ -249,7 +235,7 @@ fn main(arg: u64) -> i64 {
                 nodes: range_count(NODES),
                 banks: table,
             };
-            let Some(b) = Banks::format(Heap(words), l) else {
+            let Some(b) = Banks::format(stet_words::Atomic(words), l) else {
                 println!(
                     "spacebank: {} heap pages hold {} words; {l:?} needs {}",
                     heap_pages,
