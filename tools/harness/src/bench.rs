@@ -23,7 +23,7 @@ use crate::matcher::Matcher;
 use crate::qemu;
 use crate::report;
 use crate::root::Layout;
-use crate::runner::{self, LineSink, Options, Output};
+use crate::runner::{self, LineSink, Options};
 use crate::spec::{Spec, TestFile};
 use crate::steps;
 use crate::system;
@@ -224,16 +224,11 @@ pub fn run_one(layout: &Layout, test: &TestFile) -> Result<Vec<BenchRow>> {
                         bench: BenchSink::default(),
                     };
                     let out = runner::run(cfg.command(), &opts, sink)?;
-                    bench.rows.extend(out.sink.bench.rows);
-                    bench.malformed.extend(out.sink.bench.malformed);
-                    Ok(Output {
-                        exit: out.exit,
-                        elapsed: out.elapsed,
-                        tail: out.tail,
-                        stderr: out.stderr,
-                        sink: out.sink.inner,
-                        log_error: out.log_error,
-                    })
+                    Ok(out.map_sink(|t| {
+                        bench.rows.extend(t.bench.rows);
+                        bench.malformed.extend(t.bench.malformed);
+                        t.inner
+                    }))
                 },
             );
             if let Err(f) = result {
@@ -315,6 +310,7 @@ mod tests {
             names,
             [
                 "bench_rows",
+                "service_restart",
                 "services",
                 "store_bench",
                 "store_restart",

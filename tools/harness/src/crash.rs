@@ -325,14 +325,7 @@ pub fn steps(layout: &Layout, name: &str, spec: &Spec, steps: &[BootStep]) -> Te
             if let Some(why) = out.sink.untyped() {
                 eprintln!("{name}: boot step {i}: {why}");
             }
-            Ok(Output {
-                exit: out.exit,
-                elapsed: out.elapsed,
-                tail: out.tail,
-                stderr: out.stderr,
-                sink: out.sink.inner,
-                log_error: out.log_error,
-            })
+            Ok(out.map_sink(|t| t.inner))
         },
     );
     match result {

@@ -93,6 +93,20 @@ pub struct Output<S> {
     pub log_error: Option<String>,
 }
 
+impl<S> Output<S> {
+    /// The same output around another sink (a wrapper's inner one).
+    pub fn map_sink<T>(self, f: impl FnOnce(S) -> T) -> Output<T> {
+        Output {
+            exit: self.exit,
+            elapsed: self.elapsed,
+            tail: self.tail,
+            stderr: self.stderr,
+            sink: f(self.sink),
+            log_error: self.log_error,
+        }
+    }
+}
+
 /// Options of one run.
 #[derive(Clone, Debug)]
 pub struct Options {
