@@ -17,6 +17,7 @@
 pub mod bank;
 pub mod bench;
 pub mod checkpoint;
+pub mod checks;
 pub mod consoled;
 pub mod cpu;
 pub mod fault;

@@ -19,10 +19,10 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use core::sync::atomic::{AtomicU32, Ordering};
 use stet_rt::abi::order::{discrim, domain, node, page};
 use stet_rt::abi::{code, service::bank as ob};
 use stet_rt::bank;
+use stet_rt::checks::Checks;
 use stet_rt::key::{wait, Msg, Slot};
 use stet_rt::println;
 
@@ -43,15 +43,10 @@ const T2: Slot = 15;
 const MAX: u64 = u64::MAX;
 const T_FORWARDER: u64 = 16;
 
-static FAILS: AtomicU32 = AtomicU32::new(0);
+static CHECKS: Checks = Checks::new("banktest");
 
 fn check(what: impl core::fmt::Display, got: u64, want: u64) {
-    if got == want {
-        println!("banktest: {what}: ok");
-    } else {
-        FAILS.fetch_add(1, Ordering::Relaxed);
-        println!("banktest: {what}: WRONG (got {got:#x}, want {want:#x})");
-    }
+    CHECKS.eq(what, got, want);
 }
 
 fn code_of(r: Result<(), u64>) -> u64 {
@@ -315,7 +310,7 @@ fn tester() -> i64 {
     check("runaway's domains are void", classify(DOMKEY).1, 1);
     check_info("prime at the end", PRIME, [2, 0, MAX, MAX]);
 
-    let fails = FAILS.load(Ordering::Relaxed);
+    let fails = CHECKS.failures();
     if fails == 0 {
         println!("banktest: all ok");
     } else {

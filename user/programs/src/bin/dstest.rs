@@ -9,10 +9,10 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use core::sync::atomic::{AtomicU32, Ordering};
 use stet_rt::abi::code;
 use stet_rt::abi::order::discrim;
 use stet_rt::abi::service::store as o;
+use stet_rt::checks::Checks;
 use stet_rt::key::{Msg, Slot};
 use stet_rt::println;
 
@@ -23,15 +23,10 @@ const KA: Slot = 5;
 const KB: Slot = 6;
 const GOT: Slot = 7;
 
-static FAILS: AtomicU32 = AtomicU32::new(0);
+static CHECKS: Checks = Checks::new("dstest");
 
 fn check(what: &str, got: u64, want: u64) {
-    if got == want {
-        println!("dstest: {what}: ok");
-    } else {
-        FAILS.fetch_add(1, Ordering::Relaxed);
-        println!("dstest: {what}: WRONG (got {got:#x}, want {want:#x})");
-    }
+    CHECKS.eq(what, got, want);
 }
 
 fn put(via: Slot, s: &[u8], key: Slot) -> (u64, u64) {
@@ -142,7 +137,7 @@ fn main(_arg: u64) -> i64 {
         n,
         o::MAX_ENTRIES as u64 - 1,
     );
-    let fails = FAILS.load(Ordering::Relaxed);
+    let fails = CHECKS.failures();
     if fails == 0 {
         println!("dstest: all ok");
     } else {

@@ -24,13 +24,13 @@
 #![deny(unsafe_code)]
 
 use core::fmt::Debug;
-use core::sync::atomic::{AtomicU32, Ordering};
 use stet_factory::plan::{self, Segment, Source};
 use stet_keys::{rights, KeyType};
 use stet_rt::abi::code;
 use stet_rt::abi::order::{discrim, domain, node, page, segment, sleep};
 use stet_rt::abi::service::factory::{self as o, why};
 use stet_rt::bank;
+use stet_rt::checks::Checks;
 use stet_rt::key::{Answer, Msg, Slot};
 use stet_rt::println;
 
@@ -67,15 +67,10 @@ const STACK: u64 = 4;
 const MAX: u64 = u64::MAX;
 const T_FWD: u64 = KeyType::Forwarder as u64;
 
-static FAILS: AtomicU32 = AtomicU32::new(0);
+static CHECKS: Checks = Checks::new("factest");
 
 fn check<V: PartialEq + Debug>(what: impl core::fmt::Display, got: V, want: V) {
-    if got == want {
-        println!("factest: {what}: ok");
-    } else {
-        FAILS.fetch_add(1, Ordering::Relaxed);
-        println!("factest: {what}: WRONG (got {got:?}, want {want:?})");
-    }
+    CHECKS.eq(what, got, want);
 }
 
 fn put(l: u64, from: Slot) {
@@ -737,7 +732,7 @@ fn main(arg: u64) -> i64 {
     making_factories();
     products();
     verdicts();
-    let fails = FAILS.load(Ordering::Relaxed);
+    let fails = CHECKS.failures();
     if fails == 0 {
         println!("factest: all ok");
     } else {

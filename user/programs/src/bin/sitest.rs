@@ -12,9 +12,9 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use core::sync::atomic::{AtomicU32, Ordering};
 use stet_rt::abi::code;
 use stet_rt::abi::order::sysinfo as o;
+use stet_rt::checks::Checks;
 use stet_rt::kernel::{now_ns, sleep_until};
 use stet_rt::key::{Msg, Slot};
 use stet_rt::println;
@@ -24,15 +24,10 @@ const K: Slot = 4;
 const NUMBER: Slot = 5;
 const NONE: u64 = u64::MAX;
 
-static FAILS: AtomicU32 = AtomicU32::new(0);
+static CHECKS: Checks = Checks::new("sitest");
 
 fn check(what: &str, got: u64, want: u64) {
-    if got == want {
-        println!("sitest: {what}: ok");
-    } else {
-        FAILS.fetch_add(1, Ordering::Relaxed);
-        println!("sitest: {what}: WRONG (got {got:#x}, want {want:#x})");
-    }
+    CHECKS.eq(what, got, want);
 }
 
 fn word(r: &[u8], i: usize) -> u64 {
@@ -49,11 +44,10 @@ fn record_of(oid: u64) -> Option<([u8; o::DOMAIN_RECORD], u64)> {
             return None;
         }
         if a.len != o::DOMAIN_RECORD || a.w[0] <= next {
-            println!(
-                "sitest: DOMAINS answered {} bytes, next {}: WRONG",
+            CHECKS.fail(format_args!(
+                "DOMAINS answered {} bytes, next {}: WRONG",
                 a.len, a.w[0]
-            );
-            FAILS.fetch_add(1, Ordering::Relaxed);
+            ));
             return None;
         }
         if word(&rec, 0) == oid {
@@ -184,7 +178,7 @@ fn main(_arg: u64) -> i64 {
         1,
     );
 
-    match FAILS.load(Ordering::Relaxed) {
+    match CHECKS.failures() {
         0 => println!("sitest: all ok"),
         n => println!("sitest: {n} checks FAILED"),
     }
