@@ -13,7 +13,7 @@ TARGET := x86_64-unknown-none
 BUILD := build
 KERNEL_FLAGS := -C relocation-model=static
 USER_FLAGS := -C relocation-model=static -C code-model=small
-PROGRAMS := hello spin-a spin-b fault-ro fault-ud fault-div fault-kjump badcalls bench segkeeper growtest echo ipc-test bench-server bench-keeper emulate domtest ordertest metertest fuzz foreign ckptload ckptcheck bigmem ckptbench counter spacebank banktest datastore dstest notes blocksvc consoled contest porttest portkeeper factory facprod factest facbench rs rstest shell init rsbench sitest
+PROGRAMS := hello spin-a spin-b fault-ro fault-ud fault-div fault-kjump badcalls bench segkeeper growtest echo ipc-test bench-server bench-keeper emulate domtest ordertest metertest fuzz foreign ckptload ckptcheck bigmem ckptbench counter spacebank banktest datastore dstest notes blocksvc consoled contest porttest portkeeper factory facprod factest facbench rs rstest shell init rsbench sitest svcload
 HARNESS := target/release/stet-harness
 KERNEL_CARGO := CARGO_TARGET_X86_64_UNKNOWN_NONE_RUSTFLAGS="$(KERNEL_FLAGS)" cargo
 USER_CARGO := CARGO_TARGET_X86_64_UNKNOWN_NONE_RUSTFLAGS="$(USER_FLAGS)" cargo

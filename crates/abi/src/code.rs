@@ -40,6 +40,9 @@ pub const IO_ERROR: u64 = 15;
 /// A space bank's limit (or the bank's own supply) is exhausted; the
 /// request was refused and nothing was allocated.
 pub const LIMIT: u64 = 16;
+/// A try-send found its receiver unable to take the message now (busy,
+/// waiting, stopped, or promised to a stalled caller): nothing was sent.
+pub const BUSY: u64 = 17;
 
 /// Name of a kernel result code, for reports.
 pub fn name(c: u64) -> &'static str {
@@ -61,6 +64,7 @@ pub fn name(c: u64) -> &'static str {
         RESTARTED => "restarted",
         IO_ERROR => "i/o error",
         LIMIT => "limit reached",
+        BUSY => "busy",
         _ => "?",
     }
 }

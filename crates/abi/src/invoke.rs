@@ -16,7 +16,7 @@
 //!
 //! ```text
 //! bits  0..4   slot of the invoked key (general key slots 0..15)
-//! bits  4..6   kind: 0 call, 1 return, 2 send
+//! bits  4..6   kind: 0 call, 1 return, 2 send, 3 try-send
 //! bits  8..24  four 4-bit slots of the keys to send (slot 0 sends void)
 //! bits 24..40  four 4-bit slots that receive keys (0: discard)
 //! bits 40..44  slot that receives the resume key of a call (0: discard)
@@ -34,6 +34,10 @@ pub enum Kind {
     Return = 1,
     /// Send and keep running (KeyKOS "fork").
     Send = 2,
+    /// Send only if the receiver can take the message now, and keep
+    /// running; else nothing is sent and the answer is `BUSY` (the invoker
+    /// never stalls: how a supervisor sends to what it supervises).
+    TrySend = 3,
 }
 
 /// Bits of the control word that must be zero.
@@ -94,11 +98,11 @@ impl Control {
         w | ((self.resume & 15) as u64) << 40 | ((self.len as u64) & 0x1fff) << 48
     }
 
-    /// Decodes a control word; `None` if reserved bits are set or the kind
-    /// is not one of [`Kind`]. The string length is returned as given (it
+    /// Decodes a control word; `None` if reserved bits are set. The string
+    /// length is returned as given (it
     /// may exceed 4096; the kernel answers `STRING_TOO_LONG`).
     pub const fn decode(w: u64) -> Option<Control> {
-        if w & RESERVED != 0 || (w >> 4) & 3 == 3 {
+        if w & RESERVED != 0 {
             return None;
         }
         let mut c = Control {
@@ -123,6 +127,7 @@ impl Control {
         match self.kind {
             1 => Kind::Return,
             2 => Kind::Send,
+            3 => Kind::TrySend,
             _ => Kind::Call,
         }
     }

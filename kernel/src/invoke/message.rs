@@ -181,6 +181,10 @@ fn start_with(k: &mut Kernel, ci: usize, key: Key, info: u64, m: &Msg) -> ! {
     }
     let tc = &k.ctxs[t];
     let free = tc.state == state::AVAILABLE as u8 && tc.flags & state::STOPPED == 0;
+    if m.ctl.kind() == Kind::TrySend && !(free && domain::may_deliver(k, ci, t)) {
+        // It would stall: a try-send sends nothing and says so.
+        reply_code(k, ci, code::BUSY);
+    }
     if free && !domain::may_deliver(k, ci, t) {
         // Promised to a caller that was stalled on it: let that one go
         // first, and try again after it.
@@ -224,7 +228,7 @@ fn send_to(k: &mut Kernel, ci: usize, t: usize, info: u64, m: &Msg) -> ! {
             become_available(k, ci);
             sched::switch(k, ci, t)
         }
-        Kind::Send => {
+        Kind::Send | Kind::TrySend => {
             if domain::runnable(&k.ctxs[t]) {
                 domain::ready_push(k, t);
             }

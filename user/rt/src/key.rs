@@ -165,6 +165,12 @@ impl<'a> Msg<'a> {
     pub fn send(&self) -> Answer {
         Answer::from(raw(self.regs(Kind::Send), 0, 0))
     }
+
+    /// Sends only if the receiver can take it now, and keeps running:
+    /// `BUSY` if it cannot (nothing was sent; this domain never waits).
+    pub fn try_send(&self) -> Answer {
+        Answer::from(raw(self.regs(Kind::TrySend), 0, 0))
+    }
 }
 
 /// Calls `slot` with `order` and words only.

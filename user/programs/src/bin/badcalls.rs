@@ -1,5 +1,11 @@
 //! Adversarial invocations of the console key: each must get its documented
-//! result code (docs/ABI.md), never crash the kernel.
+//! result code (docs/ABI.md), never crash the kernel. Then try-sends: to a
+//! kernel object, to a stopped domain (`BUSY`: nothing sent, no stall),
+//! to itself, and to an available domain (delivered: `hello` prints the
+//! order code it got as its argument).
+//!
+//! Keys: 1 console, 2 sleep, 3 discrim, 4 a start key to `idle` (an
+//! available `hello`), 5 one to `stopped` (a stopped `hello`), 6 its own.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -38,11 +44,6 @@ fn main(_arg: u64) -> i64 {
         raw(reserved, 0, 0).rdi,
         code::BAD_CONTROL,
     );
-    let kind3 = Regs {
-        rax: 3 << 4 | CONSOLE as u64,
-        ..Regs::default()
-    };
-    ok &= check("kind 3", raw(kind3, 0, 0).rdi, code::BAD_CONTROL);
     ok &= check(
         "string from kernel address",
         write_raw(0xffff_ffff_8010_0000, 8),
@@ -70,6 +71,37 @@ fn main(_arg: u64) -> i64 {
         "unknown console order",
         call(CONSOLE, 99, [0; 4]).code,
         code::NO_SUCH_ORDER,
+    );
+    // Try-sends (kind 3).
+    let kind3 = Regs {
+        rax: 3 << 4 | CONSOLE as u64,
+        rdi: 99,
+        ..Regs::default()
+    };
+    ok &= check(
+        "try-send to the console, unknown order",
+        raw(kind3, 0, 0).rdi,
+        code::NO_SUCH_ORDER,
+    );
+    ok &= check(
+        "try-send to a stopped domain",
+        Msg::new(5, 1).try_send().code,
+        code::BUSY,
+    );
+    ok &= check(
+        "try-send to itself",
+        Msg::new(6, 1).try_send().code,
+        code::BAD_STATE,
+    );
+    ok &= check(
+        "try-send to void",
+        Msg::new(0, 1).try_send().code,
+        code::VOID,
+    );
+    ok &= check(
+        "try-send to an available domain",
+        Msg::new(4, 4242).try_send().code,
+        code::OK,
     );
     println!("badcalls: {}", if ok { "all ok" } else { "SOME WRONG" });
     0

@@ -105,6 +105,7 @@ const T_METER: u8 = 8;
 const T_DISCRIM: u8 = 9;
 const T_KEYBITS: u8 = 12;
 const T_RANGE: u8 = 13;
+const T_FORWARDER: u8 = 16;
 /// The oid bits of a key's second word.
 const OID_MASK: u64 = (1 << 40) - 1;
 
@@ -331,6 +332,7 @@ fn class_name(c: u8) -> &'static str {
         11 => "console",
         T_KEYBITS => "keybits",
         T_RANGE => "range",
+        T_FORWARDER => "forwarder",
         ECHO_START => "start(echo)",
         _ => "?",
     }
@@ -624,7 +626,8 @@ impl Fuzz {
         let (kind, bad) = match roll {
             0..=49 => (0, false),
             50..=94 => (2, false),
-            95..=96 => (3, true),
+            // A try-send: never stalls, so any target is safe.
+            95..=96 => (3, false),
             _ => (self.rng.below(4), true),
         };
         let mut ctl = slot | kind << 4 | self.draw_keys(slot);
@@ -748,7 +751,8 @@ impl Fuzz {
             }
             match class {
                 T_VOID if slot != 0 && self.rng.chance(3, 4) => continue,
-                T_START => {
+                // Either may lead to a domain that never takes a message.
+                T_START | T_FORWARDER => {
                     self.skipped += 1;
                     continue;
                 }
@@ -830,6 +834,15 @@ impl Fuzz {
         } else {
             None
         };
+        if kind == 3 && inv.class == ECHO_START && want.is_none() && s == Str::Readable {
+            // A try-send: delivered, or BUSY with nothing sent.
+            if !matches!(out.rdi, code::OK | code::BUSY) || src != source::KERNEL {
+                self.wrong(format_args!(
+                    "try-send answered {} (source {src}), want ok or busy",
+                    out.rdi
+                ));
+            }
+        }
         if let Some(c) = want {
             if out.rdi != c || src != source::KERNEL {
                 let name = code::name(c);
@@ -924,6 +937,8 @@ impl Fuzz {
             }
             T_METER => w.owns_node(oid) || self.same(s, METER, d, sc),
             T_RANGE => self.same(s, RANGE_NODES, d, sc) || self.same(s, RANGE_PAGES, d, sc),
+            // Made by MAKE_FORWARDER from one of its own nodes.
+            T_FORWARDER => w.owns_node(oid),
             _ => false,
         };
         if !ok {

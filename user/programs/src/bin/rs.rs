@@ -60,7 +60,10 @@ const S_KEEPER: u64 = 4;
 const N: usize = o::MAX_SERVICES;
 const TICK_NS: u64 = 1_000_000;
 const PING_EVERY_NS: u64 = 10_000_000;
-const HANG_AFTER_NS: u64 = 50_000_000;
+/// Not available again for this long: hung. Generous because RAM is a
+/// cache of the store: right after a restart a service's pages fault in
+/// from disk, and 50 ms was once exceeded that way (services_powercut).
+const HANG_AFTER_NS: u64 = 250_000_000;
 
 #[derive(Clone, Copy)]
 struct Service {
@@ -187,8 +190,10 @@ impl Rs {
                 .code
                 == code::OK
         {
-            // A send: if it is not a live resume key this is answered VOID.
-            Msg::new(T3, code::RESTARTED).send();
+            // A try-send: if it is not a live resume key this is answered
+            // VOID; if the service put a start key there, never waiting on
+            // whatever it names.
+            Msg::new(T3, code::RESTARTED).try_send();
         }
         if fetch(SVC, S_BANK, T1).is_ok() {
             let _ = bank::destroy(T1);
@@ -317,8 +322,12 @@ impl Rs {
             // Available: it answered the last heartbeat (or is idle).
             s.last_ok = now;
             if now - s.ping_at >= PING_EVERY_NS && fetch(SVC, S_START, T2).is_ok() {
-                // A send to an available domain is delivered at once.
-                Msg::new(T2, o::PING).send();
+                // A try-send: the service may have become busy since
+                // GET_STATE (or be promised to a stalled caller), and the
+                // supervisor must never wait on what it supervises (a plain
+                // send stalled here while the service's fault waited for
+                // this very domain: a deadlock services_powercut found).
+                Msg::new(T2, o::PING).try_send();
                 s.ping_at = now;
             }
         } else if now - s.last_ok > HANG_AFTER_NS {
