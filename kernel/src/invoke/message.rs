@@ -181,11 +181,10 @@ fn start_with(k: &mut Kernel, ci: usize, key: Key, info: u64, m: &Msg) -> ! {
     }
     let tc = &k.ctxs[t];
     let free = tc.state == state::AVAILABLE as u8 && tc.flags & state::STOPPED == 0;
-    if m.ctl.kind() == Kind::TrySend && !(free && domain::may_deliver(k, ci, t)) {
-        // It would stall: a try-send sends nothing and says so.
-        reply_code(k, ci, code::BUSY);
-    }
     if free && !domain::may_deliver(k, ci, t) {
+        if m.ctl.kind() == Kind::TrySend {
+            reply_code(k, ci, code::BUSY);
+        }
         // Promised to a caller that was stalled on it: let that one go
         // first, and try again after it.
         k.ctxs[ci].frame.rip -= 2;
@@ -193,6 +192,10 @@ fn start_with(k: &mut Kernel, ci: usize, key: Key, info: u64, m: &Msg) -> ! {
         sched::schedule(k)
     }
     if !free {
+        if m.ctl.kind() == Kind::TrySend {
+            // A try-send never stalls: nothing is sent, and it says so.
+            reply_code(k, ci, code::BUSY);
+        }
         // Busy: wait for it, then re-execute this very invocation.
         k.ctxs[ci].frame.rip -= 2;
         domain::stall(k, ci, t);
