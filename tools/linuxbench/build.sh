@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Builds what run.sh boots, under build/linux/: Debian's stock kernel
+# (vmlinuz) and an initramfs holding static busybox, /init, /bench and
+# /bin/true. Idempotent: installs only what is missing, downloads the kernel
+# only once, and rebuilds the initramfs byte for byte the same.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+OUT=$ROOT/build/linux
+mkdir -p "$OUT"
+
+if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+updated=
+apt_update() {
+    [ -n "$updated" ] && return
+    $SUDO apt-get update -qq
+    updated=1
+}
+
+# --- host tools -------------------------------------------------------------
+need=()
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
+# busybox-static, not busybox: the initramfs has no shared libraries.
+for p in musl-tools busybox-static cpio; do installed $p || need+=($p); done
+command -v qemu-system-x86_64 >/dev/null 2>&1 || need+=(qemu-system-x86)
+if [ ${#need[@]} -gt 0 ]; then
+    echo "linuxbench: installing ${need[*]}"
+    apt_update
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+        --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# --- kernel -------------------------------------------------------------------
+# Fetched once; later builds reuse it so that numbers stay comparable.
+if [ ! -s "$OUT/vmlinuz" ] || [ ! -s "$OUT/kernel.txt" ]; then
+    pkg_of() { apt-cache depends linux-image-amd64 2>/dev/null |
+        awk '/Depends: linux-image-.*-amd64/ { print $2; exit }'; }
+    pkg=$(pkg_of)
+    if [ -z "$pkg" ]; then apt_update; pkg=$(pkg_of); fi
+    [ -n "$pkg" ] || { echo "linuxbench: no linux-image-*-amd64 package" >&2; exit 1; }
+    echo "linuxbench: fetching $pkg"
+    dl=$(mktemp -d "$OUT/dl.XXXXXX")
+    chmod 755 "$dl"
+    # As root, apt would download as user _apt, who cannot write here.
+    (cd "$dl" && apt-get download -qq -o APT::Sandbox::User="$(id -un)" "$pkg")
+    deb=$(ls "$dl"/*.deb)
+    # Only /boot/vmlinuz-* is needed, not the ~400 MB of modules.
+    dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dl" --wildcards './boot/vmlinuz-*'
+    cp "$dl"/boot/vmlinuz-* "$OUT/vmlinuz"
+    echo "$pkg $(dpkg-deb -f "$deb" Version)" >"$OUT/kernel.txt"
+    rm -rf "$dl"
+fi
+echo "linuxbench: kernel $(cat "$OUT/kernel.txt")"
+
+# --- programs -----------------------------------------------------------------
+CFLAGS="-static -O2 -Wall -Wextra"
+musl-gcc $CFLAGS -o "$OUT/bench" "$HERE/bench.c"
+musl-gcc $CFLAGS -s -o "$OUT/true" "$HERE/true.c"
+
+# --- initramfs ------------------------------------------------------------------
+R=$OUT/rootfs
+rm -rf "$R"
+mkdir -p "$R"/{bin,dev,etc,proc,sys}
+cp /bin/busybox "$R/bin/busybox"
+for a in sh mount poweroff; do ln -s busybox "$R/bin/$a"; done
+cp "$OUT/bench" "$R/bench"
+cp "$OUT/true" "$R/bin/true"
+cp "$HERE/init" "$R/init"
+chmod 755 "$R/init" "$R/bench" "$R/bin/true"
+echo 'root:x:0:0:root:/:/bin/sh' >"$R/etc/passwd" # opened by linux_open_close
+# The kernel gives /init this console as its stdin/stdout/stderr.
+mknod -m 600 "$R/dev/console" c 5 1
+# Fixed owners, times and order, so the image is the same every build.
+find "$R" -exec touch -h -d @0 {} +
+(cd "$R" && find . -mindepth 1 | LC_ALL=C sort |
+    cpio -o -H newc -R 0:0 --reproducible --quiet) | gzip -n -9 >"$OUT/initramfs.gz"
+echo "linuxbench: built $OUT/initramfs.gz"
