@@ -54,7 +54,7 @@ test: all
 endif
 
 bench: all
-	$(HARNESS) bench
+	$(HARNESS) bench $(if $(filter 0,$(LINUX)),--no-linux)
 
 lint: deps
 	cargo fmt --all --check

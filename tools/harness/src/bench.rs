@@ -19,6 +19,7 @@ use crate::bench_json::{self, BenchRow};
 use crate::crash_spec::{self, Mode};
 use crate::image;
 use crate::judge::{judge, Expected};
+use crate::linux;
 use crate::matcher::Matcher;
 use crate::qemu;
 use crate::report;
@@ -43,7 +44,7 @@ pub struct BenchSink {
 }
 
 impl BenchSink {
-    fn parse(line: &str) -> Option<BenchRow> {
+    pub(crate) fn parse(line: &str) -> Option<BenchRow> {
         let caps = BENCH_LINE.captures(line)?;
         let value: u64 = caps[3].parse().ok()?;
         let percent = &caps[2] == "percent";
@@ -264,13 +265,83 @@ pub fn run_one(layout: &Layout, test: &TestFile) -> Result<Vec<BenchRow>> {
     Ok(sink.rows)
 }
 
-/// Runs every benchmark (or only `only`), writes `out` and prints the
-/// table.
-pub fn run(layout: &Layout, out: &Path, only: Option<&str>) -> Result<()> {
+/// Each Stet operation next to its Linux counterpart (`linux::PAIRS`),
+/// with the ratio Stet / Linux; pairs missing either row are left out.
+pub fn comparison(rows: &[BenchRow]) -> String {
+    let get = |n: &str| rows.iter().find(|r| r.name == n && r.percent.is_none());
+    let lines: Vec<[String; 5]> = linux::PAIRS
+        .iter()
+        .filter_map(|(s, l)| {
+            let (a, b) = (get(s)?, get(l)?);
+            let ratio = a.instructions as f64 / b.instructions.max(1) as f64;
+            Some([
+                s.to_string(),
+                a.instructions.to_string(),
+                l.to_string(),
+                b.instructions.to_string(),
+                format!("{ratio:.2}"),
+            ])
+        })
+        .collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let head = [
+        "Stet",
+        "instructions",
+        "Linux 6.1",
+        "instructions",
+        "Stet/Linux",
+    ];
+    let w: Vec<usize> = (0..5)
+        .map(|i| {
+            lines
+                .iter()
+                .map(|c| c[i].len())
+                .chain([head[i].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    let row = |c: &[String; 5]| {
+        format!(
+            "{:<a$} | {:>b$} | {:<c$} | {:>d$} | {:>e$}\n",
+            c[0],
+            c[1],
+            c[2],
+            c[3],
+            c[4],
+            a = w[0],
+            b = w[1],
+            c = w[2],
+            d = w[3],
+            e = w[4]
+        )
+    };
+    out += &row(&head.map(String::from));
+    out += &format!(
+        "{}\n",
+        w.iter()
+            .map(|n| "-".repeat(*n))
+            .collect::<Vec<_>>()
+            .join("-+-")
+    );
+    for c in &lines {
+        out += &row(c);
+    }
+    out += "instructions per operation, both under the same QEMU TCG -icount flags; below 1.00 Stet runs fewer\n";
+    out
+}
+
+/// Runs every benchmark (or only `only`; with `linux`, Debian's kernel
+/// too), writes `out` and prints the tables.
+pub fn run(layout: &Layout, out: &Path, only: Option<&str>, linux: bool) -> Result<()> {
     let mut tests = layout.bench_specs()?;
+    let linux = linux && only.is_none_or(|o| o == "linux");
     if let Some(only) = only {
         tests.retain(|t| t.name == only);
-        if tests.is_empty() {
+        if tests.is_empty() && only != "linux" {
             bail!("no benchmark named {only:?}");
         }
     }
@@ -291,8 +362,19 @@ pub fn run(layout: &Layout, out: &Path, only: Option<&str>) -> Result<()> {
             rows.push(r);
         }
     }
+    if linux {
+        let start = Instant::now();
+        let got = linux::run(layout).context("bench linux failed")?;
+        println!(
+            "bench linux: {} rows ({:.1}s)",
+            got.len(),
+            start.elapsed().as_secs_f64()
+        );
+        rows.extend(got);
+    }
     bench_json::write(out, &rows)?;
     print!("{}", table(&rows));
+    print!("{}", comparison(&rows));
     println!("wrote {}", out.display());
     Ok(())
 }
@@ -418,5 +500,26 @@ mod tests {
              %: a ratio of host wall-clock times, measured without -icount \
              (docs/STORE.md \"Benchmarks\")\n"
         );
+    }
+
+    #[test]
+    fn comparison_pairs_stet_with_linux() {
+        let rows = [
+            row("null_invoke", 113, 4, None),
+            row("ipc_rt_empty", 771, 4, None),
+            row("linux_null_syscall", 214, 4, None),
+            row("linux_futex_rt", 11202, 4, None),
+            row("segment_fault_rt", 10071, 4, None),
+        ];
+        assert_eq!(
+            comparison(&rows),
+            "Stet         | instructions | Linux 6.1          | instructions | Stet/Linux\n\
+             -------------+--------------+--------------------+--------------+-----------\n\
+             null_invoke  |          113 | linux_null_syscall |          214 |       0.53\n\
+             ipc_rt_empty |          771 | linux_futex_rt     |        11202 |       0.07\n\
+             instructions per operation, both under the same QEMU TCG -icount flags; \
+             below 1.00 Stet runs fewer\n"
+        );
+        assert_eq!(comparison(&rows[..2]), "", "no Linux rows: no table");
     }
 }

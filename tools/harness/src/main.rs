@@ -14,6 +14,7 @@ mod image;
 mod input;
 mod interactive;
 mod judge;
+mod linux;
 mod matcher;
 mod powercut;
 mod prng;
@@ -70,10 +71,13 @@ enum Cmd {
         /// Output file (default: build/bench.json under the root).
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
-        /// Run only the benchmark with this name (`bench_rows`, or a file
-        /// stem in tests/bench).
+        /// Run only the benchmark with this name (`bench_rows`, a file
+        /// stem in tests/bench, or `linux`).
         #[arg(long)]
         only: Option<String>,
+        /// Skip the Linux side (Debian's kernel with the same operations).
+        #[arg(long = "no-linux")]
+        no_linux: bool,
     },
     /// Boot programs interactively (-nographic; Ctrl-A X quits) on the
     /// persistent disk build/stet.disk (created if missing).
@@ -114,9 +118,13 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             jobs,
             host_results,
         } => test(&layout, only.as_deref(), jobs, &host_results),
-        Cmd::Bench { out, only } => {
+        Cmd::Bench {
+            out,
+            only,
+            no_linux,
+        } => {
             let out = out.unwrap_or_else(|| layout.bench_json());
-            bench::run(&layout, &out, only.as_deref())?;
+            bench::run(&layout, &out, only.as_deref(), !no_linux)?;
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Run {
