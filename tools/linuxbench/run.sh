@@ -8,8 +8,8 @@
 # host; Linux seeds its RNG from it, and the random state (slab freelist
 # order, ...) then moves the fork rows by a few instructions and the 1 MiB
 # echo by ~50 from run to run. With a fixed seed the whole run repeats
-# exactly. It is the one flag here that Stet's harness does not pass; the
-# -cpu/-icount/-rtc flags are its ICOUNT_ARGS (tools/harness/src/qemu.rs).
+# exactly. Stet's benchmark specs pass the same -cpu, -seed, -icount and
+# -rtc flags (tests/bench/*.toml; the harness's bench test checks them).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$ROOT/build/linux

@@ -16,6 +16,7 @@ use anyhow::{bail, Context, Result};
 use regex::Regex;
 
 use crate::bench_json::{self, BenchRow};
+use crate::chart;
 use crate::crash_spec::{self, Mode};
 use crate::image;
 use crate::judge::{judge, Expected};
@@ -376,6 +377,11 @@ pub fn run(layout: &Layout, out: &Path, only: Option<&str>, linux: bool) -> Resu
     print!("{}", table(&rows));
     print!("{}", comparison(&rows));
     println!("wrote {}", out.display());
+    if let Some(svg) = chart::svg(&rows) {
+        let path = out.with_extension("svg");
+        std::fs::write(&path, svg).with_context(|| format!("writing {}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
     Ok(())
 }
 
@@ -421,6 +427,8 @@ mod tests {
                     at("-icount").as_deref(),
                     Some("shift=0,align=off,sleep=off")
                 );
+                // As tools/linuxbench/run.sh: the same flags on both sides.
+                assert_eq!(at("-seed").as_deref(), Some("1"), "{}", t.name);
                 assert_eq!(
                     at("-rtc").as_deref(),
                     Some("base=2024-01-01T00:00:00,clock=vm")

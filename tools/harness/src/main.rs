@@ -4,6 +4,7 @@
 
 mod bench;
 mod bench_json;
+mod chart;
 mod corrupt;
 mod crash;
 mod crash_spec;
