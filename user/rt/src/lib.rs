@@ -31,6 +31,7 @@ pub mod mem;
 pub mod port;
 pub mod service;
 mod start;
+pub mod supervised;
 pub mod uart;
 
 pub use stet_abi as abi;

@@ -16,9 +16,9 @@
 #![deny(unsafe_code)]
 
 use stet_rt::abi::code;
-use stet_rt::abi::service::{factory as fo, rs as ro};
-use stet_rt::key::{Msg, Slot};
+use stet_rt::key::Slot;
 use stet_rt::println;
+use stet_rt::supervised::{self, Registration};
 
 const CONSOLE: Slot = 1;
 const RS: Slot = 3;
@@ -28,32 +28,17 @@ const PROGRAM: Slot = 6;
 const BUILDER: Slot = 7;
 const REQUESTOR: Slot = 8;
 
-fn ok(c: u64) -> Result<(), u64> {
-    if c == code::OK {
-        Ok(())
-    } else {
-        Err(c)
-    }
-}
-
-fn setup() -> Result<(), u64> {
-    ok(Msg::new(META, fo::NEW_FACTORY)
-        .keys([BANK, PROGRAM, 0, 0])
-        .recv([BUILDER, REQUESTOR, 0, 0])
-        .call()
-        .code)?;
-    ok(Msg::new(BUILDER, fo::INSTALL)
-        .w0(1)
-        .keys([CONSOLE, 0, 0, 0])
-        .call()
-        .code)?;
-    ok(Msg::new(BUILDER, fo::SEAL).call().code)?;
-    ok(Msg::new(RS, ro::REGISTER)
-        .string(b"blk")
-        .words([1, 1_000_000, 8, 1_000_000_000])
-        .keys([REQUESTOR, 0, 0, 0])
-        .call()
-        .code)
+fn setup() -> Result<(), (&'static str, u64)> {
+    supervised::register(&Registration {
+        rs: RS,
+        meta: META,
+        bank: BANK,
+        program: PROGRAM,
+        component1: CONSOLE,
+        scratch: [BUILDER, REQUESTOR],
+        name: b"blk",
+        policy: [1, 1_000_000, 8, 1_000_000_000],
+    })
 }
 
 fn main(_arg: u64) -> i64 {
@@ -62,8 +47,11 @@ fn main(_arg: u64) -> i64 {
             println!("init: the demo service blk is registered");
             0
         }
-        Err(c) => {
-            println!("init: setting up blk failed: {} ({c})", code::name(c));
+        Err((what, c)) => {
+            println!(
+                "init: setting up blk failed: {what}: {} ({c})",
+                code::name(c)
+            );
             1
         }
     }

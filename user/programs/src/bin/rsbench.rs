@@ -24,11 +24,12 @@
 #![deny(unsafe_code)]
 
 use stet_rt::abi::code;
-use stet_rt::abi::service::{blk, factory as fo, rs as ro, store as so};
+use stet_rt::abi::service::{blk, store as so};
 use stet_rt::bench::{self, report};
 use stet_rt::cpu::rdtsc;
 use stet_rt::key::{Msg, Slot};
 use stet_rt::println;
+use stet_rt::supervised::{self, Registration};
 
 const RS: Slot = 3;
 const META: Slot = 4;
@@ -96,32 +97,20 @@ fn crash_and_recover(generation: u64) -> Result<(u64, u64), u64> {
 }
 
 fn run(n: usize) -> Result<(), u64> {
-    ok(
-        "NEW_FACTORY",
-        Msg::new(META, fo::NEW_FACTORY)
-            .keys([BANK, PROGRAM, 0, 0])
-            .recv([BUILDER, REQUESTOR, 0, 0])
-            .call()
-            .code,
-    )?;
-    ok(
-        "INSTALL",
-        Msg::new(BUILDER, fo::INSTALL)
-            .w0(1)
-            .keys([1, 0, 0, 0])
-            .call()
-            .code,
-    )?;
-    ok("SEAL", Msg::new(BUILDER, fo::SEAL).call().code)?;
-    ok(
-        "REGISTER",
-        Msg::new(RS, ro::REGISTER)
-            .string(b"blk")
-            .words([1, 0, 0, 0])
-            .keys([REQUESTOR, 0, 0, 0])
-            .call()
-            .code,
-    )?;
+    supervised::register(&Registration {
+        rs: RS,
+        meta: META,
+        bank: BANK,
+        program: PROGRAM,
+        component1: 1,
+        scratch: [BUILDER, REQUESTOR],
+        name: b"blk",
+        policy: [1, 0, 0, 0],
+    })
+    .map_err(|(what, c)| {
+        println!("rsbench: {what}: FAILED ({} {c})", code::name(c));
+        c
+    })?;
     let overhead = bench::rdtsc_overhead(200);
     let mut generation = lookup()?;
     for _ in 0..n / 10 + 1 {

@@ -29,8 +29,9 @@
 #![deny(unsafe_code)]
 
 use stet_rt::abi::code;
-use stet_rt::abi::service::{blk, factory as fo, rs as ro, store as so};
+use stet_rt::abi::service::{blk, store as so};
 use stet_rt::key::{Msg, Slot};
+use stet_rt::supervised::{self, Registration};
 use stet_rt::{bank, checkpoint, println};
 
 const CHECKPOINT: Slot = 3;
@@ -86,32 +87,16 @@ struct State {
 }
 
 fn setup(st: &mut State) -> Result<(), Fail> {
-    ok(
-        "NEW_FACTORY",
-        Msg::new(META, fo::NEW_FACTORY)
-            .keys([PRIME, PROGRAM, 0, 0])
-            .recv([T1, T2, 0, 0])
-            .call()
-            .code,
-    )?;
-    ok(
-        "INSTALL",
-        Msg::new(T1, fo::INSTALL)
-            .w0(1)
-            .keys([1, 0, 0, 0])
-            .call()
-            .code,
-    )?;
-    ok("SEAL", Msg::new(T1, fo::SEAL).call().code)?;
-    ok(
-        "REGISTER",
-        Msg::new(RS, ro::REGISTER)
-            .string(b"blk")
-            .words([1, 0, 0, 0])
-            .keys([T2, 0, 0, 0])
-            .call()
-            .code,
-    )?;
+    supervised::register(&Registration {
+        rs: RS,
+        meta: META,
+        bank: PRIME,
+        program: PROGRAM,
+        component1: 1,
+        scratch: [T1, T2],
+        name: b"blk",
+        policy: [1, 0, 0, 0],
+    })?;
     st.generation = lookup()?;
     bank::create_sub(PRIME, u64::MAX, u64::MAX, L).map_err(|c| ("L", c))?;
     let i = bank::info(L).map_err(|c| ("INFO L", c))?;
