@@ -1,10 +1,18 @@
-//! The UNIX personality's pure logic, host-tested (issue 7 builds the
-//! personality on it): for now the Linux x86_64 process start-up ABI —
-//! the initial stack a program finds at its entry point ([`stack`]).
+//! The UNIX personality's pure logic, host-tested: the Linux x86_64
+//! system-call ABI ([`sys`]), the process layout ([`layout`]), the loader's
+//! plan for an executable ([`elf`]), the initial stack ([`stack`]), a
+//! process's memory map ([`vm`]) and the keeper's shadow of its
+//! address-space tree ([`shadow`]). The UNIX keeper (`user/programs`,
+//! `unixkeeper`) is a thin layer of invocations over these.
 #![no_std]
 #![deny(unsafe_code)]
 
 #[cfg(test)]
 extern crate std;
 
+pub mod elf;
+pub mod layout;
+pub mod shadow;
 pub mod stack;
+pub mod sys;
+pub mod vm;

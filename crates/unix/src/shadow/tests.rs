@@ -1,0 +1,102 @@
+use super::*;
+use std::vec::Vec;
+
+#[derive(Default)]
+struct Log {
+    made: Vec<(u16, u8, u16, u8)>,
+    fail_at: Option<usize>,
+}
+
+impl Builder for Log {
+    type Err = ();
+    fn make_node(&mut self, idx: u16, level: u8, parent: u16, slot: u8) -> Result<(), ()> {
+        if self.fail_at == Some(self.made.len()) {
+            return Err(());
+        }
+        self.made.push((idx, level, parent, slot));
+        Ok(())
+    }
+}
+
+#[test]
+fn a_leaf_is_made_top_down_once() {
+    let mut t = Tree::new();
+    let mut b = Log::default();
+    // Page 0x400 (address 0x400000): digits 0,0,0,4,0,0 from the top.
+    let leaf = t.make_leaf(0x400, &mut b).unwrap();
+    assert_eq!(
+        b.made,
+        [
+            (1, 5, 0, 0),
+            (2, 4, 1, 0),
+            (3, 3, 2, 0),
+            (4, 2, 3, 4),
+            (5, 1, 4, 0)
+        ]
+    );
+    assert_eq!(leaf, 5);
+    assert_eq!(t.leaf(0x400), Some(5));
+    assert_eq!(t.leaf(0x40f), Some(5));
+    assert_eq!(t.leaf(0x410), None);
+    // Its neighbour shares all but the leaf.
+    b.made.clear();
+    assert_eq!(t.make_leaf(0x410, &mut b).unwrap(), 6);
+    assert_eq!(b.made, [(6, 1, 4, 1)]);
+    assert_eq!(t.nodes(), 7);
+}
+
+#[test]
+fn pages_are_recorded_and_walked() {
+    let mut t = Tree::new();
+    let mut b = Log::default();
+    for p in [0x400u64, 0x401, 0x40f, 0xfffff0, SPACE_PAGES - 1] {
+        t.make_leaf(p, &mut b).unwrap();
+        t.set_page(p, Entry::Page(page::OWNED));
+    }
+    assert_eq!(t.page(0x401).map(|x| (x.1, x.2)), Some((1, page::OWNED)));
+    assert_eq!(t.page(0x402), None);
+    let mut seen = Vec::new();
+    t.pages(0, SPACE_PAGES, |p, _, _, _| seen.push(p));
+    assert_eq!(seen, [0x400, 0x401, 0x40f, 0xfffff0, SPACE_PAGES - 1]);
+    seen.clear();
+    t.pages(0x401, 0xfffff1, |p, _, _, _| seen.push(p));
+    assert_eq!(seen, [0x401, 0x40f, 0xfffff0]);
+    t.set_page(0x401, Entry::Empty);
+    assert_eq!(t.page(0x401), None);
+}
+
+#[test]
+fn failures_leave_the_shadow_as_it_was() {
+    let mut t = Tree::new();
+    let mut b = Log {
+        fail_at: Some(2),
+        ..Log::default()
+    };
+    assert_eq!(t.make_leaf(0x400, &mut b), Err(Error::Build(())));
+    // The two nodes that were made are kept (they exist), the rest not.
+    assert_eq!(t.nodes(), 3);
+    assert_eq!(t.leaf(0x400), None);
+    b.fail_at = None;
+    b.made.clear();
+    assert_eq!(t.make_leaf(0x400, &mut b).unwrap(), 5);
+    assert_eq!(b.made.len(), 3);
+    assert_eq!(t.make_leaf(SPACE_PAGES, &mut b), Err(Error::Range));
+}
+
+#[test]
+fn the_tree_fills_without_harm() {
+    let mut t = Tree::new();
+    let mut b = Log::default();
+    let mut p = 0u64;
+    loop {
+        match t.make_leaf(p, &mut b) {
+            Ok(_) => p += 16,
+            Err(e) => {
+                assert_eq!(e, Error::Full);
+                break;
+            }
+        }
+    }
+    assert_eq!(t.nodes(), MAX_NODES);
+    assert!(t.leaf(p - 16).is_some());
+}

@@ -1,0 +1,223 @@
+//! The Linux x86_64 system-call ABI: call numbers, errno values and the
+//! constants the UNIX keeper decodes (from the kernel's uapi headers).
+
+/// System call numbers (`rax` at the `syscall`).
+#[allow(missing_docs)]
+pub mod nr {
+    pub const READ: u64 = 0;
+    pub const WRITE: u64 = 1;
+    pub const OPEN: u64 = 2;
+    pub const CLOSE: u64 = 3;
+    pub const STAT: u64 = 4;
+    pub const FSTAT: u64 = 5;
+    pub const LSTAT: u64 = 6;
+    pub const POLL: u64 = 7;
+    pub const LSEEK: u64 = 8;
+    pub const MMAP: u64 = 9;
+    pub const MPROTECT: u64 = 10;
+    pub const MUNMAP: u64 = 11;
+    pub const BRK: u64 = 12;
+    pub const RT_SIGACTION: u64 = 13;
+    pub const RT_SIGPROCMASK: u64 = 14;
+    pub const RT_SIGRETURN: u64 = 15;
+    pub const IOCTL: u64 = 16;
+    pub const PREAD64: u64 = 17;
+    pub const PWRITE64: u64 = 18;
+    pub const READV: u64 = 19;
+    pub const WRITEV: u64 = 20;
+    pub const ACCESS: u64 = 21;
+    pub const PIPE: u64 = 22;
+    pub const SCHED_YIELD: u64 = 24;
+    pub const MADVISE: u64 = 28;
+    pub const DUP: u64 = 32;
+    pub const DUP2: u64 = 33;
+    pub const NANOSLEEP: u64 = 35;
+    pub const GETITIMER: u64 = 36;
+    pub const ALARM: u64 = 37;
+    pub const SETITIMER: u64 = 38;
+    pub const GETPID: u64 = 39;
+    pub const SENDFILE: u64 = 40;
+    pub const CLONE: u64 = 56;
+    pub const FORK: u64 = 57;
+    pub const VFORK: u64 = 58;
+    pub const EXECVE: u64 = 59;
+    pub const EXIT: u64 = 60;
+    pub const WAIT4: u64 = 61;
+    pub const KILL: u64 = 62;
+    pub const UNAME: u64 = 63;
+    pub const FCNTL: u64 = 72;
+    pub const FSYNC: u64 = 74;
+    pub const FDATASYNC: u64 = 75;
+    pub const TRUNCATE: u64 = 76;
+    pub const FTRUNCATE: u64 = 77;
+    pub const GETCWD: u64 = 79;
+    pub const CHDIR: u64 = 80;
+    pub const FCHDIR: u64 = 81;
+    pub const RENAME: u64 = 82;
+    pub const MKDIR: u64 = 83;
+    pub const RMDIR: u64 = 84;
+    pub const LINK: u64 = 86;
+    pub const UNLINK: u64 = 87;
+    pub const SYMLINK: u64 = 88;
+    pub const READLINK: u64 = 89;
+    pub const CHMOD: u64 = 90;
+    pub const FCHMOD: u64 = 91;
+    pub const CHOWN: u64 = 92;
+    pub const UMASK: u64 = 95;
+    pub const GETTIMEOFDAY: u64 = 96;
+    pub const GETRLIMIT: u64 = 97;
+    pub const SYSINFO: u64 = 99;
+    pub const GETUID: u64 = 102;
+    pub const GETGID: u64 = 104;
+    pub const SETUID: u64 = 105;
+    pub const SETGID: u64 = 106;
+    pub const GETEUID: u64 = 107;
+    pub const GETEGID: u64 = 108;
+    pub const SETPGID: u64 = 109;
+    pub const GETPPID: u64 = 110;
+    pub const GETPGRP: u64 = 111;
+    pub const SETSID: u64 = 112;
+    pub const GETGROUPS: u64 = 115;
+    pub const GETPGID: u64 = 121;
+    pub const GETSID: u64 = 124;
+    pub const RT_SIGPENDING: u64 = 127;
+    pub const RT_SIGSUSPEND: u64 = 130;
+    pub const SIGALTSTACK: u64 = 131;
+    pub const ARCH_PRCTL: u64 = 158;
+    pub const PRCTL: u64 = 157;
+    pub const SYNC: u64 = 162;
+    pub const GETTID: u64 = 186;
+    pub const TKILL: u64 = 200;
+    pub const TIME: u64 = 201;
+    pub const FUTEX: u64 = 202;
+    pub const GETDENTS64: u64 = 217;
+    pub const SET_TID_ADDRESS: u64 = 218;
+    pub const CLOCK_GETTIME: u64 = 228;
+    pub const CLOCK_GETRES: u64 = 229;
+    pub const CLOCK_NANOSLEEP: u64 = 230;
+    pub const EXIT_GROUP: u64 = 231;
+    pub const TGKILL: u64 = 234;
+    pub const OPENAT: u64 = 257;
+    pub const MKDIRAT: u64 = 258;
+    pub const FCHOWNAT: u64 = 260;
+    pub const NEWFSTATAT: u64 = 262;
+    pub const UNLINKAT: u64 = 263;
+    pub const RENAMEAT: u64 = 264;
+    pub const LINKAT: u64 = 265;
+    pub const SYMLINKAT: u64 = 266;
+    pub const READLINKAT: u64 = 267;
+    pub const FCHMODAT: u64 = 268;
+    pub const FACCESSAT: u64 = 269;
+    pub const PSELECT6: u64 = 270;
+    pub const PPOLL: u64 = 271;
+    pub const SET_ROBUST_LIST: u64 = 273;
+    pub const UTIMENSAT: u64 = 280;
+    pub const DUP3: u64 = 292;
+    pub const PIPE2: u64 = 293;
+    pub const PRLIMIT64: u64 = 302;
+    pub const RENAMEAT2: u64 = 316;
+    pub const GETRANDOM: u64 = 318;
+    pub const STATX: u64 = 332;
+    pub const RSEQ: u64 = 334;
+    pub const FACCESSAT2: u64 = 439;
+}
+
+/// errno values (a failing call returns `-errno` in `rax`).
+#[allow(missing_docs)]
+pub mod errno {
+    pub const EPERM: i64 = 1;
+    pub const ENOENT: i64 = 2;
+    pub const ESRCH: i64 = 3;
+    pub const EINTR: i64 = 4;
+    pub const EIO: i64 = 5;
+    pub const E2BIG: i64 = 7;
+    pub const ENOEXEC: i64 = 8;
+    pub const EBADF: i64 = 9;
+    pub const ECHILD: i64 = 10;
+    pub const EAGAIN: i64 = 11;
+    pub const ENOMEM: i64 = 12;
+    pub const EACCES: i64 = 13;
+    pub const EFAULT: i64 = 14;
+    pub const EBUSY: i64 = 16;
+    pub const EEXIST: i64 = 17;
+    pub const EXDEV: i64 = 18;
+    pub const ENOTDIR: i64 = 20;
+    pub const EISDIR: i64 = 21;
+    pub const EINVAL: i64 = 22;
+    pub const EMFILE: i64 = 24;
+    pub const ENOTTY: i64 = 25;
+    pub const EFBIG: i64 = 27;
+    pub const ENOSPC: i64 = 28;
+    pub const ESPIPE: i64 = 29;
+    pub const EROFS: i64 = 30;
+    pub const EPIPE: i64 = 32;
+    pub const ERANGE: i64 = 34;
+    pub const ENAMETOOLONG: i64 = 36;
+    pub const ENOSYS: i64 = 38;
+    pub const ENOTEMPTY: i64 = 39;
+    pub const ELOOP: i64 = 40;
+}
+
+/// `mmap` flags.
+#[allow(missing_docs)]
+pub mod map {
+    pub const SHARED: u64 = 0x01;
+    pub const PRIVATE: u64 = 0x02;
+    pub const FIXED: u64 = 0x10;
+    pub const ANONYMOUS: u64 = 0x20;
+    pub const GROWSDOWN: u64 = 0x100;
+    pub const NORESERVE: u64 = 0x4000;
+    pub const POPULATE: u64 = 0x8000;
+    pub const FIXED_NOREPLACE: u64 = 0x10_0000;
+}
+
+/// `arch_prctl` codes.
+#[allow(missing_docs)]
+pub mod arch {
+    pub const SET_GS: u64 = 0x1001;
+    pub const SET_FS: u64 = 0x1002;
+    pub const GET_FS: u64 = 0x1003;
+    pub const GET_GS: u64 = 0x1004;
+}
+
+/// Clock ids.
+#[allow(missing_docs)]
+pub mod clock {
+    pub const REALTIME: u64 = 0;
+    pub const MONOTONIC: u64 = 1;
+    pub const PROCESS_CPUTIME: u64 = 2;
+    pub const THREAD_CPUTIME: u64 = 3;
+    pub const MONOTONIC_RAW: u64 = 4;
+    pub const REALTIME_COARSE: u64 = 5;
+    pub const MONOTONIC_COARSE: u64 = 6;
+    pub const BOOTTIME: u64 = 7;
+}
+
+/// Terminal ioctls.
+#[allow(missing_docs)]
+pub mod ioctl {
+    pub const TCGETS: u64 = 0x5401;
+    pub const TCSETS: u64 = 0x5402;
+    pub const TCSETSW: u64 = 0x5403;
+    pub const TCSETSF: u64 = 0x5404;
+    pub const TIOCGPGRP: u64 = 0x540f;
+    pub const TIOCSPGRP: u64 = 0x5410;
+    pub const TIOCGWINSZ: u64 = 0x5413;
+    pub const TIOCSWINSZ: u64 = 0x5414;
+    pub const FIONREAD: u64 = 0x541b;
+}
+
+/// `struct utsname` is six fields of this many bytes.
+pub const UTSNAME_FIELD: usize = 65;
+
+/// The `uname` answer: sysname, nodename, release, version, machine,
+/// domainname. The release is one glibc accepts as new enough.
+pub const UNAME: [&str; 6] = ["Linux", "stet", "6.1.0-stet", "#1 Stet", "x86_64", "(none)"];
+
+/// Encodes a call's result as `rax`: a value, or `-errno`.
+pub fn ret(r: Result<u64, i64>) -> u64 {
+    match r {
+        Ok(v) => v,
+        Err(e) => (-e) as u64,
+    }
+}
