@@ -178,16 +178,15 @@ pub fn plan(head: &[u8], file_len: u64) -> Result<Plan, Error> {
             PT_INTERP => return Err(Error::Dynamic),
             PT_PHDR => phdr_vaddr = Some(ph.p_vaddr),
             PT_GNU_STACK => p.exec_stack = ph.p_flags & PF_X != 0,
-            PT_TLS => {
-                // The program sets up its own TLS from these headers
-                // (AT_PHDR); the loader only checks they are in the file.
+            // The program sets up its own TLS from these headers (AT_PHDR);
+            // the loader only checks they are in the file.
+            PT_TLS
                 if ph
                     .p_offset
                     .checked_add(ph.p_filesz)
-                    .is_none_or(|e| e > file_len)
-                {
-                    return Err(Error::Malformed);
-                }
+                    .is_none_or(|e| e > file_len) =>
+            {
+                return Err(Error::Malformed);
             }
             PT_LOAD if ph.p_memsz > 0 => {
                 if p.nloads == MAX_LOADS {
