@@ -13,14 +13,23 @@ TARGET := x86_64-unknown-none
 BUILD := build
 KERNEL_FLAGS := -C relocation-model=static
 USER_FLAGS := -C relocation-model=static -C code-model=small
-PROGRAMS := hello spin-a spin-b fault-ro fault-ud fault-div fault-kjump badcalls bench segkeeper growtest echo ipc-test bench-server bench-keeper emulate domtest ordertest metertest fuzz foreign ckptload ckptcheck bigmem ckptbench counter spacebank banktest datastore dstest notes blocksvc consoled contest porttest portkeeper factory facprod factest facbench rs rstest shell init rsbench sitest svcload
+PROGRAMS := hello spin-a spin-b fault-ro fault-ud fault-div fault-kjump badcalls bench segkeeper growtest echo ipc-test bench-server bench-keeper emulate domtest ordertest metertest fuzz foreign ckptload ckptcheck bigmem ckptbench counter spacebank banktest datastore dstest notes blocksvc consoled contest porttest portkeeper factory facprod factest facbench rs rstest shell init rsbench sitest svcload unixkeeper
+# The UNIX personality's C test programs (user/unix/*.c), built with musl
+# twice: static (ET_EXEC) as build/user/unix-<name> and static-PIE as
+# build/user/unix-<name>-pie. musl-gcc's specs cannot make a static PIE, so
+# that link names musl's rcrt1.o, takes libc.a (-Bstatic) and says
+# --no-dynamic-linker itself.
+UNIX_C := $(wildcard user/unix/*.c)
+UNIX_BINS := $(patsubst user/unix/%.c,$(BUILD)/user/unix-%,$(UNIX_C)) $(patsubst user/unix/%.c,$(BUILD)/user/unix-%-pie,$(UNIX_C))
+MUSL := /usr/lib/x86_64-linux-musl
+UNIX_CFLAGS := -O2 -Wall -Werror
 HARNESS := target/release/stet-harness
 KERNEL_CARGO := CARGO_TARGET_X86_64_UNKNOWN_NONE_RUSTFLAGS="$(KERNEL_FLAGS)" cargo
 USER_CARGO := CARGO_TARGET_X86_64_UNKNOWN_NONE_RUSTFLAGS="$(USER_FLAGS)" cargo
 
-.PHONY: all deps kernel user harness run test bench lint fmt clean
+.PHONY: all deps kernel user unix harness run test bench lint fmt clean
 
-all: kernel user harness
+all: kernel user unix harness
 
 # Installs what a fresh Debian machine lacks (run as root).
 deps:
@@ -35,6 +44,16 @@ user: deps
 	$(USER_CARGO) build -p stet-programs --target $(TARGET) --release --target-dir target/user
 	@mkdir -p $(BUILD)/user
 	@for p in $(PROGRAMS); do cp target/user/$(TARGET)/release/$$p $(BUILD)/user/$$p; done
+
+unix: deps $(UNIX_BINS)
+
+$(BUILD)/user/unix-%-pie: user/unix/%.c
+	@mkdir -p $(BUILD)/user
+	gcc -specs $(MUSL)/musl-gcc.specs $(UNIX_CFLAGS) -fPIE -static-pie -nostartfiles $(MUSL)/rcrt1.o $(MUSL)/crti.o $$(gcc -print-file-name=crtbeginS.o) $< -Wl,-Bstatic $$(gcc -print-file-name=crtendS.o) $(MUSL)/crtn.o -Wl,--no-dynamic-linker -o $@
+
+$(BUILD)/user/unix-%: user/unix/%.c
+	@mkdir -p $(BUILD)/user
+	musl-gcc -static $(UNIX_CFLAGS) $< -o $@
 
 harness: deps
 	cargo build -p stet-harness --release

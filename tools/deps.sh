@@ -11,6 +11,8 @@ command -v qemu-io >/dev/null 2>&1 || need+=(qemu-utils)
 command -v grub-mkrescue >/dev/null 2>&1 || need+=(grub-common)
 command -v xorriso >/dev/null 2>&1 || need+=(xorriso)
 command -v mformat >/dev/null 2>&1 || need+=(mtools)
+# musl-gcc: the UNIX personality's C test programs are static musl binaries.
+command -v musl-gcc >/dev/null 2>&1 || need+=(musl-tools)
 if [ ${#need[@]} -gt 0 ]; then
     echo "deps: installing ${need[*]}"
     if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi

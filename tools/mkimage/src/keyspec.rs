@@ -31,6 +31,8 @@ pub(crate) enum KeySpec {
     Forwarder(String, u32),
     Program(String),
     Programs(Vec<String>),
+    File(String),
+    Text(String),
     FreshNode,
     FreshPage,
     IoPorts(u16, u32),
@@ -76,6 +78,13 @@ pub(crate) fn parse_start(s: &str) -> Result<(String, u8), String> {
 
 /// Parses one key spec.
 pub(crate) fn parse_key(s: &str) -> Result<KeySpec, String> {
+    // Text is taken verbatim, colons and all.
+    if let Some(t) = s.strip_prefix("text:") {
+        if t.len() > 4096 {
+            return Err("text:<…> holds at most 4096 bytes".into());
+        }
+        return Ok(KeySpec::Text(t.into()));
+    }
     let parts: Vec<&str> = s.split(':').collect();
     let ks = match parts.as_slice() {
         ["void"] => KeySpec::Void,
@@ -136,6 +145,7 @@ pub(crate) fn parse_key(s: &str) -> Result<KeySpec, String> {
             }
         }
         ["program", p] => KeySpec::Program(name(p)?),
+        ["file", f] => KeySpec::File(name(f)?),
         ["programs", ps @ ..] if !ps.is_empty() && ps.len() <= 16 => {
             KeySpec::Programs(ps.iter().map(|p| name(p)).collect::<Result<_, _>>()?)
         }

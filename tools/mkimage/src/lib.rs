@@ -60,6 +60,8 @@ pub(crate) struct Objects {
     /// Program nodes made so far, by program: every `program:<name>`
     /// names the same one.
     programs: HashMap<String, u64>,
+    /// File nodes made so far, by file name (`file:<name>`).
+    files: HashMap<String, u64>,
 }
 
 impl Objects {
@@ -281,7 +283,16 @@ impl Names {
                     ));
                 }
             },
-            KeySpec::Range(..) | KeySpec::Program(_) | KeySpec::Programs(_) => return Ok(None),
+            KeySpec::Range(..) | KeySpec::Program(_) | KeySpec::Programs(_) | KeySpec::File(_) => {
+                return Ok(None)
+            }
+            KeySpec::Text(t) => {
+                let oid = objs.page();
+                let mut data = [0u8; PAGE_SIZE];
+                data[..t.len()].copy_from_slice(t.as_bytes());
+                objs.b.page(oid, VERSION, &data);
+                Key::page(oid, VERSION, true)
+            }
             KeySpec::Supply(n) => {
                 let node = objs.node();
                 let first = objs.pages(*n as u64);
@@ -328,6 +339,7 @@ pub fn build(spec: &Spec, mut load: impl FnMut(&str) -> Result<Vec<u8>>) -> Resu
         next_page: stet_bigbang::KERNEL_PAGES,
         forwarders: HashMap::new(),
         programs: HashMap::new(),
+        files: HashMap::new(),
     };
 
     // Every name's objects first: meters, then each domain's fixed nodes
@@ -507,6 +519,11 @@ pub fn build(spec: &Spec, mut load: impl FnMut(&str) -> Result<Vec<u8>>) -> Resu
                     .map_err(|e| err(format!("{e:#}")))?;
                 continue;
             }
+            if let KeySpec::File(f) = &ks {
+                slots[slot] =
+                    file_key(&mut objs, &mut load, f).map_err(|e| err(format!("{e:#}")))?;
+                continue;
+            }
             if let KeySpec::Programs(ps) = &ks {
                 // A node whose slots hold the programs' sense keys in order
                 // (how a shell is handed the demos it may start).
@@ -602,6 +619,47 @@ fn program_key(
     }
     objs.b.node(node, VERSION, slots);
     objs.programs.insert(name.to_string(), node);
+    Ok(sense(node))
+}
+
+/// A sense key to the file node of `name` (made on first use, shared
+/// after): slot 0 a read-only segment key of size code
+/// [`stet_unix::layout::FILE_LSS`] to a tree of the file's bytes from
+/// offset 0 (every page present, read-only; the tree rule of
+/// [`space::fill`]), slot 1 `number(length)`. How the UNIX personality's
+/// files look: a file is a segment.
+fn file_key(
+    objs: &mut Objects,
+    load: &mut impl FnMut(&str) -> Result<Vec<u8>>,
+    name: &str,
+) -> Result<Key> {
+    let sense = |oid| Key::node(oid, VERSION, rights::RO | rights::WEAK);
+    if let Some(&oid) = objs.files.get(name) {
+        return Ok(sense(oid));
+    }
+    let bytes = load(name)?;
+    let lss = stet_unix::layout::FILE_LSS;
+    if bytes.len() as u64 > 16u64.pow(lss as u32) * PAGE_SIZE as u64 {
+        bail!("file {name:?} is too big");
+    }
+    let node = objs.node();
+    let root = objs.node();
+    let mut keyed = Vec::new();
+    for (i, chunk) in bytes.chunks(PAGE_SIZE).enumerate() {
+        let oid = objs.page();
+        let mut data = [0u8; PAGE_SIZE];
+        data[..chunk.len()].copy_from_slice(chunk);
+        objs.b.page(oid, VERSION, &data);
+        keyed.push((i as u64, Key::page(oid, VERSION, true)));
+    }
+    let mut nodes = 0;
+    let slots = space::fill(objs, lss, 0, &keyed, &mut nodes);
+    objs.b.node(root, VERSION, slots);
+    let mut f = [Key::VOID; SLOTS];
+    f[0] = Key::segment(root, VERSION, lss, rights::RO);
+    f[1] = Key::number(bytes.len() as u64, 0);
+    objs.b.node(node, VERSION, f);
+    objs.files.insert(name.to_string(), node);
     Ok(sense(node))
 }
 

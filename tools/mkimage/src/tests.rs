@@ -771,7 +771,7 @@ proptest::proptest! {
         ),
         probes in proptest::collection::vec(0u64..1 << 35, 0..40),
     ) {
-        let mut objs = Objects { b: stet_bigbang::Builder::new(), next_node: 0, next_page: 0, forwarders: Default::default(), programs: Default::default() };
+        let mut objs = Objects { b: stet_bigbang::Builder::new(), next_node: 0, next_page: 0, forwarders: Default::default(), programs: Default::default(), files: Default::default() };
         let keyed: Vec<(u64, Key)> = pages
             .iter()
             .enumerate()
@@ -942,4 +942,45 @@ keys = ["programs:client:server", "program:server"]
 
     assert!(build_err(&one("\"programs\"")).contains("1 to 16 programs"));
     assert!(build_err(&one("\"programs:client:nosuch\"")).contains("no program nosuch"));
+}
+
+#[test]
+fn file_and_text_specs() {
+    let spec = Spec::parse(
+        r#"
+[[domain]]
+name = "a"
+program = "server"
+keys = ["file:client", "text:/bin/x a:b", "file:client"]
+"#,
+    )
+    .unwrap();
+    let built = build(&spec, loader()).unwrap();
+    let image = Image::parse(&built.image).unwrap();
+    let g = image.node(built.domains[0].general).unwrap().keys;
+    assert_eq!(g[1], g[3], "one node per file");
+    assert_eq!(
+        (g[1].key_type(), g[1].rights()),
+        (KeyType::Node, rights::RO | rights::WEAK)
+    );
+    let f = image.node(g[1].oid()).unwrap().keys;
+    let bytes = programs()["client"].clone();
+    assert_eq!(f[1], Key::number(bytes.len() as u64, 0));
+    assert_eq!(f[0].key_type(), KeyType::Segment);
+    assert_eq!(f[0].rights(), rights::RO);
+    // Every page of the file reads back through the tree.
+    for (i, chunk) in bytes.chunks(4096).enumerate() {
+        let (page, _) = walk(&image, f[0], i as u64 * PAGE).unwrap();
+        assert_eq!(page.rights(), rights::RO);
+        let data = image.page(page.oid()).unwrap().data;
+        assert_eq!(&data[..chunk.len()], chunk);
+    }
+    // Text: a read-only page with the bytes, colons kept.
+    assert_eq!(
+        (g[2].key_type(), g[2].rights()),
+        (KeyType::Page, rights::RO)
+    );
+    let t = image.page(g[2].oid()).unwrap().data;
+    assert_eq!(&t[..16], b"/bin/x a:b\0\0\0\0\0\0");
+    assert!(build_err(&one("\"file:nosuch\"")).contains("no program nosuch"));
 }

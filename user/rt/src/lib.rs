@@ -8,7 +8,7 @@
 //! (`irq`) and the console driver's client side (`consoled`).
 //!
 //! The `unsafe` code of user programs lives in the low-level modules here
-//! (`invoke`, `start`, `fault`, `cpu`, `mem`, `port`, `uart`); programs
+//! (`invoke`, `start`, `fault`, `cpu`, `mem`, `port`, `uart`, `window`); programs
 //! themselves deny it.
 #![no_std]
 #![deny(unsafe_code)]
@@ -33,6 +33,7 @@ pub mod service;
 mod start;
 pub mod supervised;
 pub mod uart;
+pub mod window;
 
 pub use stet_abi as abi;
 

@@ -183,8 +183,8 @@ fn executable_stack_is_reported() {
 /// puts the test programs in build/unix).
 #[test]
 fn real_binaries_if_built() {
-    for name in ["hello", "hello-pie"] {
-        let path = std::format!("{}/../../build/unix/{name}", env!("CARGO_MANIFEST_DIR"));
+    for name in ["unix-hello", "unix-hello-pie"] {
+        let path = std::format!("{}/../../build/user/{name}", env!("CARGO_MANIFEST_DIR"));
         let Ok(bytes) = std::fs::read(&path) else {
             continue;
         };

@@ -1,0 +1,472 @@
+//! The system calls the keeper carries out itself: memory, the process's
+//! identity, signals' bookkeeping, clocks, randomness and the terminal's
+//! descriptors. A call it does not implement answers `-ENOSYS` and is
+//! counted, never harms anything.
+
+use crate::slots::{CONSOLE, SLEEP};
+use crate::space::Touch;
+use crate::Keeper;
+use stet_rt::abi::domain::Reg;
+use stet_rt::abi::order;
+use stet_rt::key::{call, Msg};
+use stet_unix::elf::prot;
+use stet_unix::layout::{PAGE, USER_END};
+use stet_unix::sys::errno::*;
+use stet_unix::sys::{arch, clock, ioctl, map, nr, UNAME, UTSNAME_FIELD};
+use stet_unix::vm::{self, Backing, Vma};
+
+/// What the keeper does after a call.
+pub enum Next {
+    /// Resume the process with the registers as they now are.
+    Resume,
+    /// The process ended with this status (`exit_group`).
+    Exit(u8),
+}
+
+/// Seconds from 1970 to the boot of the first system (2024-01-01): the
+/// realtime clock until there is a battery clock to read.
+const EPOCH: u64 = 1_704_067_200;
+/// Most bytes one `write` sends to the terminal in one invocation.
+const CHUNK: u64 = 4096;
+
+type R = Result<u64, i64>;
+
+fn now_ns() -> u64 {
+    call(SLEEP, order::sleep::NOW, [0; 4]).w[0]
+}
+
+/// Signals a process may name (1 to 64).
+const NSIG: u64 = 64;
+
+impl Keeper {
+    /// Carries out the call in `regs` (number in `rax`), leaving the
+    /// result in `rax`.
+    pub fn syscall(&mut self, regs: &mut [u64; 20]) -> Next {
+        let a = [
+            regs[Reg::Rdi as usize],
+            regs[Reg::Rsi as usize],
+            regs[Reg::Rdx as usize],
+            regs[Reg::R10 as usize],
+            regs[Reg::R8 as usize],
+            regs[Reg::R9 as usize],
+        ];
+        let n = regs[Reg::Rax as usize];
+        let r = match n {
+            nr::EXIT | nr::EXIT_GROUP => return Next::Exit(a[0] as u8),
+            nr::READ => self.read(a[0], a[1], a[2]),
+            nr::WRITE => self.write(a[0], a[1], a[2]),
+            nr::WRITEV => self.writev(a[0], a[1], a[2]),
+            nr::CLOSE => self.close(a[0]),
+            nr::IOCTL => self.ioctl(a[0], a[1], a[2]),
+            nr::FCNTL => self.fcntl(a[0], a[1]),
+            nr::LSEEK => self.fd(a[0]).and(Err(ESPIPE)),
+            nr::BRK => Ok(self.brk(a[0])),
+            nr::MMAP => self.mmap(a[0], a[1], a[2], a[3], a[4] as i32, a[5]),
+            nr::MUNMAP => self.munmap(a[0], a[1]),
+            nr::MPROTECT => self.mprotect(a[0], a[1], a[2]),
+            nr::MADVISE | nr::SCHED_YIELD => Ok(0),
+            nr::ARCH_PRCTL => self.arch_prctl(regs, a[0], a[1]),
+            nr::SET_TID_ADDRESS | nr::GETPID | nr::GETTID => Ok(self.pid),
+            nr::GETPPID => Ok(self.ppid),
+            nr::GETUID | nr::GETEUID | nr::GETGID | nr::GETEGID => Ok(0),
+            nr::GETPGRP | nr::GETSID => Ok(self.pid),
+            nr::UNAME => self.uname(a[0]),
+            nr::CLOCK_GETTIME => self.clock_gettime(a[0], a[1]),
+            nr::GETTIMEOFDAY => self.gettimeofday(a[0]),
+            nr::NANOSLEEP => self.nanosleep(a[0]),
+            nr::GETRANDOM => self.getrandom(a[0], a[1]),
+            nr::PRLIMIT64 => self.prlimit(a[0], a[1], a[3]),
+            nr::RT_SIGACTION => self.sigaction(a[0], a[1], a[2], a[3]),
+            nr::RT_SIGPROCMASK => self.sigprocmask(a[0], a[1], a[2], a[3]),
+            nr::GETCWD => self.getcwd(a[0], a[1]),
+            _ => {
+                self.count_enosys(n);
+                Err(ENOSYS)
+            }
+        };
+        regs[Reg::Rax as usize] = stet_unix::sys::ret(r);
+        Next::Resume
+    }
+
+    fn count_enosys(&mut self, n: u64) {
+        let i = (n as usize).min(self.enosys.len() - 1);
+        self.enosys[i] = self.enosys[i].saturating_add(1);
+    }
+
+    /// Descriptors 0, 1 and 2 are the terminal until the file system and
+    /// `dup` arrive.
+    fn fd(&self, fd: u64) -> R {
+        if fd < 3 && self.open[fd as usize] {
+            Ok(fd)
+        } else {
+            Err(EBADF)
+        }
+    }
+
+    fn close(&mut self, fd: u64) -> R {
+        self.fd(fd)?;
+        self.open[fd as usize] = false;
+        Ok(0)
+    }
+
+    fn read(&mut self, fd: u64, buf: u64, len: u64) -> R {
+        self.fd(fd)?;
+        self.space.touch(buf, len, true).map_err(Touch::errno)?;
+        // Terminal input comes with the tty (issue 7, next step): end of file.
+        Ok(0)
+    }
+
+    fn write(&mut self, fd: u64, buf: u64, len: u64) -> R {
+        self.fd(fd)?;
+        self.space.touch(buf, len, false).map_err(Touch::errno)?;
+        let mut at = 0;
+        while at < len {
+            let n = (len - at).min(CHUNK);
+            Msg::new(CONSOLE, order::console::WRITE)
+                .raw_string(self.space.win.addr(buf + at), n)
+                .call();
+            at += n;
+        }
+        Ok(len)
+    }
+
+    fn writev(&mut self, fd: u64, iov: u64, cnt: u64) -> R {
+        self.fd(fd)?;
+        if cnt > 1024 {
+            return Err(EINVAL);
+        }
+        let mut total = 0u64;
+        for i in 0..cnt {
+            let mut v = [0u8; 16];
+            self.space
+                .read(iov + 16 * i, &mut v)
+                .map_err(Touch::errno)?;
+            let base = u64::from_le_bytes(v[..8].try_into().unwrap_or_default());
+            let len = u64::from_le_bytes(v[8..].try_into().unwrap_or_default());
+            if len > isize::MAX as u64 - total {
+                return Err(EINVAL);
+            }
+            total += self.write(fd, base, len)?;
+        }
+        Ok(total)
+    }
+
+    fn ioctl(&mut self, fd: u64, req: u64, arg: u64) -> R {
+        self.fd(fd)?;
+        match req {
+            ioctl::TIOCGWINSZ => {
+                let ws = [24u16, 80, 0, 0];
+                let mut b = [0u8; 8];
+                for (c, v) in b.chunks_exact_mut(2).zip(ws) {
+                    c.copy_from_slice(&v.to_le_bytes());
+                }
+                self.space.write(arg, &b).map_err(Touch::errno)?;
+                Ok(0)
+            }
+            ioctl::TCGETS => {
+                self.space.write(arg, &termios()).map_err(Touch::errno)?;
+                Ok(0)
+            }
+            ioctl::TCSETS | ioctl::TCSETSW | ioctl::TCSETSF | ioctl::TIOCSWINSZ => Ok(0),
+            ioctl::TIOCGPGRP => {
+                self.space
+                    .write(arg, &(self.pid as u32).to_le_bytes())
+                    .map_err(Touch::errno)?;
+                Ok(0)
+            }
+            ioctl::TIOCSPGRP => Ok(0),
+            _ => Err(ENOTTY),
+        }
+    }
+
+    fn fcntl(&mut self, fd: u64, cmd: u64) -> R {
+        self.fd(fd)?;
+        const F_GETFD: u64 = 1;
+        const F_SETFD: u64 = 2;
+        const F_GETFL: u64 = 3;
+        const F_SETFL: u64 = 4;
+        const O_RDWR: u64 = 2;
+        match cmd {
+            F_GETFD | F_SETFD | F_SETFL => Ok(0),
+            F_GETFL => Ok(O_RDWR),
+            _ => Err(EINVAL),
+        }
+    }
+
+    fn brk(&mut self, new: u64) -> u64 {
+        let old_end = self.space.map.brk.next_multiple_of(PAGE);
+        let r = self.space.map.set_brk(new, |_| {});
+        let new_end = r.next_multiple_of(PAGE);
+        if new_end < old_end {
+            self.space.drop_pages(new_end, old_end);
+        }
+        r
+    }
+
+    fn mmap(&mut self, addr: u64, len: u64, p: u64, flags: u64, fd: i32, _off: u64) -> R {
+        if len == 0 || p & !7 != 0 {
+            return Err(EINVAL);
+        }
+        let shared = match flags & 3 {
+            map::SHARED => true,
+            map::PRIVATE => false,
+            _ => return Err(EINVAL),
+        };
+        if flags & map::ANONYMOUS == 0 {
+            // File mappings come with the file system.
+            let _ = fd;
+            return Err(ENODEV);
+        }
+        let len = len.checked_next_multiple_of(PAGE).ok_or(ENOMEM)?;
+        let start = if flags & (map::FIXED | map::FIXED_NOREPLACE) != 0 {
+            let (a, b) = vm::range(addr, len)?;
+            if a < stet_unix::layout::USER_MIN {
+                return Err(EPERM);
+            }
+            if flags & map::FIXED_NOREPLACE != 0 {
+                if self.space.map.place(a, len) != Ok(a) {
+                    return Err(EEXIST);
+                }
+            } else {
+                self.unmap(a, b)?;
+            }
+            a
+        } else {
+            self.space.map.place(addr & !(PAGE - 1), len)?
+        };
+        self.space.map.insert(Vma {
+            start,
+            end: start + len,
+            prot: p as u8,
+            shared,
+            backing: Backing::Anon,
+        })?;
+        Ok(start)
+    }
+
+    fn unmap(&mut self, a: u64, b: u64) -> Result<(), i64> {
+        self.space.map.unmap(a, b, |_| {})?;
+        self.space.drop_pages(a, b);
+        Ok(())
+    }
+
+    fn munmap(&mut self, addr: u64, len: u64) -> R {
+        let (a, b) = vm::range(addr, len)?;
+        self.unmap(a, b)?;
+        Ok(0)
+    }
+
+    fn mprotect(&mut self, addr: u64, len: u64, p: u64) -> R {
+        if p & !7 != 0 {
+            return Err(EINVAL);
+        }
+        if !addr.is_multiple_of(PAGE) {
+            return Err(EINVAL);
+        }
+        if len == 0 {
+            return Ok(0);
+        }
+        let (a, b) = vm::range(addr, len)?;
+        self.space.map.protect(a, b, p as u8)?;
+        if p as u8 & prot::WRITE == 0 {
+            self.space.write_protect(a, b);
+        }
+        Ok(0)
+    }
+
+    fn arch_prctl(&mut self, regs: &mut [u64; 20], code: u64, addr: u64) -> R {
+        match code {
+            arch::SET_FS | arch::SET_GS => {
+                if addr >= USER_END {
+                    return Err(EPERM);
+                }
+                let r = if code == arch::SET_FS {
+                    Reg::FsBase
+                } else {
+                    Reg::GsBase
+                };
+                regs[r as usize] = addr;
+                Ok(0)
+            }
+            arch::GET_FS | arch::GET_GS => {
+                let r = if code == arch::GET_FS {
+                    Reg::FsBase
+                } else {
+                    Reg::GsBase
+                };
+                let v = regs[r as usize];
+                self.space
+                    .write(addr, &v.to_le_bytes())
+                    .map_err(Touch::errno)?;
+                Ok(0)
+            }
+            _ => Err(EINVAL),
+        }
+    }
+
+    fn uname(&mut self, buf: u64) -> R {
+        let mut b = [0u8; 6 * UTSNAME_FIELD];
+        for (i, s) in UNAME.iter().enumerate() {
+            b[i * UTSNAME_FIELD..i * UTSNAME_FIELD + s.len()].copy_from_slice(s.as_bytes());
+        }
+        self.space.write(buf, &b).map_err(Touch::errno)?;
+        Ok(0)
+    }
+
+    fn clock_gettime(&mut self, clk: u64, tp: u64) -> R {
+        let ns = now_ns();
+        let t = match clk {
+            clock::REALTIME | clock::REALTIME_COARSE => EPOCH * 1_000_000_000 + ns,
+            clock::MONOTONIC
+            | clock::MONOTONIC_RAW
+            | clock::MONOTONIC_COARSE
+            | clock::BOOTTIME
+            | clock::PROCESS_CPUTIME
+            | clock::THREAD_CPUTIME => ns,
+            _ => return Err(EINVAL),
+        };
+        let mut b = [0u8; 16];
+        b[..8].copy_from_slice(&(t / 1_000_000_000).to_le_bytes());
+        b[8..].copy_from_slice(&(t % 1_000_000_000).to_le_bytes());
+        self.space.write(tp, &b).map_err(Touch::errno)?;
+        Ok(0)
+    }
+
+    fn gettimeofday(&mut self, tv: u64) -> R {
+        if tv != 0 {
+            let t = EPOCH * 1_000_000_000 + now_ns();
+            let mut b = [0u8; 16];
+            b[..8].copy_from_slice(&(t / 1_000_000_000).to_le_bytes());
+            b[8..].copy_from_slice(&(t % 1_000_000_000 / 1000).to_le_bytes());
+            self.space.write(tv, &b).map_err(Touch::errno)?;
+        }
+        Ok(0)
+    }
+
+    fn nanosleep(&mut self, req: u64) -> R {
+        let mut b = [0u8; 16];
+        self.space.read(req, &mut b).map_err(Touch::errno)?;
+        let s = u64::from_le_bytes(b[..8].try_into().unwrap_or_default());
+        let ns = u64::from_le_bytes(b[8..].try_into().unwrap_or_default());
+        if ns >= 1_000_000_000 || s > i64::MAX as u64 {
+            return Err(EINVAL);
+        }
+        let until = now_ns().saturating_add(s.saturating_mul(1_000_000_000).saturating_add(ns));
+        call(SLEEP, order::sleep::UNTIL, [until, 0, 0, 0]);
+        Ok(0)
+    }
+
+    fn getrandom(&mut self, buf: u64, len: u64) -> R {
+        let len = len.min(1 << 20);
+        self.space.touch(buf, len, true).map_err(Touch::errno)?;
+        let mut at = 0;
+        while at < len {
+            let v = self.random().to_le_bytes();
+            let n = (len - at).min(8) as usize;
+            self.space.win.write(buf + at, &v[..n]);
+            at += n as u64;
+        }
+        Ok(len)
+    }
+
+    fn prlimit(&mut self, pid: u64, res: u64, old: u64) -> R {
+        if pid != 0 && pid != self.pid {
+            return Err(ESRCH);
+        }
+        const RLIMIT_STACK: u64 = 3;
+        const RLIMIT_NOFILE: u64 = 7;
+        let (cur, max) = match res {
+            RLIMIT_STACK => (stet_unix::layout::STACK_MAX, u64::MAX),
+            RLIMIT_NOFILE => (1024, 4096),
+            0..16 => (u64::MAX, u64::MAX),
+            _ => return Err(EINVAL),
+        };
+        if old != 0 {
+            let mut b = [0u8; 16];
+            b[..8].copy_from_slice(&cur.to_le_bytes());
+            b[8..].copy_from_slice(&max.to_le_bytes());
+            self.space.write(old, &b).map_err(Touch::errno)?;
+        }
+        Ok(0)
+    }
+
+    fn sigaction(&mut self, sig: u64, act: u64, old: u64, size: u64) -> R {
+        const SIGKILL: u64 = 9;
+        const SIGSTOP: u64 = 19;
+        if sig == 0 || sig > NSIG || size != 8 {
+            return Err(EINVAL);
+        }
+        if act != 0 && (sig == SIGKILL || sig == SIGSTOP) {
+            return Err(EINVAL);
+        }
+        let i = sig as usize - 1;
+        if old != 0 {
+            let cur = self.actions[i];
+            self.space.write(old, &cur).map_err(Touch::errno)?;
+        }
+        if act != 0 {
+            let mut b = [0u8; 32];
+            self.space.read(act, &mut b).map_err(Touch::errno)?;
+            self.actions[i] = b;
+        }
+        Ok(0)
+    }
+
+    fn sigprocmask(&mut self, how: u64, set: u64, old: u64, size: u64) -> R {
+        const BLOCK: u64 = 0;
+        const UNBLOCK: u64 = 1;
+        const SETMASK: u64 = 2;
+        if size != 8 {
+            return Err(EINVAL);
+        }
+        let prev = self.sigmask;
+        if set != 0 {
+            let mut b = [0u8; 8];
+            self.space.read(set, &mut b).map_err(Touch::errno)?;
+            let s = u64::from_le_bytes(b);
+            self.sigmask = match how {
+                BLOCK => prev | s,
+                UNBLOCK => prev & !s,
+                SETMASK => s,
+                _ => return Err(EINVAL),
+            };
+            // SIGKILL and SIGSTOP cannot be blocked.
+            self.sigmask &= !(1 << 8 | 1 << 18);
+        }
+        if old != 0 {
+            self.space
+                .write(old, &prev.to_le_bytes())
+                .map_err(Touch::errno)?;
+        }
+        Ok(0)
+    }
+
+    fn getcwd(&mut self, buf: u64, size: u64) -> R {
+        if size < 2 {
+            return Err(ERANGE);
+        }
+        self.space.write(buf, b"/\0").map_err(Touch::errno)?;
+        Ok(2)
+    }
+}
+
+/// The terminal's settings as `TCGETS` reports them (the kernel's 36-byte
+/// `struct termios`): canonical mode with echo, Linux's default characters.
+fn termios() -> [u8; 36] {
+    let mut t = [0u8; 36];
+    let iflag: u32 = 0x100 | 0x400; // ICRNL | IXON
+    let oflag: u32 = 0x1 | 0x4; // OPOST | ONLCR
+    let cflag: u32 = 0xf | 0x30 | 0x80; // B38400 | CS8 | CREAD
+    let lflag: u32 = 0x1 | 0x2 | 0x8 | 0x10 | 0x20 | 0x200 | 0x800 | 0x8000;
+    for (i, v) in [iflag, oflag, cflag, lflag].iter().enumerate() {
+        t[i * 4..i * 4 + 4].copy_from_slice(&v.to_le_bytes());
+    }
+    // c_line, then c_cc: VINTR ^C, VQUIT ^\, VERASE DEL, VKILL ^U, VEOF ^D,
+    // VTIME 0, VMIN 1.
+    let cc = [3u8, 0x1c, 0x7f, 0x15, 4, 0, 1];
+    t[17..17 + cc.len()].copy_from_slice(&cc);
+    t
+}
+
+/// `ENODEV` (19): not in `stet_unix::sys::errno` until file mappings.
+const ENODEV: i64 = 19;

@@ -1,0 +1,225 @@
+//! The UNIX keeper: one per UNIX process (KeyKOS §9, KeyNIX). The process is
+//! a foreign domain running an unmodified static Linux x86_64 program; its
+//! every `syscall`, exception and invalid memory reference is a fault
+//! message to this keeper, which carries the call out and resumes it. A
+//! bug here harms only this process.
+//!
+//! This first keeper starts its process from the executable it is given
+//! (`exec`), serves memory (page faults, `brk`, `mmap`, `munmap`,
+//! `mprotect`), identity, clocks, randomness, signal bookkeeping and the
+//! terminal's output (`calls`), and reports the process's end. The design
+//! and what is still to come are in docs/UNIX.md.
+//!
+//! Keys: see `slots`. Argument: the process id.
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+mod calls;
+mod exec;
+mod slots;
+mod space;
+
+use calls::Next;
+use slots::{BANK, PBANK, RESUME, SELF_SPACE, T};
+use space::{Space, Touch};
+use stet_rt::abi::domain::{NREGS, REGS_SIZE};
+use stet_rt::abi::fault;
+use stet_rt::abi::order::node;
+use stet_rt::key::{wait, Answer, Msg};
+use stet_rt::{bank, println};
+use stet_unix::elf::prot;
+use stet_unix::layout::{EXEC_SLOT, WINDOW_SLOT};
+
+/// Signal numbers the keeper uses itself.
+const SIGILL: u8 = 4;
+const SIGFPE: u8 = 8;
+const SIGSEGV: u8 = 11;
+const SIGBUS: u8 = 7;
+
+/// A process and everything its keeper knows about it.
+pub struct Keeper {
+    /// Its address space.
+    pub space: Space,
+    /// Its process id.
+    pub pid: u64,
+    /// Its parent's.
+    pub ppid: u64,
+    /// Calls answered `ENOSYS`, by number (the last counts all higher
+    /// numbers).
+    pub enosys: [u16; 512],
+    /// Whether descriptors 0, 1, 2 are open.
+    pub open: [bool; 3],
+    /// `struct sigaction` of each signal, as the process gave it.
+    pub actions: [[u8; 32]; 64],
+    /// The blocked signals.
+    pub sigmask: u64,
+    rng: u64,
+}
+
+impl Keeper {
+    fn new(pid: u64) -> Keeper {
+        Keeper {
+            space: Space::new(),
+            pid,
+            ppid: 0,
+            enosys: [0; 512],
+            open: [true; 3],
+            actions: [[0; 32]; 64],
+            sigmask: 0,
+            rng: stet_rt::cpu::rdtsc() | 1,
+        }
+    }
+
+    /// The next word of a xorshift generator (seeded from the time-stamp
+    /// counter; not for cryptography).
+    pub fn random(&mut self) -> u64 {
+        let mut x = self.rng;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A memory fault at `addr`: makes the page, or ends the process.
+    fn memory_fault(&mut self, addr: u64, access: u64, why: u64) -> Result<(), u8> {
+        let Some(v) = self.space.map.find(addr).copied() else {
+            return Err(SIGSEGV);
+        };
+        let need = match access {
+            fault::access::WRITE => prot::WRITE,
+            fault::access::EXECUTE => prot::EXEC,
+            _ => prot::READ,
+        };
+        if v.prot & need == 0 {
+            return Err(SIGSEGV);
+        }
+        let write = access == fault::access::WRITE;
+        if why != fault::why::NOT_PRESENT && !(why == fault::why::PROTECTION && write) {
+            return Err(SIGSEGV);
+        }
+        self.space.make_page(&v, addr, write).map_err(|e| match e {
+            Touch::Fault => SIGSEGV,
+            Touch::NoMemory => SIGBUS,
+        })
+    }
+
+    /// The process has ended: its objects go back to the bank.
+    fn end(&mut self, how: End) {
+        match how {
+            End::Exit(s) => println!("unix: pid {} exited with status {s}", self.pid),
+            End::Signal(s, what, addr, rip) => println!(
+                "unix: pid {} killed by signal {s} ({what} {addr:#x} at rip {rip:#x})",
+                self.pid
+            ),
+        }
+        let mut first = true;
+        for (n, &c) in self.enosys.iter().enumerate().filter(|(_, &c)| c > 0) {
+            if first {
+                stet_rt::print!("unix: pid {} unimplemented calls:", self.pid);
+                first = false;
+            }
+            if n == self.enosys.len() - 1 {
+                stet_rt::print!(" other:{c}");
+            } else {
+                stet_rt::print!(" {n}:{c}");
+            }
+        }
+        if !first {
+            println!();
+        }
+        let _ = bank::destroy(PBANK);
+        for slot in [WINDOW_SLOT, EXEC_SLOT] {
+            let _ = Msg::new(SELF_SPACE, node::SWAP).w0(slot).call();
+        }
+    }
+}
+
+/// How a process ended.
+enum End {
+    Exit(u8),
+    /// The signal, what happened, the address or vector, the rip.
+    Signal(u8, &'static str, u64, u64),
+}
+
+fn regs_of(buf: &[u8]) -> [u64; NREGS] {
+    let mut r = [0u64; NREGS];
+    for (v, c) in r.iter_mut().zip(buf.chunks_exact(8)) {
+        *v = u64::from_le_bytes(c.try_into().unwrap_or_default());
+    }
+    r
+}
+
+fn bytes_of(r: &[u64; NREGS]) -> [u8; REGS_SIZE] {
+    let mut b = [0u8; REGS_SIZE];
+    for (c, v) in b.chunks_exact_mut(8).zip(r) {
+        c.copy_from_slice(&v.to_le_bytes());
+    }
+    b
+}
+
+fn main(pid: u64) -> i64 {
+    let mut k = Keeper::new(pid);
+    if let Err(e) = exec::start(&mut k) {
+        println!("unix: cannot start pid {pid}: {e}");
+        let _ = bank::destroy(PBANK);
+        return 1;
+    }
+    let _ = BANK;
+    let mut buf = [0u8; REGS_SIZE];
+    let mut a: Answer = wait([T, 0, 0, 0], RESUME, &mut buf);
+    loop {
+        let mut regs = regs_of(&buf);
+        let end = match a.code {
+            fault::code::SYSCALL => match k.syscall(&mut regs) {
+                Next::Resume => None,
+                Next::Exit(s) => Some(End::Exit(s)),
+            },
+            fault::code::MEMORY => k
+                .memory_fault(a.w[0], a.w[1], a.w[2])
+                .err()
+                .map(|s| End::Signal(s, "memory fault at", a.w[0], a.w[3])),
+            fault::code::EXCEPTION => {
+                let s = match a.w[0] {
+                    0 | 16 | 19 => SIGFPE,
+                    6 => SIGILL,
+                    _ => SIGSEGV,
+                };
+                Some(End::Signal(s, "exception", a.w[0], a.w[2]))
+            }
+            other => {
+                println!("unix: pid {pid}: unexpected message {other}; ignored");
+                a = wait([T, 0, 0, 0], RESUME, &mut buf);
+                continue;
+            }
+        };
+        match end {
+            None => {
+                // A memory fault re-executes the instruction; a system
+                // call resumes after it with the result in rax.
+                let order = if a.code == fault::code::SYSCALL {
+                    fault::RESUME_WITH_REGS
+                } else {
+                    fault::RESUME
+                };
+                let out = bytes_of(&regs);
+                let m = Msg::new(RESUME, order)
+                    .recv([T, 0, 0, 0])
+                    .resume_into(RESUME);
+                let m = if order == fault::RESUME_WITH_REGS {
+                    m.string(&out)
+                } else {
+                    m
+                };
+                a = m.ret_into(&mut buf);
+            }
+            Some(how) => {
+                k.end(how);
+                a = wait([T, 0, 0, 0], RESUME, &mut buf);
+            }
+        }
+    }
+}
+
+stet_rt::main!(main);

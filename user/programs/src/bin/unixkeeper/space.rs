@@ -1,0 +1,439 @@
+//! The process's address space as its keeper manages it: the memory map
+//! (`stet_unix::vm`), the shadow of the node tree (`stet_unix::shadow`), the
+//! directory of node keys behind the shadow, and the window through which
+//! the keeper reads and writes the process's memory.
+//!
+//! Pages are made on first touch (a page fault, or a system call's buffer):
+//! anonymous memory gets a fresh zero page from the process's bank; a
+//! read-only private file page is the file's own page key (shared text);
+//! a writable one is a fresh page holding a copy of the file's bytes.
+//!
+//! Node keys live in a three-level directory of nodes from the process's
+//! bank (16 × 16 × 4 = 1024 = `shadow::MAX_NODES`), root in slot `DIR`;
+//! the leaf most recently used is kept in slot `LEAF`, so sequential
+//! touches cost one bank call and one swap per page.
+
+use crate::slots::{DIR, DISCRIM, EXEC, LEAF, PBANK, T, T2};
+use stet_keys::KeyType;
+use stet_rt::abi::code;
+use stet_rt::abi::order::{discrim, node, page, segment};
+use stet_rt::bank;
+use stet_rt::key::{Msg, Slot};
+use stet_rt::window::Window;
+use stet_unix::elf::prot;
+use stet_unix::layout::{EXEC_SLOT, FILE_LSS, PAGE, SPACE_LSS, USER_END, WINDOW_SLOT};
+use stet_unix::shadow::{self, page as pf, Builder, Entry, Tree};
+use stet_unix::sys::errno::{EFAULT, ENOMEM};
+use stet_unix::vm::{Backing, Map, Vma};
+
+/// A failed invocation's result code.
+pub type Code = u64;
+
+fn ok(a: stet_rt::key::Answer) -> Result<stet_rt::key::Answer, Code> {
+    if a.code == code::OK {
+        Ok(a)
+    } else {
+        Err(a.code)
+    }
+}
+
+fn fetch(from: Slot, order: u64, slot: u64, into: Slot) -> Result<(), Code> {
+    ok(Msg::new(from, order).w0(slot).recv([into, 0, 0, 0]).call()).map(|_| ())
+}
+
+/// Swaps the key in `key` into `slot` of node `n`; the old key lands in
+/// `old` (0: dropped).
+fn swap(n: Slot, slot: u64, key: Slot, old: Slot) -> Result<(), Code> {
+    ok(Msg::new(n, node::SWAP)
+        .w0(slot)
+        .keys([key, 0, 0, 0])
+        .recv([old, 0, 0, 0])
+        .call())
+    .map(|_| ())
+}
+
+/// The key type in slot `s`.
+fn key_type(s: Slot) -> u64 {
+    Msg::new(DISCRIM, discrim::CLASSIFY)
+        .keys([s, 0, 0, 0])
+        .call()
+        .w[0]
+}
+
+/// The directory and the leaf cache: what makes shadow nodes real.
+#[derive(Clone)]
+pub struct Keys {
+    /// Which level-1 and level-2 directory nodes exist.
+    dir1: [bool; 4],
+    dir2: [bool; 64],
+    /// The shadow node whose key is in `LEAF`.
+    leaf: Option<u16>,
+}
+
+impl Keys {
+    const fn new() -> Keys {
+        Keys {
+            dir1: [false; 4],
+            dir2: [false; 64],
+            leaf: None,
+        }
+    }
+
+    /// Stores the node key in `key` as directory entry `idx` (uses `T2`
+    /// and, when a directory node is made, `LEAF`).
+    fn put(&mut self, idx: u16, key: Slot) -> Result<(), Code> {
+        let (a, b, c) = (idx as u64 >> 8, (idx as u64 >> 4) & 15, idx as u64 & 15);
+        if !self.dir1[a as usize] {
+            bank::alloc_node(PBANK, T2)?;
+            swap(DIR, a, T2, 0)?;
+            self.dir1[a as usize] = true;
+        } else {
+            fetch(DIR, node::FETCH, a, T2)?;
+        }
+        let d2 = (idx >> 4) as usize;
+        if !self.dir2[d2] {
+            self.leaf = None;
+            bank::alloc_node(PBANK, LEAF)?;
+            swap(T2, b, LEAF, 0)?;
+            self.dir2[d2] = true;
+            swap(LEAF, c, key, 0)
+        } else {
+            fetch(T2, node::FETCH, b, T2)?;
+            swap(T2, c, key, 0)
+        }
+    }
+
+    /// The node key of shadow node `idx` into `into`.
+    fn get(&self, idx: u16, into: Slot) -> Result<(), Code> {
+        fetch(DIR, node::FETCH, idx as u64 >> 8, into)?;
+        fetch(into, node::FETCH, (idx as u64 >> 4) & 15, into)?;
+        fetch(into, node::FETCH, idx as u64 & 15, into)
+    }
+
+    /// The node key of shadow node `idx` in `LEAF`.
+    fn leaf(&mut self, idx: u16) -> Result<(), Code> {
+        if self.leaf != Some(idx) {
+            self.leaf = None;
+            self.get(idx, LEAF)?;
+            self.leaf = Some(idx);
+        }
+        Ok(())
+    }
+}
+
+impl Builder for Keys {
+    type Err = Code;
+
+    fn make_node(&mut self, idx: u16, level: u8, parent: u16, slot: u8) -> Result<(), Code> {
+        bank::alloc_node(PBANK, T)?;
+        self.put(idx, T)?;
+        ok(Msg::new(T, node::MAKE_SEGMENT)
+            .words([level as u64, 0, 0, 0])
+            .recv([T, 0, 0, 0])
+            .call())?;
+        if self.leaf == Some(parent) {
+            swap(LEAF, slot as u64, T, 0)
+        } else {
+            self.get(parent, T2)?;
+            swap(T2, slot as u64, T, 0)
+        }
+    }
+}
+
+/// A process's address space.
+#[derive(Clone)]
+pub struct Space {
+    /// The memory map.
+    pub map: Map,
+    /// The shadow tree.
+    pub tree: Tree,
+    keys: Keys,
+    /// The process's memory.
+    pub win: Window,
+    /// The executable's bytes.
+    pub exec: Window,
+    /// The executable's length.
+    pub exec_len: u64,
+}
+
+/// Why touching memory failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Touch {
+    /// Not mapped, or not with that access: `EFAULT` to a call, `SIGSEGV`
+    /// to a fault.
+    Fault,
+    /// Out of memory (the bank, or the shadow's capacity): `ENOMEM`, or
+    /// `SIGBUS`/`SIGKILL` for a fault.
+    NoMemory,
+}
+
+impl Touch {
+    /// The errno a system call answers.
+    pub fn errno(self) -> i64 {
+        match self {
+            Touch::Fault => EFAULT,
+            Touch::NoMemory => ENOMEM,
+        }
+    }
+}
+
+fn from_shadow(e: shadow::Error<Code>) -> Touch {
+    match e {
+        shadow::Error::Range => Touch::Fault,
+        _ => Touch::NoMemory,
+    }
+}
+
+impl Space {
+    /// A space with only the root node, whose key the caller stored as
+    /// directory entry 0 through [`Space::put_root`].
+    pub const fn new() -> Space {
+        Space {
+            map: Map::new(),
+            tree: Tree::new(),
+            keys: Keys::new(),
+            win: match Window::new(WINDOW_SLOT, USER_END) {
+                Some(w) => w,
+                None => panic!(),
+            },
+            exec: match Window::new(EXEC_SLOT, 1 << (12 + 4 * FILE_LSS as u64)) {
+                Some(w) => w,
+                None => panic!(),
+            },
+            exec_len: 0,
+        }
+    }
+
+    /// Records the root node (its node key in `key`) as shadow node 0.
+    pub fn put_root(&mut self, key: Slot) -> Result<(), Code> {
+        self.keys.put(shadow::ROOT, key)
+    }
+
+    /// The node key of the root into `into`.
+    pub fn root_key(&self, into: Slot) -> Result<(), Code> {
+        self.keys.get(shadow::ROOT, into)
+    }
+
+    /// Makes the page at `addr` exist as mapping `v` says, writable if
+    /// `write` (and `v` allows it). Leaves the page key in no slot.
+    pub fn make_page(&mut self, v: &Vma, addr: u64, write: bool) -> Result<(), Touch> {
+        let p = addr / PAGE;
+        let base = addr & !(PAGE - 1);
+        if let Some((_, _, flags)) = self.tree.page(p) {
+            if !write || flags & pf::WRITABLE != 0 {
+                return Ok(());
+            }
+            return self.break_page(p, base);
+        }
+        let leaf = self
+            .tree
+            .make_leaf(p, &mut self.keys)
+            .map_err(from_shadow)?;
+        self.keys.leaf(leaf).map_err(|_| Touch::NoMemory)?;
+        let writable = v.prot & prot::WRITE != 0;
+        let flags = match v.backing {
+            Backing::File {
+                offset, zero_from, ..
+            } if base < zero_from => {
+                let fo = offset + (base - v.start);
+                let whole =
+                    base + PAGE <= zero_from && fo + PAGE <= self.exec_len.next_multiple_of(PAGE);
+                if !writable && whole {
+                    // Shared text: the file's own (read-only) page.
+                    self.file_page(fo).map_err(|_| Touch::NoMemory)?;
+                    0
+                } else {
+                    bank::alloc_page(PBANK, T).map_err(|_| Touch::NoMemory)?;
+                    let n = (zero_from - base)
+                        .min(PAGE)
+                        .min(self.exec_len.saturating_sub(fo));
+                    ok(Msg::new(T, page::WRITE)
+                        .w0(0)
+                        .raw_string(self.exec.addr(fo), n)
+                        .call())
+                    .map_err(|_| Touch::NoMemory)?;
+                    pf::OWNED | pf::WRITABLE
+                }
+            }
+            _ => {
+                bank::alloc_page(PBANK, T).map_err(|_| Touch::NoMemory)?;
+                pf::OWNED | pf::WRITABLE
+            }
+        };
+        let flags = if flags & pf::WRITABLE != 0 && !writable {
+            ok(Msg::new(T, page::MAKE_RO).recv([T, 0, 0, 0]).call())
+                .map_err(|_| Touch::NoMemory)?;
+            flags & !pf::WRITABLE
+        } else {
+            flags
+        };
+        swap(LEAF, p & 15, T, 0).map_err(|_| Touch::NoMemory)?;
+        self.tree.set_page(p, Entry::Page(flags));
+        Ok(())
+    }
+
+    /// A read-only page that must become writable: a fresh copy replaces
+    /// it (and the old one is freed if it was the process's own).
+    fn break_page(&mut self, p: u64, base: u64) -> Result<(), Touch> {
+        let (leaf, slot, flags) = self.tree.page(p).ok_or(Touch::Fault)?;
+        self.keys.leaf(leaf).map_err(|_| Touch::NoMemory)?;
+        bank::alloc_page(PBANK, T).map_err(|_| Touch::NoMemory)?;
+        ok(Msg::new(T, page::WRITE)
+            .w0(0)
+            .raw_string(self.win.addr(base), PAGE)
+            .call())
+        .map_err(|_| Touch::NoMemory)?;
+        swap(LEAF, slot as u64, T, T).map_err(|_| Touch::NoMemory)?;
+        self.tree.set_page(p, Entry::Page(pf::OWNED | pf::WRITABLE));
+        if flags & pf::OWNED != 0 {
+            let _ = bank::free(PBANK, T);
+        }
+        Ok(())
+    }
+
+    /// The executable's page at file offset `fo` (page-aligned) into `T`,
+    /// by walking the file's tree.
+    fn file_page(&self, fo: u64) -> Result<(), Code> {
+        fetch(EXEC, node::FETCH, 0, T)?;
+        let mut lss = FILE_LSS as u64;
+        let mut q = fo / PAGE;
+        loop {
+            let span = 1u64 << (4 * (lss - 1));
+            fetch(T, segment::FETCH, q / span, T)?;
+            q %= span;
+            match key_type(T) {
+                t if t == KeyType::Page as u64 && q == 0 => return Ok(()),
+                t if t == KeyType::Segment as u64 => {
+                    lss = ok(Msg::new(T, segment::INFO).call())?.w[0];
+                    if lss == 0 || q >= 1 << (4 * lss) {
+                        return Err(code::INVALID_ADDRESS);
+                    }
+                }
+                _ => return Err(code::INVALID_ADDRESS),
+            }
+        }
+    }
+
+    /// Makes every page of `[a, a + len)` exist, writable if `write`, for a
+    /// system call's buffer. `Touch::Fault` if any byte is not mapped with
+    /// that access.
+    pub fn touch(&mut self, a: u64, len: u64, write: bool) -> Result<(), Touch> {
+        if len == 0 {
+            return Ok(());
+        }
+        let end = a
+            .checked_add(len)
+            .filter(|&e| e <= USER_END)
+            .ok_or(Touch::Fault)?;
+        let mut at = a & !(PAGE - 1);
+        while at < end {
+            let v = *self.map.find(at).ok_or(Touch::Fault)?;
+            let need = if write { prot::WRITE } else { prot::READ };
+            if v.prot & need == 0 {
+                return Err(Touch::Fault);
+            }
+            let stop = v.end.min(end);
+            while at < stop {
+                self.make_page(&v, at, write)?;
+                at += PAGE;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies the process's bytes at `a` into `out`.
+    pub fn read(&mut self, a: u64, out: &mut [u8]) -> Result<(), Touch> {
+        self.touch(a, out.len() as u64, false)?;
+        self.win.read(a, out);
+        Ok(())
+    }
+
+    /// Copies `data` to the process's address `a`.
+    pub fn write(&mut self, a: u64, data: &[u8]) -> Result<(), Touch> {
+        self.touch(a, data.len() as u64, true)?;
+        self.win.write(a, data);
+        Ok(())
+    }
+
+    /// A NUL-terminated string at `a` into `buf` → its length (without
+    /// the NUL). `Err(None)` if it does not fit.
+    pub fn read_cstr(&mut self, a: u64, buf: &mut [u8]) -> Result<usize, Option<Touch>> {
+        let mut n = 0;
+        while n < buf.len() {
+            // A page at a time, so a string that ends before an unmapped
+            // page is fine.
+            let at = a + n as u64;
+            let chunk = ((PAGE - at % PAGE) as usize).min(buf.len() - n);
+            self.touch(at, chunk as u64, false).map_err(Some)?;
+            self.win.read(at, &mut buf[n..n + chunk]);
+            if let Some(z) = buf[n..n + chunk].iter().position(|&b| b == 0) {
+                return Ok(n + z);
+            }
+            n += chunk;
+        }
+        Err(None)
+    }
+
+    /// Drops the pages of `[a, b)` (after an unmap or a shrink): each
+    /// leaves the tree, and the process's own pages go back to the bank.
+    pub fn drop_pages(&mut self, a: u64, b: u64) {
+        let mut found = [(0u64, 0u16, 0u8, 0u8); 64];
+        loop {
+            let mut n = 0;
+            self.tree
+                .pages(a / PAGE, b.div_ceil(PAGE), |p, leaf, slot, flags| {
+                    if n < found.len() {
+                        found[n] = (p, leaf, slot, flags);
+                        n += 1;
+                    }
+                });
+            if n == 0 {
+                return;
+            }
+            for &(p, leaf, slot, flags) in &found[..n] {
+                if self.keys.leaf(leaf).is_err() || swap(LEAF, slot as u64, 0, T).is_err() {
+                    return;
+                }
+                self.tree.set_page(p, Entry::Empty);
+                if flags & pf::OWNED != 0 {
+                    let _ = bank::free(PBANK, T);
+                }
+            }
+        }
+    }
+
+    /// Takes write access away from the existing pages of `[a, b)`
+    /// (`mprotect` without `PROT_WRITE`); giving it back happens at the
+    /// next write fault (`break_page`).
+    pub fn write_protect(&mut self, a: u64, b: u64) {
+        let mut found = [(0u64, 0u16, 0u8); 64];
+        let mut from = a / PAGE;
+        let end = b.div_ceil(PAGE);
+        while from < end {
+            let mut n = 0;
+            self.tree.pages(from, end, |p, leaf, slot, flags| {
+                if n < found.len() && flags & pf::WRITABLE != 0 {
+                    found[n] = (p, leaf, slot);
+                    n += 1;
+                }
+            });
+            if n == 0 {
+                return;
+            }
+            for &(p, leaf, slot) in &found[..n] {
+                if self.keys.leaf(leaf).is_err()
+                    || fetch(LEAF, node::FETCH, slot as u64, T).is_err()
+                    || Msg::new(T, page::MAKE_RO).recv([T, 0, 0, 0]).call().code != code::OK
+                    || swap(LEAF, slot as u64, T, 0).is_err()
+                {
+                    return;
+                }
+                self.tree.set_page(p, Entry::Page(pf::OWNED));
+                from = p + 1;
+            }
+        }
+    }
+}
+
+/// The size code of a process's space (for `MAKE_SEGMENT` of the root).
+pub const ROOT_LSS: u64 = SPACE_LSS as u64;
