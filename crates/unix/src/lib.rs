@@ -10,7 +10,10 @@
 #[cfg(test)]
 extern crate std;
 
+pub mod cpio;
 pub mod elf;
+pub mod forest;
+pub mod fs;
 pub mod layout;
 pub mod shadow;
 pub mod stack;
