@@ -13,7 +13,7 @@ TARGET := x86_64-unknown-none
 BUILD := build
 KERNEL_FLAGS := -C relocation-model=static
 USER_FLAGS := -C relocation-model=static -C code-model=small
-PROGRAMS := hello spin-a spin-b fault-ro fault-ud fault-div fault-kjump badcalls bench segkeeper growtest echo ipc-test bench-server bench-keeper emulate domtest ordertest metertest fuzz foreign ckptload ckptcheck bigmem ckptbench counter spacebank banktest datastore dstest notes blocksvc consoled contest porttest portkeeper factory facprod factest facbench rs rstest shell init rsbench sitest svcload unixkeeper
+PROGRAMS := hello spin-a spin-b fault-ro fault-ud fault-div fault-kjump badcalls bench segkeeper growtest echo ipc-test bench-server bench-keeper emulate domtest ordertest metertest fuzz foreign ckptload ckptcheck bigmem ckptbench counter spacebank banktest datastore dstest notes blocksvc consoled contest porttest portkeeper factory facprod factest facbench rs rstest shell init rsbench sitest svcload unixkeeper unixd
 # The UNIX personality's C test programs (user/unix/*.c), built with musl
 # twice: static (ET_EXEC) as build/user/unix-<name> and static-PIE as
 # build/user/unix-<name>-pie. musl-gcc's specs cannot make a static PIE, so
@@ -27,9 +27,9 @@ HARNESS := target/release/stet-harness
 KERNEL_CARGO := CARGO_TARGET_X86_64_UNKNOWN_NONE_RUSTFLAGS="$(KERNEL_FLAGS)" cargo
 USER_CARGO := CARGO_TARGET_X86_64_UNKNOWN_NONE_RUSTFLAGS="$(USER_FLAGS)" cargo
 
-.PHONY: all deps kernel user unix harness run test bench lint fmt clean
+.PHONY: all deps kernel user unix rootfs harness run test bench lint fmt clean
 
-all: kernel user unix harness
+all: kernel user unix rootfs harness
 
 # Installs what a fresh Debian machine lacks (run as root).
 deps:
@@ -54,6 +54,15 @@ $(BUILD)/user/unix-%-pie: user/unix/%.c
 $(BUILD)/user/unix-%: user/unix/%.c
 	@mkdir -p $(BUILD)/user
 	musl-gcc -static $(UNIX_CFLAGS) $< -o $@
+
+# The UNIX file system's first contents: user/rootfs/ (etc, root) and the
+# test programs in /bin, as a newc cpio archive the file-system domain
+# (unixd) reads on its first start (mkimage: file:rootfs.cpio).
+rootfs: unix
+	@rm -rf $(BUILD)/rootfs && mkdir -p $(BUILD)/rootfs/bin
+	@cp -a user/rootfs/. $(BUILD)/rootfs/
+	@for f in $(UNIX_BINS); do cp $$f $(BUILD)/rootfs/bin/$${f#$(BUILD)/user/unix-}; done
+	@cd $(BUILD)/rootfs && find . | LC_ALL=C sort | cpio -o -H newc --quiet --reproducible > ../user/rootfs.cpio
 
 harness: deps
 	cargo build -p stet-harness --release

@@ -13,6 +13,8 @@ command -v xorriso >/dev/null 2>&1 || need+=(xorriso)
 command -v mformat >/dev/null 2>&1 || need+=(mtools)
 # musl-gcc: the UNIX personality's C test programs are static musl binaries.
 command -v musl-gcc >/dev/null 2>&1 || need+=(musl-tools)
+# cpio: the UNIX file system's first contents are a newc archive.
+command -v cpio >/dev/null 2>&1 || need+=(cpio)
 if [ ${#need[@]} -gt 0 ]; then
     echo "deps: installing ${need[*]}"
     if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi

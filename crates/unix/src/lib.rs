@@ -15,6 +15,7 @@ pub mod elf;
 pub mod forest;
 pub mod fs;
 pub mod layout;
+pub mod proto;
 pub mod shadow;
 pub mod stack;
 pub mod sys;

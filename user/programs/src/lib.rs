@@ -3,6 +3,7 @@
 #![deny(unsafe_code)]
 
 pub mod grow;
+pub mod keydir;
 
 use stet_rt::{cpu, println};
 

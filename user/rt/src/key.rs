@@ -141,6 +141,13 @@ impl<'a> Msg<'a> {
         ))
     }
 
+    /// Calls with the reply string going to this domain's address `addr`,
+    /// at most `cap` bytes: memory that holds no Rust object, such as a
+    /// window onto another domain's memory (`crate::window`).
+    pub fn call_into_raw(&self, addr: u64, cap: u64) -> Answer {
+        Answer::from(raw(self.regs(Kind::Call), addr, cap))
+    }
+
     /// Calls with no reply string.
     pub fn call(&self) -> Answer {
         Answer::from(raw(self.regs(Kind::Call), 0, 0))

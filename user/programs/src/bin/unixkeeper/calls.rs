@@ -3,7 +3,7 @@
 //! descriptors. A call it does not implement answers `-ENOSYS` and is
 //! counted, never harms anything.
 
-use crate::slots::{CONSOLE, SLEEP};
+use crate::slots::{SLEEP, UNIXD};
 use crate::space::Touch;
 use crate::Keeper;
 use stet_rt::abi::domain::Reg;
@@ -12,7 +12,8 @@ use stet_rt::key::{call, Msg};
 use stet_unix::elf::prot;
 use stet_unix::layout::{PAGE, USER_END};
 use stet_unix::sys::errno::*;
-use stet_unix::sys::{arch, clock, ioctl, map, nr, UNAME, UTSNAME_FIELD};
+use stet_unix::proto::{self, at};
+use stet_unix::sys::{arch, clock, map, nr, UNAME, UTSNAME_FIELD};
 use stet_unix::vm::{self, Backing, Vma};
 
 /// What the keeper does after a call.
@@ -21,13 +22,13 @@ pub enum Next {
     Resume,
     /// The process ended with this status (`exit_group`).
     Exit(u8),
+    /// A new program is running (`execve`): there is no call to answer.
+    Started,
 }
 
 /// Seconds from 1970 to the boot of the first system (2024-01-01): the
 /// realtime clock until there is a battery clock to read.
 const EPOCH: u64 = 1_704_067_200;
-/// Most bytes one `write` sends to the terminal in one invocation.
-const CHUNK: u64 = 4096;
 
 type R = Result<u64, i64>;
 
@@ -51,15 +52,61 @@ impl Keeper {
             regs[Reg::R9 as usize],
         ];
         let n = regs[Reg::Rax as usize];
+        let cwd = at::FDCWD as u64;
         let r = match n {
             nr::EXIT | nr::EXIT_GROUP => return Next::Exit(a[0] as u8),
-            nr::READ => self.read(a[0], a[1], a[2]),
-            nr::WRITE => self.write(a[0], a[1], a[2]),
-            nr::WRITEV => self.writev(a[0], a[1], a[2]),
+            nr::EXECVE => return self.execve(regs, a[0], a[1], a[2]),
+            nr::READ => self.read(a[0], a[1], a[2], None),
+            nr::WRITE => self.write(a[0], a[1], a[2], None),
+            nr::PREAD64 => self.read(a[0], a[1], a[2], Some(a[3])),
+            nr::PWRITE64 => self.write(a[0], a[1], a[2], Some(a[3])),
+            nr::READV => self.vector(a[0], a[1], a[2], false),
+            nr::WRITEV => self.vector(a[0], a[1], a[2], true),
+            nr::OPEN => self.openat(cwd, a[0], a[1], a[2]),
+            nr::OPENAT => self.openat(a[0], a[1], a[2], a[3]),
             nr::CLOSE => self.close(a[0]),
+            nr::LSEEK => self.lseek(a[0], a[1], a[2]),
+            nr::FSTAT => self.fstat(a[0], a[1]),
+            nr::STAT => self.fstatat(cwd, a[0], a[1], 0),
+            nr::LSTAT => self.fstatat(cwd, a[0], a[1], at::SYMLINK_NOFOLLOW),
+            nr::NEWFSTATAT => self.fstatat(a[0], a[1], a[2], a[3]),
+            nr::STATX => self.statx(a[0], a[1], a[2], a[4]),
+            nr::GETDENTS64 => self.getdents(a[0], a[1], a[2]),
+            nr::MKDIR => self.path_call(proto::MKDIR, cwd, a[0], a[1], 0),
+            nr::MKDIRAT => self.path_call(proto::MKDIR, a[0], a[1], a[2], 0),
+            nr::UNLINK => self.path_call(proto::UNLINK, cwd, a[0], 0, 0),
+            nr::RMDIR => self.path_call(proto::UNLINK, cwd, a[0], at::REMOVEDIR, 0),
+            nr::UNLINKAT => self.path_call(proto::UNLINK, a[0], a[1], a[2], 0),
+            nr::RENAME => self.two_paths(proto::RENAME, cwd, a[0], cwd, a[1], 0),
+            nr::RENAMEAT => self.two_paths(proto::RENAME, a[0], a[1], a[2], a[3], 0),
+            nr::RENAMEAT2 => self.two_paths(proto::RENAME, a[0], a[1], a[2], a[3], a[4]),
+            nr::LINK => self.two_paths(proto::LINK, cwd, a[0], cwd, a[1], 0),
+            nr::LINKAT => self.two_paths(proto::LINK, a[0], a[1], a[2], a[3], a[4]),
+            nr::SYMLINK => self.symlink(a[0], cwd, a[1]),
+            nr::SYMLINKAT => self.symlink(a[0], a[1], a[2]),
+            nr::READLINK => self.readlink(cwd, a[0], a[1], a[2]),
+            nr::READLINKAT => self.readlink(a[0], a[1], a[2], a[3]),
+            nr::CHMOD => self.path_call(proto::CHMOD, cwd, a[0], a[1], 0),
+            nr::FCHMODAT => self.path_call(proto::CHMOD, a[0], a[1], a[2], 0),
+            nr::FCHMOD => self.fid(a[0]).and_then(|f| self.unixd(proto::CHMOD, [f, a[1], 0, 0])),
+            nr::TRUNCATE => self.path_call(proto::TRUNCATE, cwd, a[0], a[1], 0),
+            nr::FTRUNCATE => self.fid(a[0]).and_then(|f| self.unixd(proto::TRUNCATE, [f, a[1], 0, 0])),
+            nr::ACCESS => self.path_call(proto::ACCESS, cwd, a[0], a[1], 0),
+            nr::FACCESSAT | nr::FACCESSAT2 => self.path_call(proto::ACCESS, a[0], a[1], a[2], 0),
+            nr::UTIMENSAT => self.utimensat(a[0], a[1], a[2]),
+            nr::GETCWD => self.getcwd(a[0], a[1]),
+            nr::CHDIR => self.chdir(Some(a[0]), 0),
+            nr::FCHDIR => self.chdir(None, a[0]),
+            nr::DUP => self.dup(a[0], None, 0, false),
+            nr::DUP2 => self.fid(a[0]).and_then(|_| self.dup(a[0], Some(a[1]), 0, false)),
+            nr::DUP3 if a[0] == a[1] => Err(EINVAL),
+            nr::DUP3 => self.dup(a[0], Some(a[1]), 0, a[2] & proto::o::CLOEXEC != 0),
+            nr::FCNTL => self.fcntl(a[0], a[1], a[2]),
+            nr::PIPE => self.pipe(a[0], 0),
+            nr::PIPE2 => self.pipe(a[0], a[1]),
             nr::IOCTL => self.ioctl(a[0], a[1], a[2]),
-            nr::FCNTL => self.fcntl(a[0], a[1]),
-            nr::LSEEK => self.fd(a[0]).and(Err(ESPIPE)),
+            nr::FSYNC | nr::FDATASYNC => self.fid(a[0]).map(|_| 0),
+            nr::SENDFILE => self.sendfile(a[0], a[1], a[2], a[3]),
             nr::BRK => Ok(self.brk(a[0])),
             nr::MMAP => self.mmap(a[0], a[1], a[2], a[3], a[4] as i32, a[5]),
             nr::MUNMAP => self.munmap(a[0], a[1]),
@@ -70,6 +117,7 @@ impl Keeper {
             nr::GETPPID => Ok(self.ppid),
             nr::GETUID | nr::GETEUID | nr::GETGID | nr::GETEGID => Ok(0),
             nr::GETPGRP | nr::GETSID => Ok(self.pid),
+            nr::UMASK => Ok(core::mem::replace(&mut self.umask, a[0] & 0o777)),
             nr::UNAME => self.uname(a[0]),
             nr::CLOCK_GETTIME => self.clock_gettime(a[0], a[1]),
             nr::GETTIMEOFDAY => self.gettimeofday(a[0]),
@@ -78,7 +126,6 @@ impl Keeper {
             nr::PRLIMIT64 => self.prlimit(a[0], a[1], a[3]),
             nr::RT_SIGACTION => self.sigaction(a[0], a[1], a[2], a[3]),
             nr::RT_SIGPROCMASK => self.sigprocmask(a[0], a[1], a[2], a[3]),
-            nr::GETCWD => self.getcwd(a[0], a[1]),
             _ => {
                 self.count_enosys(n);
                 Err(ENOSYS)
@@ -88,109 +135,22 @@ impl Keeper {
         Next::Resume
     }
 
+    /// A words-only call to the file-system domain.
+    fn unixd(&mut self, order: u64, w: [u64; 4]) -> R {
+        let a = Msg::new(UNIXD, order).words(w).call();
+        let v = a.w[0] as i64;
+        if a.code != stet_rt::abi::code::OK {
+            Err(EIO)
+        } else if (-4095..0).contains(&v) {
+            Err(-v)
+        } else {
+            Ok(a.w[0])
+        }
+    }
+
     fn count_enosys(&mut self, n: u64) {
         let i = (n as usize).min(self.enosys.len() - 1);
         self.enosys[i] = self.enosys[i].saturating_add(1);
-    }
-
-    /// Descriptors 0, 1 and 2 are the terminal until the file system and
-    /// `dup` arrive.
-    fn fd(&self, fd: u64) -> R {
-        if fd < 3 && self.open[fd as usize] {
-            Ok(fd)
-        } else {
-            Err(EBADF)
-        }
-    }
-
-    fn close(&mut self, fd: u64) -> R {
-        self.fd(fd)?;
-        self.open[fd as usize] = false;
-        Ok(0)
-    }
-
-    fn read(&mut self, fd: u64, buf: u64, len: u64) -> R {
-        self.fd(fd)?;
-        self.space.touch(buf, len, true).map_err(Touch::errno)?;
-        // Terminal input comes with the tty (issue 7, next step): end of file.
-        Ok(0)
-    }
-
-    fn write(&mut self, fd: u64, buf: u64, len: u64) -> R {
-        self.fd(fd)?;
-        self.space.touch(buf, len, false).map_err(Touch::errno)?;
-        let mut at = 0;
-        while at < len {
-            let n = (len - at).min(CHUNK);
-            Msg::new(CONSOLE, order::console::WRITE)
-                .raw_string(self.space.win.addr(buf + at), n)
-                .call();
-            at += n;
-        }
-        Ok(len)
-    }
-
-    fn writev(&mut self, fd: u64, iov: u64, cnt: u64) -> R {
-        self.fd(fd)?;
-        if cnt > 1024 {
-            return Err(EINVAL);
-        }
-        let mut total = 0u64;
-        for i in 0..cnt {
-            let mut v = [0u8; 16];
-            self.space
-                .read(iov + 16 * i, &mut v)
-                .map_err(Touch::errno)?;
-            let base = u64::from_le_bytes(v[..8].try_into().unwrap_or_default());
-            let len = u64::from_le_bytes(v[8..].try_into().unwrap_or_default());
-            if len > isize::MAX as u64 - total {
-                return Err(EINVAL);
-            }
-            total += self.write(fd, base, len)?;
-        }
-        Ok(total)
-    }
-
-    fn ioctl(&mut self, fd: u64, req: u64, arg: u64) -> R {
-        self.fd(fd)?;
-        match req {
-            ioctl::TIOCGWINSZ => {
-                let ws = [24u16, 80, 0, 0];
-                let mut b = [0u8; 8];
-                for (c, v) in b.chunks_exact_mut(2).zip(ws) {
-                    c.copy_from_slice(&v.to_le_bytes());
-                }
-                self.space.write(arg, &b).map_err(Touch::errno)?;
-                Ok(0)
-            }
-            ioctl::TCGETS => {
-                self.space.write(arg, &termios()).map_err(Touch::errno)?;
-                Ok(0)
-            }
-            ioctl::TCSETS | ioctl::TCSETSW | ioctl::TCSETSF | ioctl::TIOCSWINSZ => Ok(0),
-            ioctl::TIOCGPGRP => {
-                self.space
-                    .write(arg, &(self.pid as u32).to_le_bytes())
-                    .map_err(Touch::errno)?;
-                Ok(0)
-            }
-            ioctl::TIOCSPGRP => Ok(0),
-            _ => Err(ENOTTY),
-        }
-    }
-
-    fn fcntl(&mut self, fd: u64, cmd: u64) -> R {
-        self.fd(fd)?;
-        const F_GETFD: u64 = 1;
-        const F_SETFD: u64 = 2;
-        const F_GETFL: u64 = 3;
-        const F_SETFL: u64 = 4;
-        const O_RDWR: u64 = 2;
-        match cmd {
-            F_GETFD | F_SETFD | F_SETFL => Ok(0),
-            F_GETFL => Ok(O_RDWR),
-            _ => Err(EINVAL),
-        }
     }
 
     fn brk(&mut self, new: u64) -> u64 {
@@ -441,18 +401,11 @@ impl Keeper {
         Ok(0)
     }
 
-    fn getcwd(&mut self, buf: u64, size: u64) -> R {
-        if size < 2 {
-            return Err(ERANGE);
-        }
-        self.space.write(buf, b"/\0").map_err(Touch::errno)?;
-        Ok(2)
-    }
 }
 
 /// The terminal's settings as `TCGETS` reports them (the kernel's 36-byte
 /// `struct termios`): canonical mode with echo, Linux's default characters.
-fn termios() -> [u8; 36] {
+pub fn termios() -> [u8; 36] {
     let mut t = [0u8; 36];
     let iflag: u32 = 0x100 | 0x400; // ICRNL | IXON
     let oflag: u32 = 0x1 | 0x4; // OPOST | ONLCR

@@ -1,161 +1,276 @@
-//! Starting a process: a foreign domain from the process's own bank, its
-//! address space mapped from the executable (`stet_unix::elf::plan`), and
-//! the initial stack Linux would give it (`stet_unix::stack`).
+//! Starting a program in the process: `execve`, and the first start of a
+//! process the image made. The executable comes from the file-system
+//! domain as a read-only segment; its text pages are the file's own pages
+//! (shared by every process running it), its data private copies. A new
+//! process image is a new domain from a new bank: the old image's bank is
+//! destroyed whole, so nothing of it can leak into the new one.
 
+use crate::calls::Next;
 use crate::slots::{
-    ARGS, BANK, DIR, EXEC, LEAF, METER, PBANK, PROC, SELF_SPACE, SELF_START, T, T2,
+    keys, ARGS, DIR, EXEC, KEYS, LEAF, PBANK, PROC, T, T2, T3, UNIXD,
 };
-use crate::space::ROOT_LSS;
+use crate::space::{Space, ROOT_LSS};
 use crate::Keeper;
+use stet_programs::keydir::{fetch, swap};
 use stet_rt::abi::domain::{state, Reg, NREGS, REGS_SIZE};
-use stet_rt::abi::order::{domain, node, page};
+use stet_rt::abi::order::{domain, node, page, segment};
 use stet_rt::bank;
-use stet_rt::key::{Answer, Msg};
-use stet_unix::layout::{EXEC_SLOT, PAGE, STACK_TOP, WINDOW_SLOT};
+use stet_rt::key::Msg;
+use stet_unix::layout::{EXEC_SLOT, STACK_TOP, WINDOW_SLOT};
+use stet_unix::proto;
 use stet_unix::stack::{self, Loaded, Start};
+use stet_unix::sys::errno::*;
 use stet_unix::vm::{Backing, Vma};
 
-/// Bytes of argv and envp strings (and the vectors) the start-up stack may
-/// take, as Linux's `execve` allows at least.
+/// Bytes of argument and environment strings `execve` accepts (Linux
+/// allows more; 32 KiB is what the start-up stack here holds).
+const ARG_BYTES: usize = 24 * 1024;
+/// Most arguments plus environment strings.
+const MAX_STRINGS: usize = 512;
+/// The start-up stack's buffer.
 const STACK_BUF: usize = 32 * 1024;
 
-fn ok(a: Answer, what: &'static str) -> Result<Answer, &'static str> {
+/// The environment of a process the image starts.
+const ENV: [&[u8]; 3] = [b"HOME=/", b"PATH=/bin:/usr/bin", b"TERM=vt100"];
+
+fn ok(a: stet_rt::key::Answer) -> Result<(), i64> {
     if a.ok() {
-        Ok(a)
+        Ok(())
     } else {
-        Err(what)
+        Err(ENOMEM)
     }
 }
 
-/// The environment every process starts with, until a parent gives one.
-const ENV: [&[u8]; 3] = [b"HOME=/", b"PATH=/bin:/usr/bin", b"TERM=vt100"];
+/// Strings gathered for a new image: bytes and where each ends.
+struct Strings {
+    bytes: [u8; ARG_BYTES],
+    used: usize,
+    ends: [u16; MAX_STRINGS],
+    argc: usize,
+    envc: usize,
+}
 
-/// Starts the process from the executable in `EXEC` with the command line
-/// in the page in `ARGS` (words separated by spaces).
-pub fn start(k: &mut Keeper) -> Result<(), &'static str> {
-    // The command line first: ARGS is a scratch slot from here on.
-    let mut line = [0u8; 4096];
-    ok(
-        Msg::new(ARGS, page::READ)
-            .words([0, 4096, 0, 0])
-            .call_into(&mut line),
-        "no command line",
-    )?;
-    let end = line.iter().position(|&b| b == 0).unwrap_or(line.len());
-    let mut argv: [&[u8]; 64] = [&[]; 64];
-    let mut argc = 0;
-    for w in line[..end].split(|&b| b == b' ').filter(|w| !w.is_empty()) {
-        if argc == argv.len() {
-            return Err("too many arguments");
+impl Strings {
+    fn new() -> Strings {
+        Strings {
+            bytes: [0; ARG_BYTES],
+            used: 0,
+            ends: [0; MAX_STRINGS],
+            argc: 0,
+            envc: 0,
         }
-        argv[argc] = w;
-        argc += 1;
     }
-    if argc == 0 {
+
+    fn push(&mut self, s: &[u8], arg: bool) -> Result<(), i64> {
+        let n = self.argc + self.envc;
+        if n == MAX_STRINGS || self.used + s.len() > ARG_BYTES {
+            return Err(E2BIG);
+        }
+        self.bytes[self.used..self.used + s.len()].copy_from_slice(s);
+        self.used += s.len();
+        self.ends[n] = self.used as u16;
+        if arg {
+            self.argc += 1;
+        } else {
+            self.envc += 1;
+        }
+        Ok(())
+    }
+
+    fn get(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.bytes[start..self.ends[i] as usize]
+    }
+}
+
+/// Starts the process the image made: keys into their node, the terminal
+/// as descriptors 0-2, then the program the command line in `ARGS` names
+/// (words separated by spaces; the first is the path).
+pub fn start(k: &mut Keeper) -> Result<(), &'static str> {
+    let mut line = [0u8; 4096];
+    let a = Msg::new(ARGS, page::READ)
+        .words([0, 4096, 0, 0])
+        .call_into(&mut line);
+    if !a.ok() {
+        return Err("no command line");
+    }
+    for (i, &s) in keys::AT_START.iter().enumerate() {
+        swap(KEYS, i as u64, s, 0).map_err(|_| "no keys node")?;
+    }
+    k.open_terminal().map_err(|_| "no terminal")?;
+    let end = line.iter().position(|&b| b == 0).unwrap_or(line.len());
+    let mut st = Strings::new();
+    for w in line[..end].split(|&b| b == b' ').filter(|w| !w.is_empty()) {
+        st.push(w, true).map_err(|_| "command line too long")?;
+    }
+    for e in ENV {
+        st.push(e, false).map_err(|_| "environment too long")?;
+    }
+    if st.argc == 0 {
         return Err("empty command line");
     }
+    let mut path = [0u8; 4096];
+    let p = st.get(0);
+    path[..p.len()].copy_from_slice(p);
+    let plen = p.len();
+    load(k, &path[..plen], &st).map_err(|e| match e {
+        ENOENT => "no such program (ENOENT)",
+        ENOEXEC => "not an executable (ENOEXEC)",
+        EACCES => "not executable (EACCES)",
+        _ => "cannot load the program",
+    })
+}
 
-    // The executable: its length, its bytes in the keeper's exec window.
-    let len = ok(
-        Msg::new(EXEC, node::READ_NUMBER).w0(1).call(),
-        "no executable",
-    )?
-    .w[0];
-    k.space.exec_len = len;
-    ok(
-        Msg::new(EXEC, node::FETCH).w0(0).recv([T, 0, 0, 0]).call(),
-        "no executable",
-    )?;
-    ok(
-        Msg::new(SELF_SPACE, node::SWAP)
-            .w0(EXEC_SLOT)
-            .keys([T, 0, 0, 0])
-            .call(),
-        "cannot map the executable",
-    )?;
-    let mut head = [0u8; 4096];
-    let hl = (len as usize).min(head.len());
-    k.space.exec.read(0, &mut head[..hl]);
-    let plan = stet_unix::elf::plan(&head[..hl], len).map_err(|_| "not an executable (ENOEXEC)")?;
-
-    // The process's bank, its domain (stopped until it is ready) and its
-    // address space, seen by the keeper in its window.
-    bank::create_sub(BANK, u64::MAX, u64::MAX, PBANK).map_err(|_| "no bank")?;
-    let nospace = |_| "out of space";
-    bank::alloc_node(PBANK, DIR).map_err(nospace)?;
-    bank::alloc_node(PBANK, PROC).map_err(nospace)?;
-    bank::alloc_node(PBANK, T).map_err(nospace)?;
-    bank::alloc_node(PBANK, T2).map_err(nospace)?;
-    bank::alloc_page(PBANK, LEAF).map_err(nospace)?;
-    ok(
-        Msg::new(PROC, node::MAKE_DOMAIN)
-            .keys([T, T2, LEAF, 0])
-            .recv([PROC, 0, 0, 0])
-            .call(),
-        "cannot make the domain",
-    )?;
-    ok(
-        Msg::new(PROC, domain::SET_METER)
-            .keys([METER, 0, 0, 0])
-            .call(),
-        "meter",
-    )?;
-    ok(
-        Msg::new(PROC, domain::SET_KEEPER)
-            .keys([SELF_START, 0, 0, 0])
-            .call(),
-        "keeper",
-    )?;
-    bank::alloc_node(PBANK, T).map_err(nospace)?;
-    k.space.put_root(T).map_err(|_| "directory")?;
-    ok(
-        Msg::new(T, node::MAKE_SEGMENT)
-            .words([ROOT_LSS, 0, 0, 0])
-            .recv([T, 0, 0, 0])
-            .call(),
-        "segment",
-    )?;
-    ok(
-        Msg::new(PROC, domain::SET_SPACE).keys([T, 0, 0, 0]).call(),
-        "space",
-    )?;
-    ok(
-        Msg::new(SELF_SPACE, node::SWAP)
-            .w0(WINDOW_SLOT)
-            .keys([T, 0, 0, 0])
-            .call(),
-        "window",
-    )?;
-
-    // The memory map: each load segment backed by the file (zero past its
-    // file bytes), the break after the last, the stack.
-    k.space.map.start(plan.brk).map_err(|_| "map")?;
-    for l in plan.loads() {
-        let (start, end) = l.span();
-        k.space
-            .map
-            .insert(Vma {
-                start,
-                end,
-                prot: l.prot,
-                shared: false,
-                backing: Backing::File {
-                    file: 0,
-                    offset: l.page_offset(),
-                    zero_from: l.file_end(),
-                },
-            })
-            .map_err(|_| "map")?;
+impl Keeper {
+    /// `execve(path, argv, envp)`: on success the process runs the new
+    /// program (nothing to resume); on failure the old one gets `-errno`.
+    pub fn execve(&mut self, regs: &mut [u64; NREGS], path: u64, argv: u64, envp: u64) -> Next {
+        let r = self.execve_inner(path, argv, envp);
+        match r {
+            Ok(()) => Next::Started,
+            Err(e) => {
+                regs[Reg::Rax as usize] = (-e) as u64;
+                Next::Resume
+            }
+        }
     }
 
-    // The initial stack.
+    fn execve_inner(&mut self, path: u64, argv: u64, envp: u64) -> Result<(), i64> {
+        let mut pb = [0u8; 4096];
+        let n = match self.space.read_cstr(path, &mut pb) {
+            Ok(n) => n,
+            Err(Some(t)) => return Err(t.errno()),
+            Err(None) => return Err(ENAMETOOLONG),
+        };
+        if n == 0 {
+            return Err(ENOENT);
+        }
+        let mut st = Strings::new();
+        for (list, arg) in [(argv, true), (envp, false)] {
+            if list == 0 {
+                continue;
+            }
+            for i in 0.. {
+                let mut w = [0u8; 8];
+                self.space.read(list + 8 * i, &mut w).map_err(|t| t.errno())?;
+                let ptr = u64::from_le_bytes(w);
+                if ptr == 0 {
+                    break;
+                }
+                let mut sb = [0u8; 4096];
+                let len = match self.space.read_cstr(ptr, &mut sb) {
+                    Ok(l) => l,
+                    Err(Some(t)) => return Err(t.errno()),
+                    Err(None) => return Err(E2BIG),
+                };
+                st.push(&sb[..len], arg)?;
+            }
+        }
+        load(self, &pb[..n], &st)?;
+        self.close_all(true);
+        // Caught signals go back to their defaults; ignored stay ignored.
+        for a in self.actions.iter_mut() {
+            let h = u64::from_le_bytes(a[..8].try_into().unwrap_or_default());
+            if h > 1 {
+                *a = [0; 32];
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Loads `path` with strings `st` into a new process image, replacing the
+/// old one (if any) once the new program is known to be loadable.
+fn load(k: &mut Keeper, path: &[u8], st: &Strings) -> Result<(), i64> {
+    // The executable, and its headers through its segment key.
+    let a = Msg::new(UNIXD, proto::EXEC)
+        .words([k.cwd as u64, 0, 0, 0])
+        .string(path)
+        .recv([T3, 0, 0, 0])
+        .call();
+    let v = a.w[0] as i64;
+    if !a.ok() {
+        return Err(EIO);
+    }
+    if v < 0 {
+        return Err(-v);
+    }
+    let len = a.w[1];
+    let mut head = [0u8; 4096];
+    let hl = (len as usize).min(head.len());
+    let r = Msg::new(T3, segment::READ)
+        .words([0, hl as u64, 0, 0])
+        .call_into(&mut head[..hl]);
+    if !r.ok() {
+        return Err(ENOEXEC);
+    }
+    let plan = stet_unix::elf::plan(&head[..hl], len).map_err(|e| e.errno())?;
+
+    // Past this point the old image goes.
+    let _ = bank::destroy(PBANK);
+    k.space = Space::new();
+    k.space.exec_len = len;
+    fetch(KEYS, keys::SELF_SPACE, T2).map_err(|_| EIO)?;
+    swap(T2, EXEC_SLOT, T3, 0).map_err(|_| EIO)?;
+    ok(Msg::new(T3, segment::RESTRICT).w0(0).recv([EXEC, 0, 0, 0]).call())?;
+
+    // The process's bank, domain (stopped until ready) and space.
+    fetch(KEYS, keys::BANK, T).map_err(|_| EIO)?;
+    bank::create_sub(T, u64::MAX, u64::MAX, PBANK).map_err(|_| ENOMEM)?;
+    let nomem = |_| ENOMEM;
+    bank::alloc_node(PBANK, DIR).map_err(nomem)?;
+    bank::alloc_node(PBANK, PROC).map_err(nomem)?;
+    bank::alloc_node(PBANK, T).map_err(nomem)?;
+    bank::alloc_node(PBANK, T2).map_err(nomem)?;
+    bank::alloc_page(PBANK, LEAF).map_err(nomem)?;
+    ok(Msg::new(PROC, node::MAKE_DOMAIN)
+        .keys([T, T2, LEAF, 0])
+        .recv([PROC, 0, 0, 0])
+        .call())?;
+    fetch(KEYS, keys::METER, T).map_err(|_| EIO)?;
+    ok(Msg::new(PROC, domain::SET_METER).keys([T, 0, 0, 0]).call())?;
+    fetch(KEYS, keys::SELF_START, T).map_err(|_| EIO)?;
+    ok(Msg::new(PROC, domain::SET_KEEPER).keys([T, 0, 0, 0]).call())?;
+    bank::alloc_node(PBANK, T).map_err(nomem)?;
+    k.space.put_root(T).map_err(|_| ENOMEM)?;
+    ok(Msg::new(T, node::MAKE_SEGMENT)
+        .words([ROOT_LSS, 0, 0, 0])
+        .recv([T, 0, 0, 0])
+        .call())?;
+    ok(Msg::new(PROC, domain::SET_SPACE).keys([T, 0, 0, 0]).call())?;
+    fetch(KEYS, keys::SELF_SPACE, T2).map_err(|_| EIO)?;
+    swap(T2, WINDOW_SLOT, T, 0).map_err(|_| EIO)?;
+
+    // The memory map: each load segment backed by the file, the break
+    // after the last, the stack.
+    k.space.map.start(plan.brk)?;
+    for l in plan.loads() {
+        let (start, end) = l.span();
+        k.space.map.insert(Vma {
+            start,
+            end,
+            prot: l.prot,
+            shared: false,
+            backing: Backing::File {
+                file: 0,
+                offset: l.page_offset(),
+                zero_from: l.file_end(),
+            },
+        })?;
+    }
+
+    // The start-up stack.
     let mut random = [0u8; 16];
     random[..8].copy_from_slice(&k.random().to_le_bytes());
     random[8..].copy_from_slice(&k.random().to_le_bytes());
+    let mut argv: [&[u8]; MAX_STRINGS] = [&[]; MAX_STRINGS];
+    for (i, a) in argv.iter_mut().enumerate().take(st.argc + st.envc) {
+        *a = st.get(i);
+    }
     let s = Start {
-        argv: &argv[..argc],
-        envp: &ENV,
-        execfn: argv[0],
+        argv: &argv[..st.argc],
+        envp: &argv[st.argc..st.argc + st.envc],
+        execfn: path,
         loaded: Loaded {
             phdr: plan.phdr,
             phent: stet_unix::elf::PHENT,
@@ -169,15 +284,13 @@ pub fn start(k: &mut Keeper) -> Result<(), &'static str> {
         random,
     };
     let mut mem = [0u8; STACK_BUF];
-    let sp = stack::build(&s, STACK_TOP, &mut mem).map_err(|_| "arguments too long (E2BIG)")?;
+    let sp = stack::build(&s, STACK_TOP, &mut mem).map_err(|_| E2BIG)?;
     let used = (STACK_TOP - sp) as usize;
     k.space
         .write(sp, &mem[STACK_BUF - used..])
-        .map_err(|_| "cannot write the stack")?;
-    let _ = PAGE;
+        .map_err(|t| t.errno())?;
 
-    // Registers as Linux leaves them at a static program's entry: rsp at
-    // argc, rdx 0 (no function for atexit), the rest zero.
+    // Registers as Linux leaves them at a static program's entry.
     let mut r = [0u64; NREGS];
     r[Reg::Rip as usize] = plan.entry;
     r[Reg::Rsp as usize] = sp;
@@ -186,17 +299,10 @@ pub fn start(k: &mut Keeper) -> Result<(), &'static str> {
     for (c, v) in b.chunks_exact_mut(8).zip(r) {
         c.copy_from_slice(&v.to_le_bytes());
     }
-    ok(
-        Msg::new(PROC, domain::SET_REGS).string(&b).call(),
-        "registers",
-    )?;
-    ok(
-        Msg::new(PROC, domain::SET_STATE)
-            .words([state::RUNNING, state::FOREIGN as u64, 0, 0])
-            .call(),
-        "state",
-    )?;
-    Ok(())
+    ok(Msg::new(PROC, domain::SET_REGS).string(&b).call())?;
+    ok(Msg::new(PROC, domain::SET_STATE)
+        .words([state::RUNNING, state::FOREIGN as u64, 0, 0])
+        .call())
 }
 
 /// `AT_HWCAP`: CPUID leaf 1's EDX, as Linux reports on x86.

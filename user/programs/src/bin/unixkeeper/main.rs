@@ -17,11 +17,13 @@
 
 mod calls;
 mod exec;
+mod fds;
 mod slots;
 mod space;
 
 use calls::Next;
-use slots::{BANK, PBANK, RESUME, SELF_SPACE, T};
+use slots::{KEYS, PBANK, RESUME, T, UNIXD};
+use stet_programs::keydir;
 use space::{Space, Touch};
 use stet_rt::abi::domain::{NREGS, REGS_SIZE};
 use stet_rt::abi::fault;
@@ -48,8 +50,12 @@ pub struct Keeper {
     /// Calls answered `ENOSYS`, by number (the last counts all higher
     /// numbers).
     pub enosys: [u16; 512],
-    /// Whether descriptors 0, 1, 2 are open.
-    pub open: [bool; 3],
+    /// The descriptors.
+    pub fds: [fds::Fd; fds::MAX_FDS],
+    /// The working directory (a file id of the file-system domain).
+    pub cwd: u32,
+    /// The file-creation mask.
+    pub umask: u64,
     /// `struct sigaction` of each signal, as the process gave it.
     pub actions: [[u8; 32]; 64],
     /// The blocked signals.
@@ -64,7 +70,9 @@ impl Keeper {
             pid,
             ppid: 0,
             enosys: [0; 512],
-            open: [true; 3],
+            fds: [fds::CLOSED; fds::MAX_FDS],
+            cwd: fds::NONE,
+            umask: 0o022,
             actions: [[0; 32]; 64],
             sigmask: 0,
             rng: stet_rt::cpu::rdtsc() | 1,
@@ -129,9 +137,13 @@ impl Keeper {
         if !first {
             println!();
         }
+        self.close_all(false);
+        let _ = Msg::new(UNIXD, stet_unix::proto::CLOSE).w0(self.cwd as u64).call();
         let _ = bank::destroy(PBANK);
-        for slot in [WINDOW_SLOT, EXEC_SLOT] {
-            let _ = Msg::new(SELF_SPACE, node::SWAP).w0(slot).call();
+        if keydir::fetch(KEYS, slots::keys::SELF_SPACE, T).is_ok() {
+            for slot in [WINDOW_SLOT, EXEC_SLOT] {
+                let _ = Msg::new(T, node::SWAP).w0(slot).call();
+            }
         }
     }
 }
@@ -166,7 +178,6 @@ fn main(pid: u64) -> i64 {
         let _ = bank::destroy(PBANK);
         return 1;
     }
-    let _ = BANK;
     let mut buf = [0u8; REGS_SIZE];
     let mut a: Answer = wait([T, 0, 0, 0], RESUME, &mut buf);
     loop {
@@ -175,6 +186,10 @@ fn main(pid: u64) -> i64 {
             fault::code::SYSCALL => match k.syscall(&mut regs) {
                 Next::Resume => None,
                 Next::Exit(s) => Some(End::Exit(s)),
+                Next::Started => {
+                    a = wait([T, 0, 0, 0], RESUME, &mut buf);
+                    continue;
+                }
             },
             fault::code::MEMORY => k
                 .memory_fault(a.w[0], a.w[1], a.w[2])

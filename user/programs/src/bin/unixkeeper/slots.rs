@@ -2,24 +2,24 @@
 
 use stet_rt::key::Slot;
 
-/// The console driver (`println!` and the process's terminal output).
+/// The console driver (the keeper's own reports; the process's terminal
+/// is the file-system domain's).
+#[allow(dead_code)]
 pub const CONSOLE: Slot = 1;
 /// The kernel's sleep key (clocks).
 pub const SLEEP: Slot = 2;
 /// Discrim (key types while walking a file's tree).
 pub const DISCRIM: Slot = 3;
-/// The bank the keeper's processes are made from.
-pub const BANK: Slot = 4;
-/// A node key to the keeper's own address-space root (its windows).
-pub const SELF_SPACE: Slot = 5;
-/// A start key to the keeper itself: the process's domain keeper.
-pub const SELF_START: Slot = 6;
-/// The meter the process runs under.
-pub const METER: Slot = 7;
-/// The file node of the executable (sense key: slot 0 its segment, slot 1
-/// its length).
+/// The file-system domain (`unixd`).
+pub const UNIXD: Slot = 4;
+/// A node of keys used rarely (at `execve` and `fork`): see [`keys`].
+pub const KEYS: Slot = 5;
+/// Scratch.
+pub const T3: Slot = 6;
+/// The executable's segment (read-only), also in the exec window.
 pub const EXEC: Slot = 8;
-/// The process's own bank (a sub-bank of `BANK`): all its objects.
+/// The process's own bank (a sub-bank of the keeper's bank): all its
+/// objects.
 pub const PBANK: Slot = 9;
 /// The process's domain key.
 pub const PROC: Slot = 10;
@@ -35,3 +35,18 @@ pub const T: Slot = 14;
 pub const T2: Slot = 15;
 /// The command line, before it is read.
 pub const ARGS: Slot = T2;
+
+/// Slots of the `KEYS` node, and where the image puts those keys at
+/// start (moved into the node before anything else).
+pub mod keys {
+    /// The bank processes are made from.
+    pub const BANK: u64 = 0;
+    /// A node key to the keeper's own address-space root (its windows).
+    pub const SELF_SPACE: u64 = 1;
+    /// A start key to the keeper itself: its process's domain keeper.
+    pub const SELF_START: u64 = 2;
+    /// The meter processes run under.
+    pub const METER: u64 = 3;
+    /// General slots holding them at start, in the order above.
+    pub const AT_START: [super::Slot; 4] = [7, 9, 10, 11];
+}

@@ -8,16 +8,17 @@
 //! read-only private file page is the file's own page key (shared text);
 //! a writable one is a fresh page holding a copy of the file's bytes.
 //!
-//! Node keys live in a three-level directory of nodes from the process's
-//! bank (16 × 16 × 4 = 1024 = `shadow::MAX_NODES`), root in slot `DIR`;
-//! the leaf most recently used is kept in slot `LEAF`, so sequential
-//! touches cost one bank call and one swap per page.
+//! Node keys live in a directory (`stet_programs::keydir`) of nodes from
+//! the process's bank, root in slot `DIR`; the leaf most recently used is
+//! kept in slot `LEAF`, so sequential touches cost one bank call and one
+//! swap per page.
 
 use crate::slots::{DIR, DISCRIM, EXEC, LEAF, PBANK, T, T2};
 use stet_keys::KeyType;
 use stet_rt::abi::code;
 use stet_rt::abi::order::{discrim, node, page, segment};
 use stet_rt::bank;
+use stet_programs::keydir::{self, fetch, swap, KeyDir};
 use stet_rt::key::{Msg, Slot};
 use stet_rt::window::Window;
 use stet_unix::elf::prot;
@@ -37,21 +38,6 @@ fn ok(a: stet_rt::key::Answer) -> Result<stet_rt::key::Answer, Code> {
     }
 }
 
-fn fetch(from: Slot, order: u64, slot: u64, into: Slot) -> Result<(), Code> {
-    ok(Msg::new(from, order).w0(slot).recv([into, 0, 0, 0]).call()).map(|_| ())
-}
-
-/// Swaps the key in `key` into `slot` of node `n`; the old key lands in
-/// `old` (0: dropped).
-fn swap(n: Slot, slot: u64, key: Slot, old: Slot) -> Result<(), Code> {
-    ok(Msg::new(n, node::SWAP)
-        .w0(slot)
-        .keys([key, 0, 0, 0])
-        .recv([old, 0, 0, 0])
-        .call())
-    .map(|_| ())
-}
-
 /// The key type in slot `s`.
 fn key_type(s: Slot) -> u64 {
     Msg::new(DISCRIM, discrim::CLASSIFY)
@@ -60,64 +46,23 @@ fn key_type(s: Slot) -> u64 {
         .w[0]
 }
 
-/// The directory and the leaf cache: what makes shadow nodes real.
+/// The directory of the tree's node keys: what makes shadow nodes real.
 #[derive(Clone)]
-pub struct Keys {
-    /// Which level-1 and level-2 directory nodes exist.
-    dir1: [bool; 4],
-    dir2: [bool; 64],
-    /// The shadow node whose key is in `LEAF`.
-    leaf: Option<u16>,
-}
+pub struct Keys(KeyDir);
 
 impl Keys {
     const fn new() -> Keys {
-        Keys {
-            dir1: [false; 4],
-            dir2: [false; 64],
-            leaf: None,
-        }
-    }
-
-    /// Stores the node key in `key` as directory entry `idx` (uses `T2`
-    /// and, when a directory node is made, `LEAF`).
-    fn put(&mut self, idx: u16, key: Slot) -> Result<(), Code> {
-        let (a, b, c) = (idx as u64 >> 8, (idx as u64 >> 4) & 15, idx as u64 & 15);
-        if !self.dir1[a as usize] {
-            bank::alloc_node(PBANK, T2)?;
-            swap(DIR, a, T2, 0)?;
-            self.dir1[a as usize] = true;
-        } else {
-            fetch(DIR, node::FETCH, a, T2)?;
-        }
-        let d2 = (idx >> 4) as usize;
-        if !self.dir2[d2] {
-            self.leaf = None;
-            bank::alloc_node(PBANK, LEAF)?;
-            swap(T2, b, LEAF, 0)?;
-            self.dir2[d2] = true;
-            swap(LEAF, c, key, 0)
-        } else {
-            fetch(T2, node::FETCH, b, T2)?;
-            swap(T2, c, key, 0)
-        }
-    }
-
-    /// The node key of shadow node `idx` into `into`.
-    fn get(&self, idx: u16, into: Slot) -> Result<(), Code> {
-        fetch(DIR, node::FETCH, idx as u64 >> 8, into)?;
-        fetch(into, node::FETCH, (idx as u64 >> 4) & 15, into)?;
-        fetch(into, node::FETCH, idx as u64 & 15, into)
+        Keys(KeyDir::new(keydir::Slots {
+            root: DIR,
+            bank: PBANK,
+            scratch: T2,
+            cache: LEAF,
+        }))
     }
 
     /// The node key of shadow node `idx` in `LEAF`.
     fn leaf(&mut self, idx: u16) -> Result<(), Code> {
-        if self.leaf != Some(idx) {
-            self.leaf = None;
-            self.get(idx, LEAF)?;
-            self.leaf = Some(idx);
-        }
-        Ok(())
+        self.0.cached(idx).map(|_| ())
     }
 }
 
@@ -126,15 +71,15 @@ impl Builder for Keys {
 
     fn make_node(&mut self, idx: u16, level: u8, parent: u16, slot: u8) -> Result<(), Code> {
         bank::alloc_node(PBANK, T)?;
-        self.put(idx, T)?;
+        self.0.put(idx, T)?;
         ok(Msg::new(T, node::MAKE_SEGMENT)
             .words([level as u64, 0, 0, 0])
             .recv([T, 0, 0, 0])
             .call())?;
-        if self.leaf == Some(parent) {
+        if self.0.cached_entry() == Some(parent) {
             swap(LEAF, slot as u64, T, 0)
         } else {
-            self.get(parent, T2)?;
+            self.0.get(parent, T2)?;
             swap(T2, slot as u64, T, 0)
         }
     }
@@ -206,12 +151,12 @@ impl Space {
 
     /// Records the root node (its node key in `key`) as shadow node 0.
     pub fn put_root(&mut self, key: Slot) -> Result<(), Code> {
-        self.keys.put(shadow::ROOT, key)
+        self.keys.0.put(shadow::ROOT, key)
     }
 
     /// The node key of the root into `into`.
     pub fn root_key(&self, into: Slot) -> Result<(), Code> {
-        self.keys.get(shadow::ROOT, into)
+        self.keys.0.get(shadow::ROOT, into)
     }
 
     /// Makes the page at `addr` exist as mapping `v` says, writable if
@@ -292,14 +237,21 @@ impl Space {
     }
 
     /// The executable's page at file offset `fo` (page-aligned) into `T`,
-    /// by walking the file's tree.
+    /// by walking the file's tree from its segment key in `EXEC`.
     fn file_page(&self, fo: u64) -> Result<(), Code> {
-        fetch(EXEC, node::FETCH, 0, T)?;
-        let mut lss = FILE_LSS as u64;
+        let mut lss = ok(Msg::new(EXEC, segment::INFO).call())?.w[0];
+        let mut from = EXEC;
         let mut q = fo / PAGE;
+        if lss == 0 || q >= 1 << (4 * lss) {
+            return Err(code::INVALID_ADDRESS);
+        }
         loop {
             let span = 1u64 << (4 * (lss - 1));
-            fetch(T, segment::FETCH, q / span, T)?;
+            ok(Msg::new(from, segment::FETCH)
+                .w0(q / span)
+                .recv([T, 0, 0, 0])
+                .call())?;
+            from = T;
             q %= span;
             match key_type(T) {
                 t if t == KeyType::Page as u64 && q == 0 => return Ok(()),
@@ -422,7 +374,7 @@ impl Space {
             }
             for &(p, leaf, slot) in &found[..n] {
                 if self.keys.leaf(leaf).is_err()
-                    || fetch(LEAF, node::FETCH, slot as u64, T).is_err()
+                    || fetch(LEAF, slot as u64, T).is_err()
                     || Msg::new(T, page::MAKE_RO).recv([T, 0, 0, 0]).call().code != code::OK
                     || swap(LEAF, slot as u64, T, 0).is_err()
                 {

@@ -1,0 +1,106 @@
+//! The protocol between UNIX keepers and the file-system domain (`unixd`):
+//! order codes and how words, strings and keys are used. Every answer has
+//! result code `OK` (a bad invocation of the domain itself aside) and
+//! `w0` = what the system call returns: a value, or `-errno` as a
+//! two's-complement word, exactly Linux's `rax`.
+//!
+//! Open files are named by **file ids** (`fid`), indices of the domain's
+//! open-file table (Linux's "open file descriptions": offset and status
+//! flags, shared by `dup` and `fork`). A keeper maps descriptors to fids.
+//! A path is relative to a fid that names a directory (the keeper's
+//! working directory is such a fid): `base`.
+
+/// Opens `string` relative to `w0` base with `w1` flags and `w2` mode →
+/// `w0` fid, `w1` inode, `w2` `st_mode`.
+pub const OPEN: u64 = 1;
+/// Drops a reference to fid `w0`.
+pub const CLOSE: u64 = 2;
+/// Reads up to `w1` bytes (≤ 4096) from fid `w0` at its offset → string,
+/// `w0` bytes.
+pub const READ: u64 = 3;
+/// Writes the string to fid `w0` at its offset (or the end with
+/// `O_APPEND`) → `w0` bytes.
+pub const WRITE: u64 = 4;
+/// Reads up to `w1` bytes of fid `w0` at offset `w2` → string, `w0`.
+pub const PREAD: u64 = 5;
+/// Writes the string to fid `w0` at offset `w1` → `w0`.
+pub const PWRITE: u64 = 6;
+/// `lseek(w0 fid, w1 offset, w2 whence)` → `w0` the new offset.
+pub const LSEEK: u64 = 7;
+/// `fstat` of fid `w0` → string: `struct stat`.
+pub const FSTAT: u64 = 8;
+/// `stat` of the string relative to `w0` base; `w1` flags
+/// (`AT_SYMLINK_NOFOLLOW` 0x100, `AT_EMPTY_PATH` 0x1000) → string.
+pub const STAT: u64 = 9;
+/// `getdents64` of fid `w0`, at most `w1` bytes → string, `w0` bytes.
+pub const GETDENTS: u64 = 10;
+/// `mkdir` of the string relative to `w0`, mode `w1`.
+pub const MKDIR: u64 = 11;
+/// `unlink` of the string relative to `w0`; `w1` `AT_REMOVEDIR` (0x200)
+/// for `rmdir`.
+pub const UNLINK: u64 = 12;
+/// `renameat2`: string "old\0new", bases `w0` and `w1`, flags `w2`
+/// (`RENAME_NOREPLACE` 1).
+pub const RENAME: u64 = 13;
+/// `linkat`: string "old\0new", bases `w0` and `w1`, flags `w2`.
+pub const LINK: u64 = 14;
+/// `symlinkat`: string "target\0path", base `w0`.
+pub const SYMLINK: u64 = 15;
+/// `readlinkat` of the string relative to `w0` → string, `w0` bytes.
+pub const READLINK: u64 = 16;
+/// `fchmodat` (string relative to `w0`, mode `w1`), or `fchmod` of fid
+/// `w0` when the string is empty.
+pub const CHMOD: u64 = 17;
+/// `ftruncate(w0 fid, w1 length)`, or `truncate` of the string relative
+/// to `w0` when it is not empty.
+pub const TRUNCATE: u64 = 18;
+/// `faccessat` of the string relative to `w0`, `w1` mode → 0 or -errno.
+pub const ACCESS: u64 = 19;
+/// The path of directory fid `w0` → string, `w0` its length + 1.
+pub const GETCWD: u64 = 20;
+/// A new pipe → `w0` 0, `w1` read fid, `w2` write fid.
+pub const PIPE: u64 = 21;
+/// One more reference to fid `w0` (`dup`, and each fid at `fork`).
+pub const DUP: u64 = 22;
+/// Status flags of fid `w0`: `w1` 0 get → `w0` flags; 1 set to `w2`.
+pub const FLAGS: u64 = 23;
+/// The executable at the string relative to `w0` → key 0 its segment
+/// (read-only), `w1` its length, `w2` its inode.
+pub const EXEC: u64 = 24;
+/// `utimensat`: string relative to `w0` (or fid `w0` when empty), `w1`
+/// atime ns, `w2` mtime ns (`u64::MAX`: now; `u64::MAX - 1`: omit).
+pub const UTIMENS: u64 = 25;
+/// Whether fid `w0` is a terminal → `w0` 0 or -ENOTTY.
+pub const ISATTY: u64 = 26;
+/// `fsync` of fid `w0`: commits the file system through a checkpoint.
+pub const FSYNC: u64 = 27;
+
+/// `open` flags the domain understands.
+#[allow(missing_docs)]
+pub mod o {
+    pub const ACCMODE: u64 = 3;
+    pub const RDONLY: u64 = 0;
+    pub const WRONLY: u64 = 1;
+    pub const RDWR: u64 = 2;
+    pub const CREAT: u64 = 0o100;
+    pub const EXCL: u64 = 0o200;
+    pub const NOCTTY: u64 = 0o400;
+    pub const TRUNC: u64 = 0o1000;
+    pub const APPEND: u64 = 0o2000;
+    pub const NONBLOCK: u64 = 0o4000;
+    pub const DIRECTORY: u64 = 0o200000;
+    pub const NOFOLLOW: u64 = 0o400000;
+    pub const CLOEXEC: u64 = 0o2000000;
+    pub const PATH: u64 = 0o10000000;
+}
+
+/// `*at` flags.
+#[allow(missing_docs)]
+pub mod at {
+    /// The "current directory" descriptor number.
+    pub const FDCWD: i64 = -100;
+    pub const SYMLINK_NOFOLLOW: u64 = 0x100;
+    pub const REMOVEDIR: u64 = 0x200;
+    pub const SYMLINK_FOLLOW: u64 = 0x400;
+    pub const EMPTY_PATH: u64 = 0x1000;
+}

@@ -1,0 +1,659 @@
+//! The UNIX file-system domain: one domain holding every directory, inode,
+//! open file description and pipe of the UNIX personality (Workplace OS's
+//! and KeyNIX's hindsight: not a domain per inode, no queue domains on
+//! pipes). Regular files are segments (`content`), so a keeper maps an
+//! executable's pages straight into its process. It needs no journal and
+//! no fsck: all of it is in this domain's memory and its objects, which the
+//! single-level store checkpoints like everything else.
+//!
+//! Keepers call it with the orders of `stet_unix::proto`; every answer is
+//! `OK` with the system call's `rax` in `w0`. A call that must wait (a
+//! pipe with nothing to read, or no room) is parked: its resume key goes
+//! in the `WAITS` node, and when the pipe changes the caller is answered
+//! `BUSY`, on which it asks again (a restartable call, as in Fluke).
+//!
+//! On its first start it builds the file system from a `newc` cpio
+//! archive (`boot`), adds `/dev`, `/tmp` and `/proc`, and prints a line.
+//!
+//! Keys: see `slots`. Argument: the system's start time (s since 1970).
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+mod boot;
+mod content;
+mod open;
+mod slots;
+
+use content::Content;
+use open::{Kind, Open, Pipe, FREE, MAX_OPEN, MAX_PIPES, NO_PIPE, PIPE_BUF};
+use slots::{CONSOLE, K0, RESUME, SLEEP, T, WAITS};
+use stet_programs::keydir::{fetch, swap};
+use stet_rt::abi::{code, order};
+use stet_rt::key::{call, wait, Answer, Msg};
+use stet_rt::println;
+use stet_unix::fs::{self, mode, Fs, ROOT};
+use stet_unix::proto::{self as p, at, o};
+use stet_unix::sys::errno::*;
+
+/// Most calls parked at once.
+const MAX_WAITERS: usize = 16;
+
+/// A parked call: which pipe it waits on (`u16::MAX`: free).
+#[derive(Clone, Copy)]
+struct Waiter {
+    pipe: u16,
+}
+
+/// What to answer.
+enum Reply {
+    /// `w0`..`w2`, and `n` bytes of the out buffer as the string; with a
+    /// key in `T` when `key`.
+    Now([u64; 3], usize, bool),
+    /// The call is parked.
+    Parked,
+}
+
+fn now_ns() -> u64 {
+    call(SLEEP, order::sleep::NOW, [0; 4]).w[0]
+}
+
+fn ret(r: Result<u64, i64>) -> [u64; 3] {
+    [stet_unix::sys::ret(r), 0, 0]
+}
+
+/// The domain's state.
+pub struct Unixd<'a> {
+    fs: &'a mut Fs,
+    content: &'a mut Content,
+    open: &'a mut [Open; MAX_OPEN],
+    pipes: &'a mut [Pipe; MAX_PIPES],
+    waiters: [Waiter; MAX_WAITERS],
+    /// Seconds since 1970 at boot: file times are `epoch + now`.
+    epoch_ns: u64,
+}
+
+impl Unixd<'_> {
+    fn time(&self) -> u64 {
+        self.epoch_ns + now_ns()
+    }
+
+    fn fid(&self, fid: u64) -> Result<usize, i64> {
+        match self.open.get(fid as usize) {
+            Some(o) if o.kind != Kind::Free => Ok(fid as usize),
+            _ => Err(EBADF),
+        }
+    }
+
+    fn new_fid(&mut self, kind: Kind, flags: u64) -> Result<u64, i64> {
+        let i = (0..MAX_OPEN)
+            .find(|&i| self.open[i].kind == Kind::Free)
+            .ok_or(ENFILE)?;
+        self.open[i] = Open {
+            kind,
+            refs: 1,
+            flags,
+            off: 0,
+        };
+        Ok(i as u64)
+    }
+
+    /// The directory a path is relative to (`u64::MAX`: the root, for a
+    /// process that has no working directory yet).
+    fn base(&self, fid: u64) -> Result<u32, i64> {
+        if fid == u64::MAX {
+            return Ok(ROOT);
+        }
+        match self.open.get(fid as usize).map(|o| o.kind) {
+            Some(Kind::Inode(ino)) if self.fs.is_dir(ino) => Ok(ino),
+            Some(Kind::Free) | None => Err(EBADF),
+            Some(_) => Err(ENOTDIR),
+        }
+    }
+
+    fn inode_of(&self, fid: usize) -> Option<u32> {
+        match self.open[fid].kind {
+            Kind::Inode(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// Frees an inode that has no names once no open file holds it.
+    fn maybe_free(&mut self, ino: u32) {
+        let held = self.open.iter().any(|o| o.kind == Kind::Inode(ino));
+        let named = self.fs.inode(ino).is_some_and(|i| i.nlink > 0);
+        if !held && !named {
+            if self.fs.inode(ino).is_some_and(|i| i.mode & mode::FMT == mode::REG) {
+                self.content.free(ino);
+            }
+            self.fs.free(ino);
+        }
+    }
+
+    fn open_path(&mut self, base: u64, flags: u64, perm: u64, path: &[u8]) -> Result<[u64; 3], i64> {
+        let dir = self.base(base)?;
+        let follow = flags & o::NOFOLLOW == 0;
+        let now = self.time();
+        let ino = match self.fs.resolve(dir, path, follow) {
+            Ok(ino) => {
+                if flags & o::CREAT != 0 && flags & o::EXCL != 0 {
+                    return Err(EEXIST);
+                }
+                ino
+            }
+            Err(ENOENT) if flags & o::CREAT != 0 => {
+                let par = self.fs.parent(dir, path)?;
+                self.fs
+                    .create(par.dir, par.name, mode::REG | (perm as u32 & 0o7777), now)?
+            }
+            Err(e) => return Err(e),
+        };
+        let i = *self.fs.inode(ino).ok_or(ENOENT)?;
+        let fmt = i.mode & mode::FMT;
+        let acc = flags & o::ACCMODE;
+        if flags & o::PATH == 0 {
+            if fmt == mode::LNK {
+                return Err(ELOOP);
+            }
+            if fmt == mode::DIR && acc != o::RDONLY {
+                return Err(EISDIR);
+            }
+        }
+        if flags & o::DIRECTORY != 0 && fmt != mode::DIR {
+            return Err(ENOTDIR);
+        }
+        let kind = if fmt == mode::CHR {
+            match i.rdev {
+                0x103 => Kind::Null,
+                0x105 => Kind::Zero,
+                0x108 | 0x109 => Kind::Random,
+                _ => Kind::Tty,
+            }
+        } else {
+            Kind::Inode(ino)
+        };
+        if fmt == mode::REG && flags & o::TRUNC != 0 && acc != o::RDONLY {
+            self.content.truncate(ino, i.size, 0)?;
+            if let Some(m) = self.fs.inode_mut(ino) {
+                m.size = 0;
+                m.mtime = now;
+            }
+        }
+        let fid = self.new_fid(kind, flags & !(o::CREAT | o::EXCL | o::TRUNC | o::CLOEXEC))?;
+        Ok([fid, ino as u64, i.mode as u64])
+    }
+
+    fn close(&mut self, fid: u64) -> Result<u64, i64> {
+        let f = self.fid(fid)?;
+        let o = &mut self.open[f];
+        o.refs -= 1;
+        if o.refs > 0 {
+            return Ok(0);
+        }
+        let kind = o.kind;
+        *o = FREE;
+        match kind {
+            Kind::Inode(ino) => self.maybe_free(ino),
+            Kind::PipeRead(n) => {
+                let pi = &mut self.pipes[n as usize];
+                pi.readers -= 1;
+                self.pipe_changed(n);
+            }
+            Kind::PipeWrite(n) => {
+                let pi = &mut self.pipes[n as usize];
+                pi.writers -= 1;
+                self.pipe_changed(n);
+            }
+            _ => {}
+        }
+        Ok(0)
+    }
+
+    /// A pipe changed: its parked callers ask again; a pipe with no ends
+    /// left is freed.
+    fn pipe_changed(&mut self, n: u16) {
+        for i in 0..MAX_WAITERS {
+            if self.waiters[i].pipe == n {
+                self.waiters[i].pipe = u16::MAX;
+                if fetch(WAITS, i as u64, T).is_ok() {
+                    Msg::new(T, code::BUSY).send();
+                }
+            }
+        }
+        let pi = &mut self.pipes[n as usize];
+        if pi.readers == 0 && pi.writers == 0 {
+            *pi = NO_PIPE;
+        }
+    }
+
+    fn park(&mut self, pipe: u16) -> Result<Reply, i64> {
+        let i = (0..MAX_WAITERS)
+            .find(|&i| self.waiters[i].pipe == u16::MAX)
+            .ok_or(EAGAIN)?;
+        swap(WAITS, i as u64, RESUME, 0).map_err(|_| EIO)?;
+        self.waiters[i].pipe = pipe;
+        Ok(Reply::Parked)
+    }
+
+    fn read(&mut self, fid: u64, len: u64, out: &mut [u8], at: Option<u64>) -> Result<Reply, i64> {
+        let f = self.fid(fid)?;
+        let o = self.open[f];
+        if o.flags & o::ACCMODE == o::WRONLY || o.flags & o::PATH != 0 {
+            return Err(EBADF);
+        }
+        let len = (len as usize).min(out.len());
+        let n = match o.kind {
+            Kind::Inode(ino) => {
+                let i = *self.fs.inode(ino).ok_or(EBADF)?;
+                if i.mode & mode::FMT == mode::DIR {
+                    return Err(EISDIR);
+                }
+                let off = at.unwrap_or(o.off);
+                let n = (len as u64).min(i.size.saturating_sub(off)) as usize;
+                self.content.read(ino, off, &mut out[..n])?;
+                if at.is_none() {
+                    self.open[f].off = off + n as u64;
+                }
+                n
+            }
+            Kind::Null | Kind::Tty => 0,
+            Kind::Zero => {
+                out[..len].fill(0);
+                len
+            }
+            Kind::Random => {
+                let mut x = now_ns() | 1;
+                for b in out[..len].iter_mut() {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    *b = (x >> 24) as u8;
+                }
+                len
+            }
+            Kind::PipeRead(n) => {
+                if at.is_some() {
+                    return Err(ESPIPE);
+                }
+                let pi = &mut self.pipes[n as usize];
+                if pi.len() == 0 {
+                    if pi.writers == 0 || len == 0 {
+                        0
+                    } else if o.flags & o::NONBLOCK != 0 {
+                        return Err(EAGAIN);
+                    } else {
+                        return self.park(n);
+                    }
+                } else {
+                    let got = pi.take(&mut out[..len]);
+                    self.pipe_changed(n);
+                    got
+                }
+            }
+            Kind::PipeWrite(_) | Kind::Free => return Err(EBADF),
+        };
+        Ok(Reply::Now([n as u64, 0, 0], n, false))
+    }
+
+    fn write(&mut self, fid: u64, data: &[u8], at: Option<u64>) -> Result<Reply, i64> {
+        let f = self.fid(fid)?;
+        let o = self.open[f];
+        if o.flags & o::ACCMODE == o::RDONLY || o.flags & o::PATH != 0 {
+            return Err(EBADF);
+        }
+        let n = match o.kind {
+            Kind::Inode(ino) => {
+                let i = *self.fs.inode(ino).ok_or(EBADF)?;
+                if i.mode & mode::FMT != mode::REG {
+                    return Err(EISDIR);
+                }
+                let off = match at {
+                    Some(a) => a,
+                    None if o.flags & o::APPEND != 0 => i.size,
+                    None => o.off,
+                };
+                self.content.write(ino, off, data)?;
+                let now = self.time();
+                if let Some(m) = self.fs.inode_mut(ino) {
+                    m.size = m.size.max(off + data.len() as u64);
+                    m.mtime = now;
+                }
+                if at.is_none() {
+                    self.open[f].off = off + data.len() as u64;
+                }
+                data.len()
+            }
+            Kind::Null | Kind::Zero | Kind::Random => data.len(),
+            Kind::Tty => {
+                for c in data.chunks(4096) {
+                    Msg::new(CONSOLE, order::console::WRITE).string(c).call();
+                }
+                data.len()
+            }
+            Kind::PipeWrite(n) => {
+                if at.is_some() {
+                    return Err(ESPIPE);
+                }
+                let pi = &mut self.pipes[n as usize];
+                if pi.readers == 0 {
+                    return Err(EPIPE);
+                }
+                // Writes of at most PIPE_BUF bytes are all or nothing.
+                if pi.room() == 0 || (data.len() <= PIPE_BUF && pi.room() < data.len()) {
+                    if o.flags & o::NONBLOCK != 0 {
+                        return Err(EAGAIN);
+                    }
+                    return self.park(n);
+                }
+                let put = pi.put(data);
+                self.pipe_changed(n);
+                put
+            }
+            Kind::PipeRead(_) | Kind::Free => return Err(EBADF),
+        };
+        Ok(Reply::Now([n as u64, 0, 0], 0, false))
+    }
+
+    fn lseek(&mut self, fid: u64, off: u64, whence: u64) -> Result<u64, i64> {
+        let f = self.fid(fid)?;
+        let size = match self.open[f].kind {
+            Kind::Inode(ino) => self.fs.inode(ino).map_or(0, |i| i.size),
+            Kind::PipeRead(_) | Kind::PipeWrite(_) | Kind::Tty => return Err(ESPIPE),
+            _ => 0,
+        };
+        let base = match whence {
+            0 => 0,
+            1 => self.open[f].off,
+            2 => size,
+            _ => return Err(EINVAL),
+        };
+        let new = (base as i64).checked_add(off as i64).ok_or(EINVAL)?;
+        if new < 0 {
+            return Err(EINVAL);
+        }
+        self.open[f].off = new as u64;
+        Ok(new as u64)
+    }
+
+    fn stat_of(&self, kind: Kind) -> Result<[u8; 144], i64> {
+        match kind {
+            Kind::Inode(ino) => self.fs.stat(ino),
+            Kind::PipeRead(n) | Kind::PipeWrite(n) => {
+                let mut i = *self.fs.inode(ROOT).ok_or(EIO)?;
+                i.mode = mode::FIFO | 0o600;
+                i.nlink = 1;
+                i.size = 0;
+                Ok(fs::stat_bytes(0x1000_0000 + n as u32, &i))
+            }
+            _ => {
+                let rdev = match kind {
+                    Kind::Null => 0x103,
+                    Kind::Zero => 0x105,
+                    Kind::Random => 0x109,
+                    _ => 0x500,
+                };
+                let mut i = *self.fs.inode(ROOT).ok_or(EIO)?;
+                i.mode = mode::CHR | 0o666;
+                i.nlink = 1;
+                i.size = 0;
+                i.rdev = rdev;
+                Ok(fs::stat_bytes(0x2000_0000 + rdev, &i))
+            }
+        }
+    }
+
+    /// Answers one message.
+    fn handle(&mut self, a: &Answer, s: &[u8], out: &mut [u8; 4096]) -> Result<Reply, i64> {
+        let w = a.w;
+        let now = self.time();
+        let r = |v: Result<u64, i64>| Ok(Reply::Now(ret(v), 0, false));
+        match a.code {
+            p::OPEN => match self.open_path(w[0], w[1], w[2], s) {
+                Ok(v) => Ok(Reply::Now(v, 0, false)),
+                Err(e) => r(Err(e)),
+            },
+            p::CLOSE => r(self.close(w[0])),
+            p::READ => self.read(w[0], w[1], out, None),
+            p::PREAD => self.read(w[0], w[1], out, Some(w[2])),
+            p::WRITE => self.write(w[0], s, None),
+            p::PWRITE => self.write(w[0], s, Some(w[1])),
+            p::LSEEK => r(self.lseek(w[0], w[1], w[2])),
+            p::FSTAT => {
+                let f = self.fid(w[0])?;
+                let st = self.stat_of(self.open[f].kind)?;
+                out[..144].copy_from_slice(&st);
+                Ok(Reply::Now([0, 0, 0], 144, false))
+            }
+            p::STAT => {
+                let kind = if s.is_empty() && w[1] & at::EMPTY_PATH != 0 {
+                    self.open[self.fid(w[0])?].kind
+                } else {
+                    let dir = self.base(w[0])?;
+                    Kind::Inode(self.fs.resolve(dir, s, w[1] & at::SYMLINK_NOFOLLOW == 0)?)
+                };
+                let st = self.stat_of(kind)?;
+                out[..144].copy_from_slice(&st);
+                Ok(Reply::Now([0, 0, 0], 144, false))
+            }
+            p::GETDENTS => {
+                let f = self.fid(w[0])?;
+                let ino = self.inode_of(f).ok_or(ENOTDIR)?;
+                let len = (w[1] as usize).min(out.len());
+                let (n, next) = self.fs.getdents(ino, self.open[f].off, &mut out[..len])?;
+                self.open[f].off = next;
+                Ok(Reply::Now([n as u64, 0, 0], n, false))
+            }
+            p::MKDIR => {
+                let par = self.fs.parent(self.base(w[0])?, s)?;
+                self.fs.create(par.dir, par.name, mode::DIR | (w[1] as u32 & 0o7777), now)?;
+                r(Ok(0))
+            }
+            p::UNLINK => {
+                let par = self.fs.parent(self.base(w[0])?, s)?;
+                if w[1] & at::REMOVEDIR != 0 {
+                    self.fs.rmdir(par.dir, par.name, now)?;
+                } else {
+                    let (ino, gone) = self.fs.unlink(par.dir, par.name, now)?;
+                    if gone {
+                        self.maybe_free(ino);
+                    }
+                }
+                r(Ok(0))
+            }
+            p::RENAME | p::LINK => {
+                let z = s.iter().position(|&b| b == 0).ok_or(EINVAL)?;
+                let (from, to) = (&s[..z], &s[z + 1..]);
+                let p1 = self.fs.parent(self.base(w[0])?, from)?;
+                let p2 = self.fs.parent(self.base(w[1])?, to)?;
+                if a.code == p::RENAME {
+                    if w[2] & 1 != 0 && self.fs.lookup(p2.dir, p2.name).is_some() {
+                        return Err(EEXIST);
+                    }
+                    if let Some((ino, true)) = self.fs.rename(p1.dir, p1.name, p2.dir, p2.name, now)? {
+                        self.maybe_free(ino);
+                    }
+                } else {
+                    let follow = w[2] & at::SYMLINK_FOLLOW != 0;
+                    let ino = self.fs.resolve(self.base(w[0])?, from, follow)?;
+                    self.fs.link(p2.dir, p2.name, ino, now)?;
+                }
+                r(Ok(0))
+            }
+            p::SYMLINK => {
+                let z = s.iter().position(|&b| b == 0).ok_or(EINVAL)?;
+                let par = self.fs.parent(self.base(w[0])?, &s[z + 1..])?;
+                self.fs.symlink(par.dir, par.name, &s[..z], now)?;
+                r(Ok(0))
+            }
+            p::READLINK => {
+                let ino = self.fs.resolve(self.base(w[0])?, s, false)?;
+                let t = self.fs.link_target(ino).ok_or(EINVAL)?;
+                out[..t.len()].copy_from_slice(t);
+                Ok(Reply::Now([t.len() as u64, 0, 0], t.len(), false))
+            }
+            p::CHMOD | p::UTIMENS => {
+                let ino = if s.is_empty() {
+                    let f = self.fid(w[0])?;
+                    self.inode_of(f).ok_or(EPERM)?
+                } else {
+                    self.fs.resolve(self.base(w[0])?, s, true)?
+                };
+                let i = self.fs.inode_mut(ino).ok_or(ENOENT)?;
+                if a.code == p::CHMOD {
+                    i.mode = (i.mode & mode::FMT) | (w[1] as u32 & 0o7777);
+                } else {
+                    let pick = |v: u64, old: u64| match v {
+                        u64::MAX => now,
+                        x if x == u64::MAX - 1 => old,
+                        x => x,
+                    };
+                    i.atime = pick(w[1], i.atime);
+                    i.mtime = pick(w[2], i.mtime);
+                }
+                i.ctime = now;
+                r(Ok(0))
+            }
+            p::TRUNCATE => {
+                let ino = if s.is_empty() {
+                    let f = self.fid(w[0])?;
+                    if self.open[f].flags & o::ACCMODE == o::RDONLY {
+                        return Err(EINVAL);
+                    }
+                    self.inode_of(f).ok_or(EINVAL)?
+                } else {
+                    self.fs.resolve(self.base(w[0])?, s, true)?
+                };
+                let i = *self.fs.inode(ino).ok_or(ENOENT)?;
+                if i.mode & mode::FMT == mode::DIR {
+                    return Err(EISDIR);
+                }
+                if i.mode & mode::FMT != mode::REG {
+                    return Err(EINVAL);
+                }
+                self.content.truncate(ino, i.size, w[1])?;
+                if let Some(m) = self.fs.inode_mut(ino) {
+                    m.size = w[1];
+                    m.mtime = now;
+                }
+                r(Ok(0))
+            }
+            p::ACCESS => {
+                let ino = self.fs.resolve(self.base(w[0])?, s, true)?;
+                let i = self.fs.inode(ino).ok_or(ENOENT)?;
+                // Everyone is root: X needs some execute bit.
+                if w[1] & 1 != 0 && i.mode & 0o111 == 0 && i.mode & mode::FMT != mode::DIR {
+                    return Err(EACCES);
+                }
+                r(Ok(0))
+            }
+            p::GETCWD => {
+                let dir = self.base(w[0])?;
+                let n = self.fs.path_of(dir, &mut out[..4095])?;
+                out[n] = 0;
+                Ok(Reply::Now([n as u64 + 1, 0, 0], n + 1, false))
+            }
+            p::PIPE => {
+                let n = (0..MAX_PIPES).find(|&i| !self.pipes[i].used).ok_or(ENFILE)?;
+                let rd = self.new_fid(Kind::PipeRead(n as u16), o::RDONLY | (w[0] & o::NONBLOCK))?;
+                let wr = match self.new_fid(Kind::PipeWrite(n as u16), o::WRONLY | (w[0] & o::NONBLOCK)) {
+                    Ok(f) => f,
+                    Err(e) => {
+                        self.open[rd as usize] = FREE;
+                        return Err(e);
+                    }
+                };
+                self.pipes[n] = NO_PIPE;
+                self.pipes[n].used = true;
+                self.pipes[n].readers = 1;
+                self.pipes[n].writers = 1;
+                Ok(Reply::Now([0, rd, wr], 0, false))
+            }
+            p::DUP => {
+                let f = self.fid(w[0])?;
+                self.open[f].refs += 1;
+                match self.open[f].kind {
+                    Kind::PipeRead(n) => self.pipes[n as usize].readers += 1,
+                    Kind::PipeWrite(n) => self.pipes[n as usize].writers += 1,
+                    _ => {}
+                }
+                r(Ok(0))
+            }
+            p::FLAGS => {
+                let f = self.fid(w[0])?;
+                if w[1] == 0 {
+                    r(Ok(self.open[f].flags))
+                } else {
+                    let keep = o::APPEND | o::NONBLOCK;
+                    let fl = &mut self.open[f].flags;
+                    *fl = (*fl & !keep) | (w[2] & keep);
+                    r(Ok(0))
+                }
+            }
+            p::ISATTY => {
+                let f = self.fid(w[0])?;
+                r(if self.open[f].kind == Kind::Tty { Ok(0) } else { Err(ENOTTY) })
+            }
+            p::EXEC => {
+                let ino = self.fs.resolve(self.base(w[0])?, s, true)?;
+                let i = *self.fs.inode(ino).ok_or(ENOENT)?;
+                if i.mode & mode::FMT == mode::DIR {
+                    return Err(EACCES);
+                }
+                if i.mode & mode::FMT != mode::REG || i.mode & 0o111 == 0 {
+                    return Err(EACCES);
+                }
+                self.content.segment(ino, T)?;
+                Ok(Reply::Now([0, i.size, ino as u64], 0, true))
+            }
+            _ => Err(ENOSYS),
+        }
+    }
+}
+
+fn main(epoch: u64) -> i64 {
+    let mut fs = Fs::new(0);
+    let mut content = Content::new();
+    let mut open = [FREE; MAX_OPEN];
+    let mut pipes = [NO_PIPE; MAX_PIPES];
+    let mut d = Unixd {
+        fs: &mut fs,
+        content: &mut content,
+        open: &mut open,
+        pipes: &mut pipes,
+        waiters: [Waiter { pipe: u16::MAX }; MAX_WAITERS],
+        epoch_ns: epoch * 1_000_000_000,
+    };
+    match boot::build(&mut d) {
+        Ok(s) => println!(
+            "unixd: {} files, {} directories, {} links from the archive; {} KiB of file data",
+            s.files,
+            s.dirs,
+            s.links,
+            s.bytes / 1024
+        ),
+        Err(e) => println!("unixd: the initial file system is incomplete: {e}"),
+    }
+    let mut inbuf = [0u8; 4096];
+    let mut out = [0u8; 4096];
+    let mut a = wait([K0, 0, 0, 0], RESUME, &mut inbuf);
+    loop {
+        let n = a.len.min(inbuf.len());
+        let s = &inbuf[..n];
+        let reply = match d.handle(&a, s, &mut out) {
+            Ok(r) => r,
+            Err(e) => Reply::Now(ret(Err(e)), 0, false),
+        };
+        a = match reply {
+            Reply::Now(w, len, key) => Msg::new(RESUME, code::OK)
+                .words([w[0], w[1], w[2], 0])
+                .string(&out[..len])
+                .keys([if key { T } else { 0 }, 0, 0, 0])
+                .recv([K0, 0, 0, 0])
+                .resume_into(RESUME)
+                .ret_into(&mut inbuf),
+            Reply::Parked => wait([K0, 0, 0, 0], RESUME, &mut inbuf),
+        };
+    }
+}
+
+stet_rt::main!(main);

@@ -1,0 +1,107 @@
+//! Open file descriptions (what a file id names) and pipes.
+
+/// What an open file is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A free entry.
+    Free,
+    /// A regular file, directory or symlink (`O_PATH`) by inode.
+    Inode(u32),
+    /// `/dev/null`.
+    Null,
+    /// `/dev/zero`.
+    Zero,
+    /// `/dev/urandom` and `/dev/random`.
+    Random,
+    /// The terminal (`/dev/tty`, `/dev/console`, the first descriptors).
+    Tty,
+    /// The read end of pipe `n`.
+    PipeRead(u16),
+    /// The write end of pipe `n`.
+    PipeWrite(u16),
+}
+
+/// An open file description.
+#[derive(Clone, Copy, Debug)]
+pub struct Open {
+    /// What it is.
+    pub kind: Kind,
+    /// References (descriptors in all processes).
+    pub refs: u32,
+    /// `O_*` status flags (access mode, `O_APPEND`, `O_NONBLOCK`).
+    pub flags: u64,
+    /// The offset.
+    pub off: u64,
+}
+
+/// Most open file descriptions.
+pub const MAX_OPEN: usize = 512;
+/// Most pipes.
+pub const MAX_PIPES: usize = 32;
+/// A pipe's buffer (Linux: 16 pages; POSIX's `PIPE_BUF` is 4096).
+pub const PIPE_BUF: usize = 4096;
+
+/// A free entry.
+pub const FREE: Open = Open {
+    kind: Kind::Free,
+    refs: 0,
+    flags: 0,
+    off: 0,
+};
+
+/// A pipe: a ring buffer and how many ends are open.
+#[derive(Clone, Copy)]
+pub struct Pipe {
+    /// Whether it is in use.
+    pub used: bool,
+    buf: [u8; PIPE_BUF],
+    head: usize,
+    len: usize,
+    /// Open read ends (file ids referring to it, counted by references).
+    pub readers: u32,
+    /// Open write ends.
+    pub writers: u32,
+}
+
+/// An unused pipe.
+pub const NO_PIPE: Pipe = Pipe {
+    used: false,
+    buf: [0; PIPE_BUF],
+    head: 0,
+    len: 0,
+    readers: 0,
+    writers: 0,
+};
+
+impl Pipe {
+    /// Bytes waiting.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Room left.
+    pub fn room(&self) -> usize {
+        PIPE_BUF - self.len
+    }
+
+    /// Takes up to `out.len()` bytes → how many.
+    pub fn take(&mut self, out: &mut [u8]) -> usize {
+        let n = out.len().min(self.len);
+        for (i, b) in out[..n].iter_mut().enumerate() {
+            *b = self.buf[(self.head + i) % PIPE_BUF];
+        }
+        self.head = (self.head + n) % PIPE_BUF;
+        self.len -= n;
+        n
+    }
+
+    /// Puts as much of `data` as fits → how many.
+    pub fn put(&mut self, data: &[u8]) -> usize {
+        let n = data.len().min(self.room());
+        for (i, &b) in data[..n].iter().enumerate() {
+            self.buf[(self.head + self.len + i) % PIPE_BUF] = b;
+        }
+        self.len += n;
+        n
+    }
+}

@@ -1,0 +1,665 @@
+//! Descriptors and the calls on files: the keeper maps each descriptor to
+//! a file id of the file-system domain (`unixd`, protocol
+//! `stet_unix::proto`) and moves the bytes between the process's memory
+//! and the domain's messages — straight from and into the process's pages
+//! through the keeper's window, so a read or write copies once.
+
+use crate::slots::UNIXD;
+use crate::space::Touch;
+use crate::Keeper;
+use stet_rt::abi::code;
+use stet_rt::key::{Answer, Msg};
+use stet_unix::proto::{self as p, at, o};
+use stet_unix::sys::errno::*;
+use stet_unix::sys::ioctl;
+
+/// Most descriptors a process may have open.
+pub const MAX_FDS: usize = 256;
+/// No file id.
+pub const NONE: u32 = u32::MAX;
+/// The domain's name for "the root, whatever the base".
+const ROOT_BASE: u64 = u64::MAX;
+/// Bytes per message.
+const CHUNK: u64 = 4096;
+
+type R = Result<u64, i64>;
+
+/// One descriptor.
+#[derive(Clone, Copy, Debug)]
+pub struct Fd {
+    /// The file id (`NONE`: closed).
+    pub fid: u32,
+    /// `FD_CLOEXEC`.
+    pub cloexec: bool,
+    /// A regular file (reads and writes loop until done).
+    pub regular: bool,
+}
+
+/// A closed descriptor.
+pub const CLOSED: Fd = Fd {
+    fid: NONE,
+    cloexec: false,
+    regular: false,
+};
+
+/// The domain's answer as a system call result; `None` for `BUSY` (ask
+/// again).
+fn result(a: &Answer) -> Option<R> {
+    if a.code == code::BUSY {
+        return None;
+    }
+    if a.code != code::OK {
+        return Some(Err(EIO));
+    }
+    let v = a.w[0] as i64;
+    Some(if (-4095..0).contains(&v) { Err(-v) } else { Ok(a.w[0]) })
+}
+
+/// Calls the domain with words and a string of this domain's memory.
+fn ux(order: u64, w: [u64; 4], s: &[u8]) -> (R, Answer) {
+    loop {
+        let a = Msg::new(UNIXD, order).words(w).string(s).call();
+        if let Some(r) = result(&a) {
+            return (r, a);
+        }
+    }
+}
+
+impl Keeper {
+    /// The file id of descriptor `fd`.
+    pub fn fid(&self, fd: u64) -> Result<u64, i64> {
+        match self.fds.get(fd as usize) {
+            Some(f) if f.fid != NONE => Ok(f.fid as u64),
+            _ => Err(EBADF),
+        }
+    }
+
+    /// The base directory of an `*at` call.
+    fn dirfd(&self, dirfd: u64) -> Result<u64, i64> {
+        if dirfd as i64 == at::FDCWD {
+            Ok(self.cwd as u64)
+        } else {
+            self.fid(dirfd)
+        }
+    }
+
+    /// The lowest free descriptor at or above `from`.
+    fn free_fd(&self, from: u64) -> Result<usize, i64> {
+        (from as usize..MAX_FDS)
+            .find(|&i| self.fds[i].fid == NONE)
+            .ok_or(EMFILE)
+    }
+
+    /// Opens `path` (this domain's bytes) relative to base fid `base`.
+    pub fn open_fid(&mut self, base: u64, path: &[u8], flags: u64, mode: u64) -> Result<(u64, u64), i64> {
+        let (r, a) = ux(p::OPEN, [base, flags, mode, 0], path);
+        r.map(|fid| (fid, a.w[2]))
+    }
+
+    /// Opens the terminal as descriptors 0, 1, 2 and `/` as the working
+    /// directory (a process started by the image, not forked).
+    pub fn open_terminal(&mut self) -> Result<(), i64> {
+        let (root, _) = self.open_fid(ROOT_BASE, b"/", o::PATH | o::DIRECTORY, 0)?;
+        self.cwd = root as u32;
+        let (tty, _) = self.open_fid(ROOT_BASE, b"/dev/console", o::RDWR, 0)?;
+        for fd in 0..3 {
+            if fd > 0 {
+                ux(p::DUP, [tty, 0, 0, 0], &[]).0?;
+            }
+            self.fds[fd] = Fd {
+                fid: tty as u32,
+                cloexec: false,
+                regular: false,
+            };
+        }
+        Ok(())
+    }
+
+    /// Reads a path argument from the process into `buf` → its length.
+    fn path<'b>(&mut self, a: u64, buf: &'b mut [u8; 4096]) -> Result<&'b [u8], i64> {
+        match self.space.read_cstr(a, &mut buf[..]) {
+            Ok(n) => Ok(&buf[..n]),
+            Err(Some(t)) => Err(t.errno()),
+            Err(None) => Err(ENAMETOOLONG),
+        }
+    }
+
+    /// `openat`.
+    pub fn openat(&mut self, dirfd: u64, path: u64, flags: u64, mode: u64) -> R {
+        let base = self.dirfd(dirfd)?;
+        let mut b = [0u8; 4096];
+        let path = self.path(path, &mut b)?;
+        let fd = self.free_fd(0)?;
+        let (fid, m) = self.open_fid(base, path, flags, mode)?;
+        self.fds[fd] = Fd {
+            fid: fid as u32,
+            cloexec: flags & o::CLOEXEC != 0,
+            regular: m as u32 & stet_unix::fs::mode::FMT == stet_unix::fs::mode::REG,
+        };
+        Ok(fd as u64)
+    }
+
+    /// `close`.
+    pub fn close(&mut self, fd: u64) -> R {
+        let fid = self.fid(fd)?;
+        self.fds[fd as usize] = CLOSED;
+        ux(p::CLOSE, [fid, 0, 0, 0], &[]).0
+    }
+
+    /// Closes every descriptor (exit), or those with `FD_CLOEXEC` (exec).
+    pub fn close_all(&mut self, only_cloexec: bool) {
+        for fd in 0..MAX_FDS {
+            if self.fds[fd].fid != NONE && (!only_cloexec || self.fds[fd].cloexec) {
+                let _ = self.close(fd as u64);
+            }
+        }
+    }
+
+    /// `read`, or `pread64` when `at` is given.
+    pub fn read(&mut self, fd: u64, buf: u64, len: u64, at: Option<u64>) -> R {
+        let fid = self.fid(fd)?;
+        let regular = self.fds[fd as usize].regular;
+        if len > isize::MAX as u64 {
+            return Err(EINVAL);
+        }
+        self.space.touch(buf, len, true).map_err(Touch::errno)?;
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(CHUNK);
+            let (order, w) = match at {
+                Some(off) => (p::PREAD, [fid, n, off + done, 0]),
+                None => (p::READ, [fid, n, 0, 0]),
+            };
+            let got = loop {
+                let a = Msg::new(UNIXD, order)
+                    .words(w)
+                    .call_into_raw(self.space.win.addr(buf + done), n);
+                if let Some(r) = result(&a) {
+                    break r;
+                }
+            };
+            let got = match got {
+                Ok(g) => g,
+                Err(e) if done == 0 => return Err(e),
+                Err(_) => break,
+            };
+            done += got;
+            // Only a regular file is read on to fill the buffer; a pipe or
+            // a terminal answers with what it has.
+            if got < n || !regular {
+                break;
+            }
+        }
+        Ok(done)
+    }
+
+    /// `write`, or `pwrite64` when `at` is given.
+    pub fn write(&mut self, fd: u64, buf: u64, len: u64, at: Option<u64>) -> R {
+        let fid = self.fid(fd)?;
+        if len > isize::MAX as u64 {
+            return Err(EINVAL);
+        }
+        self.space.touch(buf, len, false).map_err(Touch::errno)?;
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(CHUNK);
+            let (order, w) = match at {
+                Some(off) => (p::PWRITE, [fid, off + done, 0, 0]),
+                None => (p::WRITE, [fid, 0, 0, 0]),
+            };
+            let put = loop {
+                let a = Msg::new(UNIXD, order)
+                    .words(w)
+                    .raw_string(self.space.win.addr(buf + done), n)
+                    .call();
+                if let Some(r) = result(&a) {
+                    break r;
+                }
+            };
+            match put {
+                Ok(k) => done += k,
+                Err(e) if done == 0 => return Err(e),
+                Err(_) => break,
+            }
+        }
+        Ok(done)
+    }
+
+    /// `readv` / `writev`.
+    pub fn vector(&mut self, fd: u64, iov: u64, cnt: u64, write: bool) -> R {
+        self.fid(fd)?;
+        if cnt > 1024 {
+            return Err(EINVAL);
+        }
+        let mut total = 0u64;
+        for i in 0..cnt {
+            let mut v = [0u8; 16];
+            self.space.read(iov + 16 * i, &mut v).map_err(Touch::errno)?;
+            let base = u64::from_le_bytes(v[..8].try_into().unwrap_or_default());
+            let len = u64::from_le_bytes(v[8..].try_into().unwrap_or_default());
+            if len > isize::MAX as u64 - total {
+                return Err(EINVAL);
+            }
+            if len == 0 {
+                continue;
+            }
+            let r = if write {
+                self.write(fd, base, len, None)
+            } else {
+                self.read(fd, base, len, None)
+            };
+            match r {
+                Ok(n) => {
+                    total += n;
+                    if n < len {
+                        break;
+                    }
+                }
+                Err(e) if total == 0 => return Err(e),
+                Err(_) => break,
+            }
+        }
+        Ok(total)
+    }
+
+    /// `lseek`.
+    pub fn lseek(&mut self, fd: u64, off: u64, whence: u64) -> R {
+        let fid = self.fid(fd)?;
+        ux(p::LSEEK, [fid, off, whence, 0], &[]).0
+    }
+
+    /// A `struct stat` from the domain into the process at `st`.
+    fn stat_out(&mut self, order: u64, w: [u64; 4], path: &[u8], st: u64) -> R {
+        let mut b = [0u8; 144];
+        let a = Msg::new(UNIXD, order).words(w).string(path).call_into(&mut b);
+        result(&a).unwrap_or(Err(EIO))?;
+        self.space.write(st, &b).map_err(Touch::errno)?;
+        Ok(0)
+    }
+
+    /// `fstat`.
+    pub fn fstat(&mut self, fd: u64, st: u64) -> R {
+        let fid = self.fid(fd)?;
+        self.stat_out(p::FSTAT, [fid, 0, 0, 0], &[], st)
+    }
+
+    /// `newfstatat` (and `stat`, `lstat`).
+    pub fn fstatat(&mut self, dirfd: u64, path: u64, st: u64, flags: u64) -> R {
+        let mut b = [0u8; 4096];
+        let path = self.path(path, &mut b)?;
+        let base = if path.is_empty() && flags & at::EMPTY_PATH != 0 {
+            self.fid(dirfd)?
+        } else {
+            self.dirfd(dirfd)?
+        };
+        if path.is_empty() && flags & at::EMPTY_PATH == 0 {
+            return Err(ENOENT);
+        }
+        let mut p2 = [0u8; 4096];
+        p2[..path.len()].copy_from_slice(path);
+        let n = path.len();
+        self.stat_out(p::STAT, [base, flags, 0, 0], &p2[..n], st)
+    }
+
+    /// `statx`, from the `struct stat` the domain gives.
+    pub fn statx(&mut self, dirfd: u64, path: u64, flags: u64, buf: u64) -> R {
+        let mut pb = [0u8; 4096];
+        let path = self.path(path, &mut pb)?;
+        let base = if path.is_empty() && flags & at::EMPTY_PATH != 0 {
+            self.fid(dirfd)?
+        } else {
+            self.dirfd(dirfd)?
+        };
+        if path.is_empty() && flags & at::EMPTY_PATH == 0 {
+            return Err(ENOENT);
+        }
+        let mut st = [0u8; 144];
+        let a = Msg::new(UNIXD, p::STAT)
+            .words([base, flags, 0, 0])
+            .string(path)
+            .call_into(&mut st);
+        result(&a).unwrap_or(Err(EIO))?;
+        let g = |o: usize, n: usize| {
+            let mut v = [0u8; 8];
+            v[..n].copy_from_slice(&st[o..o + n]);
+            u64::from_le_bytes(v)
+        };
+        let mut x = [0u8; 256];
+        let mut put = |o: usize, v: u64, n: usize| x[o..o + n].copy_from_slice(&v.to_le_bytes()[..n]);
+        put(0, 0x7ff, 4); // stx_mask: the basic stats
+        put(4, g(56, 8), 4); // blksize
+        put(16, g(16, 8), 4); // nlink
+        put(28, g(24, 4), 2); // mode
+        put(32, g(8, 8), 8); // ino
+        put(40, g(48, 8), 8); // size
+        put(48, g(64, 8), 8); // blocks
+        for (to, from) in [(64, 72), (80, 104), (96, 104), (112, 88)] {
+            put(to, g(from, 8), 8);
+            put(to + 8, g(from + 8, 8), 4);
+        }
+        let rdev = g(40, 8);
+        put(128, rdev >> 8, 4);
+        put(132, rdev & 0xff, 4);
+        self.space.write(buf, &x).map_err(Touch::errno)?;
+        Ok(0)
+    }
+
+    /// `getdents64`.
+    pub fn getdents(&mut self, fd: u64, buf: u64, len: u64) -> R {
+        let fid = self.fid(fd)?;
+        let n = len.min(CHUNK);
+        self.space.touch(buf, n, true).map_err(Touch::errno)?;
+        let a = Msg::new(UNIXD, p::GETDENTS)
+            .words([fid, n, 0, 0])
+            .call_into_raw(self.space.win.addr(buf), n);
+        result(&a).unwrap_or(Err(EIO))
+    }
+
+    /// Calls taking one path and words: mkdir, unlink, readlink targets,
+    /// chmod, truncate, access (`w0` is set to the base).
+    pub fn path_call(&mut self, order: u64, dirfd: u64, path: u64, w1: u64, w2: u64) -> R {
+        let base = self.dirfd(dirfd)?;
+        let mut b = [0u8; 4096];
+        let path = self.path(path, &mut b)?;
+        if path.is_empty() {
+            return Err(ENOENT);
+        }
+        ux(order, [base, w1, w2, 0], path).0
+    }
+
+    /// Calls taking two paths: rename and link (`old\0new`).
+    pub fn two_paths(&mut self, order: u64, d1: u64, p1: u64, d2: u64, p2: u64, flags: u64) -> R {
+        let (b1, b2) = (self.dirfd(d1)?, self.dirfd(d2)?);
+        let mut a = [0u8; 4096];
+        let mut b = [0u8; 4096];
+        let x = self.path(p1, &mut a)?;
+        let y = self.path(p2, &mut b)?;
+        if x.is_empty() || y.is_empty() {
+            return Err(ENOENT);
+        }
+        let mut s = [0u8; 8192];
+        s[..x.len()].copy_from_slice(x);
+        s[x.len() + 1..x.len() + 1 + y.len()].copy_from_slice(y);
+        let n = x.len() + 1 + y.len();
+        if n > 4096 {
+            return Err(ENAMETOOLONG);
+        }
+        ux(order, [b1, b2, flags, 0], &s[..n]).0
+    }
+
+    /// `symlinkat`.
+    pub fn symlink(&mut self, target: u64, dirfd: u64, path: u64) -> R {
+        let base = self.dirfd(dirfd)?;
+        let mut a = [0u8; 4096];
+        let mut b = [0u8; 4096];
+        let t = self.path(target, &mut a)?;
+        let l = self.path(path, &mut b)?;
+        let mut s = [0u8; 8192];
+        s[..t.len()].copy_from_slice(t);
+        s[t.len() + 1..t.len() + 1 + l.len()].copy_from_slice(l);
+        let n = t.len() + 1 + l.len();
+        if n > 4096 {
+            return Err(ENAMETOOLONG);
+        }
+        ux(p::SYMLINK, [base, 0, 0, 0], &s[..n]).0
+    }
+
+    /// `readlinkat`.
+    pub fn readlink(&mut self, dirfd: u64, path: u64, buf: u64, size: u64) -> R {
+        let base = self.dirfd(dirfd)?;
+        if size as i64 <= 0 {
+            return Err(EINVAL);
+        }
+        let mut pb = [0u8; 4096];
+        let path = self.path(path, &mut pb)?;
+        let mut out = [0u8; 4096];
+        let a = Msg::new(UNIXD, p::READLINK)
+            .words([base, 0, 0, 0])
+            .string(path)
+            .call_into(&mut out);
+        let n = result(&a).unwrap_or(Err(EIO))?.min(size);
+        self.space.write(buf, &out[..n as usize]).map_err(Touch::errno)?;
+        Ok(n)
+    }
+
+    /// `getcwd`.
+    pub fn getcwd(&mut self, buf: u64, size: u64) -> R {
+        let mut out = [0u8; 4096];
+        let a = Msg::new(UNIXD, p::GETCWD)
+            .words([self.cwd as u64, 0, 0, 0])
+            .call_into(&mut out);
+        let n = result(&a).unwrap_or(Err(EIO))?;
+        if n > size {
+            return Err(ERANGE);
+        }
+        self.space.write(buf, &out[..n as usize]).map_err(Touch::errno)?;
+        Ok(n)
+    }
+
+    /// `chdir` (a path) or `fchdir` (a descriptor).
+    pub fn chdir(&mut self, path: Option<u64>, fd: u64) -> R {
+        let fid = match path {
+            Some(pa) => {
+                let mut b = [0u8; 4096];
+                let path = self.path(pa, &mut b)?;
+                let cwd = self.cwd as u64;
+                self.open_fid(cwd, path, o::PATH | o::DIRECTORY, 0)?.0
+            }
+            None => {
+                let fid = self.fid(fd)?;
+                // A new reference, checked to be a directory.
+                let mut st = [0u8; 144];
+                let a = Msg::new(UNIXD, p::FSTAT).words([fid, 0, 0, 0]).call_into(&mut st);
+                result(&a).unwrap_or(Err(EIO))?;
+                let m = u32::from_le_bytes(st[24..28].try_into().unwrap_or_default());
+                if m & stet_unix::fs::mode::FMT != stet_unix::fs::mode::DIR {
+                    return Err(ENOTDIR);
+                }
+                ux(p::DUP, [fid, 0, 0, 0], &[]).0?;
+                fid
+            }
+        };
+        let old = self.cwd as u64;
+        self.cwd = fid as u32;
+        ux(p::CLOSE, [old, 0, 0, 0], &[]).0?;
+        Ok(0)
+    }
+
+    /// `dup`, `dup2`, `dup3` and `fcntl(F_DUPFD*)`: `new` a fixed target or
+    /// `None` for the lowest free at or above `from`.
+    pub fn dup(&mut self, old: u64, new: Option<u64>, from: u64, cloexec: bool) -> R {
+        let fid = self.fid(old)?;
+        let fd = match new {
+            Some(n) if n as usize >= MAX_FDS => return Err(EBADF),
+            Some(n) if n == old => return Ok(n),
+            Some(n) => {
+                if self.fds[n as usize].fid != NONE {
+                    self.close(n)?;
+                }
+                n as usize
+            }
+            None => {
+                if from as usize >= MAX_FDS {
+                    return Err(EINVAL);
+                }
+                self.free_fd(from)?
+            }
+        };
+        ux(p::DUP, [fid, 0, 0, 0], &[]).0?;
+        self.fds[fd] = Fd {
+            cloexec,
+            ..self.fds[old as usize]
+        };
+        Ok(fd as u64)
+    }
+
+    /// `fcntl`.
+    pub fn fcntl(&mut self, fd: u64, cmd: u64, arg: u64) -> R {
+        const F_DUPFD: u64 = 0;
+        const F_GETFD: u64 = 1;
+        const F_SETFD: u64 = 2;
+        const F_GETFL: u64 = 3;
+        const F_SETFL: u64 = 4;
+        const F_DUPFD_CLOEXEC: u64 = 1030;
+        let fid = self.fid(fd)?;
+        match cmd {
+            F_DUPFD => self.dup(fd, None, arg, false),
+            F_DUPFD_CLOEXEC => self.dup(fd, None, arg, true),
+            F_GETFD => Ok(self.fds[fd as usize].cloexec as u64),
+            F_SETFD => {
+                self.fds[fd as usize].cloexec = arg & 1 != 0;
+                Ok(0)
+            }
+            F_GETFL => ux(p::FLAGS, [fid, 0, 0, 0], &[]).0,
+            F_SETFL => ux(p::FLAGS, [fid, 1, arg, 0], &[]).0,
+            _ => Err(EINVAL),
+        }
+    }
+
+    /// `pipe2`.
+    pub fn pipe(&mut self, fds: u64, flags: u64) -> R {
+        if flags & !(o::CLOEXEC | o::NONBLOCK) != 0 {
+            return Err(EINVAL);
+        }
+        self.space.touch(fds, 8, true).map_err(Touch::errno)?;
+        let r = self.free_fd(0)?;
+        let (res, a) = ux(p::PIPE, [flags, 0, 0, 0], &[]);
+        res?;
+        let (rf, wf) = (a.w[1], a.w[2]);
+        let cloexec = flags & o::CLOEXEC != 0;
+        self.fds[r] = Fd {
+            fid: rf as u32,
+            cloexec,
+            regular: false,
+        };
+        let w = match self.free_fd(0) {
+            Ok(w) => w,
+            Err(e) => {
+                let _ = self.close(r as u64);
+                let _ = ux(p::CLOSE, [wf, 0, 0, 0], &[]);
+                return Err(e);
+            }
+        };
+        self.fds[w] = Fd {
+            fid: wf as u32,
+            cloexec,
+            regular: false,
+        };
+        let mut b = [0u8; 8];
+        b[..4].copy_from_slice(&(r as u32).to_le_bytes());
+        b[4..].copy_from_slice(&(w as u32).to_le_bytes());
+        self.space.write(fds, &b).map_err(Touch::errno)?;
+        Ok(0)
+    }
+
+    /// `utimensat`: `times` null (now), or two timespecs with `UTIME_NOW`
+    /// and `UTIME_OMIT`.
+    pub fn utimensat(&mut self, dirfd: u64, path: u64, times: u64) -> R {
+        const UTIME_NOW: u64 = (1 << 30) - 1;
+        const UTIME_OMIT: u64 = (1 << 30) - 2;
+        let (mut a, mut m) = (u64::MAX, u64::MAX);
+        if times != 0 {
+            let mut b = [0u8; 32];
+            self.space.read(times, &mut b).map_err(Touch::errno)?;
+            let conv = |s: &[u8]| {
+                let sec = u64::from_le_bytes(s[..8].try_into().unwrap_or_default());
+                let ns = u64::from_le_bytes(s[8..16].try_into().unwrap_or_default());
+                match ns {
+                    UTIME_NOW => Ok(u64::MAX),
+                    UTIME_OMIT => Ok(u64::MAX - 1),
+                    n if n < 1_000_000_000 => Ok(sec * 1_000_000_000 + n),
+                    _ => Err(EINVAL),
+                }
+            };
+            a = conv(&b[..16])?;
+            m = conv(&b[16..])?;
+        }
+        if path == 0 {
+            let fid = self.fid(dirfd)?;
+            return ux(p::UTIMENS, [fid, a, m, 0], &[]).0;
+        }
+        self.path_call(p::UTIMENS, dirfd, path, a, m)
+    }
+
+    /// `sendfile`: reads and writes through the keeper, 4 KiB at a time.
+    pub fn sendfile(&mut self, out: u64, inp: u64, offp: u64, count: u64) -> R {
+        let (fo, fi) = (self.fid(out)?, self.fid(inp)?);
+        let mut off = if offp != 0 {
+            let mut b = [0u8; 8];
+            self.space.read(offp, &mut b).map_err(Touch::errno)?;
+            Some(u64::from_le_bytes(b))
+        } else {
+            None
+        };
+        let mut done = 0;
+        let mut buf = [0u8; 4096];
+        while done < count {
+            let n = (count - done).min(CHUNK);
+            let (order, w) = match off {
+                Some(o) => (p::PREAD, [fi, n, o, 0]),
+                None => (p::READ, [fi, n, 0, 0]),
+            };
+            let a = loop {
+                let a = Msg::new(UNIXD, order).words(w).call_into(&mut buf);
+                if a.code != code::BUSY {
+                    break a;
+                }
+            };
+            let got = match result(&a).unwrap_or(Err(EIO)) {
+                Ok(0) => break,
+                Ok(g) => g,
+                Err(e) if done == 0 => return Err(e),
+                Err(_) => break,
+            };
+            let put = ux(p::WRITE, [fo, 0, 0, 0], &buf[..got as usize]).0;
+            match put {
+                Ok(k) => {
+                    done += k;
+                    if let Some(o) = off.as_mut() {
+                        *o += k;
+                    }
+                    if k < got {
+                        break;
+                    }
+                }
+                Err(e) if done == 0 => return Err(e),
+                Err(_) => break,
+            }
+        }
+        if let (Some(o), true) = (off, offp != 0) {
+            self.space.write(offp, &o.to_le_bytes()).map_err(Touch::errno)?;
+        }
+        Ok(done)
+    }
+
+    /// Terminal ioctls on a terminal; `ENOTTY` on anything else.
+    pub fn ioctl(&mut self, fd: u64, req: u64, arg: u64) -> R {
+        let fid = self.fid(fd)?;
+        ux(p::ISATTY, [fid, 0, 0, 0], &[]).0?;
+        match req {
+            ioctl::TIOCGWINSZ => {
+                let ws = [24u16, 80, 0, 0];
+                let mut b = [0u8; 8];
+                for (c, v) in b.chunks_exact_mut(2).zip(ws) {
+                    c.copy_from_slice(&v.to_le_bytes());
+                }
+                self.space.write(arg, &b).map_err(Touch::errno)?;
+                Ok(0)
+            }
+            ioctl::TCGETS => {
+                let t = crate::calls::termios();
+                self.space.write(arg, &t).map_err(Touch::errno)?;
+                Ok(0)
+            }
+            ioctl::TCSETS | ioctl::TCSETSW | ioctl::TCSETSF | ioctl::TIOCSWINSZ => Ok(0),
+            ioctl::TIOCGPGRP => {
+                self.space
+                    .write(arg, &(self.pid as u32).to_le_bytes())
+                    .map_err(Touch::errno)?;
+                Ok(0)
+            }
+            ioctl::TIOCSPGRP => Ok(0),
+            _ => Err(EINVAL),
+        }
+    }
+}
