@@ -26,7 +26,13 @@ fn check(code: u64) -> Result<(), Code> {
 
 /// Node `FETCH` of `slot` of `from` into `into`.
 pub fn fetch(from: Slot, slot: u64, into: Slot) -> Result<(), Code> {
-    check(Msg::new(from, node::FETCH).w0(slot).recv([into, 0, 0, 0]).call().code)
+    check(
+        Msg::new(from, node::FETCH)
+            .w0(slot)
+            .recv([into, 0, 0, 0])
+            .call()
+            .code,
+    )
 }
 
 /// Node `SWAP`: the key in `key` goes into `slot` of node `n`, the old key

@@ -8,7 +8,7 @@
 //! (`irq`) and the console driver's client side (`consoled`).
 //!
 //! The `unsafe` code of user programs lives in the low-level modules here
-//! (`invoke`, `start`, `fault`, `cpu`, `mem`, `port`, `uart`, `window`); programs
+//! (`invoke`, `start`, `fault`, `cpu`, `mem`, `port`, `uart`, `window`, `carry`); programs
 //! themselves deny it.
 #![no_std]
 #![deny(unsafe_code)]
@@ -16,6 +16,7 @@
 
 pub mod bank;
 pub mod bench;
+pub mod carry;
 pub mod checkpoint;
 pub mod checks;
 pub mod consoled;

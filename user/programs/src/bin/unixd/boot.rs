@@ -46,11 +46,16 @@ pub fn build(d: &mut Unixd<'_>) -> Result<Stats, &'static str> {
     // What every system has, whatever the archive held.
     let dev = match d.fs.lookup(ROOT, b"dev") {
         Some(i) => i,
-        None => d.fs.create(ROOT, b"dev", mode::DIR | 0o755, now).map_err(|_| "no /dev")?,
+        None => {
+            d.fs.create(ROOT, b"dev", mode::DIR | 0o755, now)
+                .map_err(|_| "no /dev")?
+        }
     };
     for (name, rdev) in DEVICES {
         if d.fs.lookup(dev, name).is_none() {
-            let ino = d.fs.create(dev, name, mode::CHR | 0o666, now).map_err(|_| "no device")?;
+            let ino =
+                d.fs.create(dev, name, mode::CHR | 0o666, now)
+                    .map_err(|_| "no device")?;
             if let Some(i) = d.fs.inode_mut(ino) {
                 i.rdev = rdev;
             }
@@ -58,7 +63,8 @@ pub fn build(d: &mut Unixd<'_>) -> Result<Stats, &'static str> {
     }
     for (name, perm) in [(&b"tmp"[..], 0o1777), (b"proc", 0o555)] {
         if d.fs.lookup(ROOT, name).is_none() {
-            d.fs.create(ROOT, name, mode::DIR | perm, now).map_err(|_| "no /tmp")?;
+            d.fs.create(ROOT, name, mode::DIR | perm, now)
+                .map_err(|_| "no /tmp")?;
         }
     }
     archive.map(|()| st)
@@ -87,7 +93,9 @@ fn load(d: &mut Unixd<'_>, st: &mut Stats) -> Result<(), &'static str> {
         if path.is_empty() || path == b"." {
             continue;
         }
-        let par = d.fs.parent(ROOT, path).map_err(|_| "a member's directory is missing")?;
+        let par =
+            d.fs.parent(ROOT, path)
+                .map_err(|_| "a member's directory is missing")?;
         let t = e.mtime as u64 * 1_000_000_000;
         let fmt = e.mode & mode::FMT;
         let ino = if fmt == mode::LNK {
@@ -95,12 +103,16 @@ fn load(d: &mut Unixd<'_>, st: &mut Stats) -> Result<(), &'static str> {
             let n = (e.size as usize).min(target.len());
             win.read(e.data, &mut target[..n]);
             st.links += 1;
-            d.fs.symlink(par.dir, par.name, &target[..n], t).map_err(|_| "symlink")?
-        } else if let Some(&(_, ours)) = seen[..nseen].iter().find(|s| s.0 == e.ino && e.nlink > 1) {
+            d.fs.symlink(par.dir, par.name, &target[..n], t)
+                .map_err(|_| "symlink")?
+        } else if let Some(&(_, ours)) = seen[..nseen].iter().find(|s| s.0 == e.ino && e.nlink > 1)
+        {
             d.fs.link(par.dir, par.name, ours, t).map_err(|_| "link")?;
             ours
         } else {
-            let ino = d.fs.create(par.dir, par.name, e.mode, t).map_err(|_| "create")?;
+            let ino =
+                d.fs.create(par.dir, par.name, e.mode, t)
+                    .map_err(|_| "create")?;
             if fmt == mode::DIR {
                 st.dirs += 1;
             } else {

@@ -118,7 +118,10 @@ impl Content {
             return Ok(());
         }
         let f = &mut self.files[ino as usize];
-        let (leaf, slot) = self.forest.make_leaf(f, p, &mut self.keys).map_err(errno_of)?;
+        let (leaf, slot) = self
+            .forest
+            .make_leaf(f, p, &mut self.keys)
+            .map_err(errno_of)?;
         bank::alloc_page(BANK, T).map_err(|_| ENOSPC)?;
         let l = self.keys.0.cached(leaf).map_err(|_| EIO)?;
         swap(l, slot as u64, T, 0).map_err(|_| EIO)?;
@@ -177,12 +180,13 @@ impl Content {
         let mut found = [(0u16, 0u8); 64];
         loop {
             let mut n = 0;
-            self.forest.pages(&self.files[ino as usize], first, end, |_, leaf, slot, _| {
-                if n < found.len() {
-                    found[n] = (leaf, slot);
-                    n += 1;
-                }
-            });
+            self.forest
+                .pages(&self.files[ino as usize], first, end, |_, leaf, slot, _| {
+                    if n < found.len() {
+                        found[n] = (leaf, slot);
+                        n += 1;
+                    }
+                });
             if n == 0 {
                 return;
             }

@@ -123,14 +123,24 @@ impl Unixd<'_> {
         let held = self.open.iter().any(|o| o.kind == Kind::Inode(ino));
         let named = self.fs.inode(ino).is_some_and(|i| i.nlink > 0);
         if !held && !named {
-            if self.fs.inode(ino).is_some_and(|i| i.mode & mode::FMT == mode::REG) {
+            if self
+                .fs
+                .inode(ino)
+                .is_some_and(|i| i.mode & mode::FMT == mode::REG)
+            {
                 self.content.free(ino);
             }
             self.fs.free(ino);
         }
     }
 
-    fn open_path(&mut self, base: u64, flags: u64, perm: u64, path: &[u8]) -> Result<[u64; 3], i64> {
+    fn open_path(
+        &mut self,
+        base: u64,
+        flags: u64,
+        perm: u64,
+        path: &[u8],
+    ) -> Result<[u64; 3], i64> {
         let dir = self.base(base)?;
         let follow = flags & o::NOFOLLOW == 0;
         let now = self.time();
@@ -445,7 +455,8 @@ impl Unixd<'_> {
             }
             p::MKDIR => {
                 let par = self.fs.parent(self.base(w[0])?, s)?;
-                self.fs.create(par.dir, par.name, mode::DIR | (w[1] as u32 & 0o7777), now)?;
+                self.fs
+                    .create(par.dir, par.name, mode::DIR | (w[1] as u32 & 0o7777), now)?;
                 r(Ok(0))
             }
             p::UNLINK => {
@@ -469,7 +480,9 @@ impl Unixd<'_> {
                     if w[2] & 1 != 0 && self.fs.lookup(p2.dir, p2.name).is_some() {
                         return Err(EEXIST);
                     }
-                    if let Some((ino, true)) = self.fs.rename(p1.dir, p1.name, p2.dir, p2.name, now)? {
+                    if let Some((ino, true)) =
+                        self.fs.rename(p1.dir, p1.name, p2.dir, p2.name, now)?
+                    {
                         self.maybe_free(ino);
                     }
                 } else {
@@ -553,9 +566,14 @@ impl Unixd<'_> {
                 Ok(Reply::Now([n as u64 + 1, 0, 0], n + 1, false))
             }
             p::PIPE => {
-                let n = (0..MAX_PIPES).find(|&i| !self.pipes[i].used).ok_or(ENFILE)?;
-                let rd = self.new_fid(Kind::PipeRead(n as u16), o::RDONLY | (w[0] & o::NONBLOCK))?;
-                let wr = match self.new_fid(Kind::PipeWrite(n as u16), o::WRONLY | (w[0] & o::NONBLOCK)) {
+                let n = (0..MAX_PIPES)
+                    .find(|&i| !self.pipes[i].used)
+                    .ok_or(ENFILE)?;
+                let rd =
+                    self.new_fid(Kind::PipeRead(n as u16), o::RDONLY | (w[0] & o::NONBLOCK))?;
+                let wr = match self
+                    .new_fid(Kind::PipeWrite(n as u16), o::WRONLY | (w[0] & o::NONBLOCK))
+                {
                     Ok(f) => f,
                     Err(e) => {
                         self.open[rd as usize] = FREE;
@@ -591,7 +609,11 @@ impl Unixd<'_> {
             }
             p::ISATTY => {
                 let f = self.fid(w[0])?;
-                r(if self.open[f].kind == Kind::Tty { Ok(0) } else { Err(ENOTTY) })
+                r(if self.open[f].kind == Kind::Tty {
+                    Ok(0)
+                } else {
+                    Err(ENOTTY)
+                })
             }
             p::EXEC => {
                 let ino = self.fs.resolve(self.base(w[0])?, s, true)?;

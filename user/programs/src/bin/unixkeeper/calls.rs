@@ -11,8 +11,8 @@ use stet_rt::abi::order;
 use stet_rt::key::{call, Msg};
 use stet_unix::elf::prot;
 use stet_unix::layout::{PAGE, USER_END};
-use stet_unix::sys::errno::*;
 use stet_unix::proto::{self, at};
+use stet_unix::sys::errno::*;
 use stet_unix::sys::{arch, clock, map, nr, UNAME, UTSNAME_FIELD};
 use stet_unix::vm::{self, Backing, Vma};
 
@@ -88,9 +88,13 @@ impl Keeper {
             nr::READLINKAT => self.readlink(a[0], a[1], a[2], a[3]),
             nr::CHMOD => self.path_call(proto::CHMOD, cwd, a[0], a[1], 0),
             nr::FCHMODAT => self.path_call(proto::CHMOD, a[0], a[1], a[2], 0),
-            nr::FCHMOD => self.fid(a[0]).and_then(|f| self.unixd(proto::CHMOD, [f, a[1], 0, 0])),
+            nr::FCHMOD => self
+                .fid(a[0])
+                .and_then(|f| self.unixd(proto::CHMOD, [f, a[1], 0, 0])),
             nr::TRUNCATE => self.path_call(proto::TRUNCATE, cwd, a[0], a[1], 0),
-            nr::FTRUNCATE => self.fid(a[0]).and_then(|f| self.unixd(proto::TRUNCATE, [f, a[1], 0, 0])),
+            nr::FTRUNCATE => self
+                .fid(a[0])
+                .and_then(|f| self.unixd(proto::TRUNCATE, [f, a[1], 0, 0])),
             nr::ACCESS => self.path_call(proto::ACCESS, cwd, a[0], a[1], 0),
             nr::FACCESSAT | nr::FACCESSAT2 => self.path_call(proto::ACCESS, a[0], a[1], a[2], 0),
             nr::UTIMENSAT => self.utimensat(a[0], a[1], a[2]),
@@ -98,7 +102,9 @@ impl Keeper {
             nr::CHDIR => self.chdir(Some(a[0]), 0),
             nr::FCHDIR => self.chdir(None, a[0]),
             nr::DUP => self.dup(a[0], None, 0, false),
-            nr::DUP2 => self.fid(a[0]).and_then(|_| self.dup(a[0], Some(a[1]), 0, false)),
+            nr::DUP2 => self
+                .fid(a[0])
+                .and_then(|_| self.dup(a[0], Some(a[1]), 0, false)),
             nr::DUP3 if a[0] == a[1] => Err(EINVAL),
             nr::DUP3 => self.dup(a[0], Some(a[1]), 0, a[2] & proto::o::CLOEXEC != 0),
             nr::FCNTL => self.fcntl(a[0], a[1], a[2]),
@@ -400,7 +406,6 @@ impl Keeper {
         }
         Ok(0)
     }
-
 }
 
 /// The terminal's settings as `TCGETS` reports them (the kernel's 36-byte

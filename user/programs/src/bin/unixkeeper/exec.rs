@@ -6,9 +6,7 @@
 //! destroyed whole, so nothing of it can leak into the new one.
 
 use crate::calls::Next;
-use crate::slots::{
-    keys, ARGS, DIR, EXEC, KEYS, LEAF, PBANK, PROC, T, T2, T3, UNIXD,
-};
+use crate::slots::{keys, ARGS, DIR, EXEC, KEYS, LEAF, PBANK, PROC, T, T2, T3, UNIXD};
 use crate::space::{Space, ROOT_LSS};
 use crate::Keeper;
 use stet_programs::keydir::{fetch, swap};
@@ -152,7 +150,9 @@ impl Keeper {
             }
             for i in 0.. {
                 let mut w = [0u8; 8];
-                self.space.read(list + 8 * i, &mut w).map_err(|t| t.errno())?;
+                self.space
+                    .read(list + 8 * i, &mut w)
+                    .map_err(|t| t.errno())?;
                 let ptr = u64::from_le_bytes(w);
                 if ptr == 0 {
                     break;
@@ -212,7 +212,10 @@ fn load(k: &mut Keeper, path: &[u8], st: &Strings) -> Result<(), i64> {
     k.space.exec_len = len;
     fetch(KEYS, keys::SELF_SPACE, T2).map_err(|_| EIO)?;
     swap(T2, EXEC_SLOT, T3, 0).map_err(|_| EIO)?;
-    ok(Msg::new(T3, segment::RESTRICT).w0(0).recv([EXEC, 0, 0, 0]).call())?;
+    ok(Msg::new(T3, segment::RESTRICT)
+        .w0(0)
+        .recv([EXEC, 0, 0, 0])
+        .call())?;
 
     // The process's bank, domain (stopped until ready) and space.
     fetch(KEYS, keys::BANK, T).map_err(|_| EIO)?;

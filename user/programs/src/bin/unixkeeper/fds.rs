@@ -52,7 +52,11 @@ fn result(a: &Answer) -> Option<R> {
         return Some(Err(EIO));
     }
     let v = a.w[0] as i64;
-    Some(if (-4095..0).contains(&v) { Err(-v) } else { Ok(a.w[0]) })
+    Some(if (-4095..0).contains(&v) {
+        Err(-v)
+    } else {
+        Ok(a.w[0])
+    })
 }
 
 /// Calls the domain with words and a string of this domain's memory.
@@ -91,7 +95,13 @@ impl Keeper {
     }
 
     /// Opens `path` (this domain's bytes) relative to base fid `base`.
-    pub fn open_fid(&mut self, base: u64, path: &[u8], flags: u64, mode: u64) -> Result<(u64, u64), i64> {
+    pub fn open_fid(
+        &mut self,
+        base: u64,
+        path: &[u8],
+        flags: u64,
+        mode: u64,
+    ) -> Result<(u64, u64), i64> {
         let (r, a) = ux(p::OPEN, [base, flags, mode, 0], path);
         r.map(|fid| (fid, a.w[2]))
     }
@@ -234,7 +244,9 @@ impl Keeper {
         let mut total = 0u64;
         for i in 0..cnt {
             let mut v = [0u8; 16];
-            self.space.read(iov + 16 * i, &mut v).map_err(Touch::errno)?;
+            self.space
+                .read(iov + 16 * i, &mut v)
+                .map_err(Touch::errno)?;
             let base = u64::from_le_bytes(v[..8].try_into().unwrap_or_default());
             let len = u64::from_le_bytes(v[8..].try_into().unwrap_or_default());
             if len > isize::MAX as u64 - total {
@@ -271,7 +283,10 @@ impl Keeper {
     /// A `struct stat` from the domain into the process at `st`.
     fn stat_out(&mut self, order: u64, w: [u64; 4], path: &[u8], st: u64) -> R {
         let mut b = [0u8; 144];
-        let a = Msg::new(UNIXD, order).words(w).string(path).call_into(&mut b);
+        let a = Msg::new(UNIXD, order)
+            .words(w)
+            .string(path)
+            .call_into(&mut b);
         result(&a).unwrap_or(Err(EIO))?;
         self.space.write(st, &b).map_err(Touch::errno)?;
         Ok(0)
@@ -325,7 +340,8 @@ impl Keeper {
             u64::from_le_bytes(v)
         };
         let mut x = [0u8; 256];
-        let mut put = |o: usize, v: u64, n: usize| x[o..o + n].copy_from_slice(&v.to_le_bytes()[..n]);
+        let mut put =
+            |o: usize, v: u64, n: usize| x[o..o + n].copy_from_slice(&v.to_le_bytes()[..n]);
         put(0, 0x7ff, 4); // stx_mask: the basic stats
         put(4, g(56, 8), 4); // blksize
         put(16, g(16, 8), 4); // nlink
@@ -418,7 +434,9 @@ impl Keeper {
             .string(path)
             .call_into(&mut out);
         let n = result(&a).unwrap_or(Err(EIO))?.min(size);
-        self.space.write(buf, &out[..n as usize]).map_err(Touch::errno)?;
+        self.space
+            .write(buf, &out[..n as usize])
+            .map_err(Touch::errno)?;
         Ok(n)
     }
 
@@ -432,7 +450,9 @@ impl Keeper {
         if n > size {
             return Err(ERANGE);
         }
-        self.space.write(buf, &out[..n as usize]).map_err(Touch::errno)?;
+        self.space
+            .write(buf, &out[..n as usize])
+            .map_err(Touch::errno)?;
         Ok(n)
     }
 
@@ -449,7 +469,9 @@ impl Keeper {
                 let fid = self.fid(fd)?;
                 // A new reference, checked to be a directory.
                 let mut st = [0u8; 144];
-                let a = Msg::new(UNIXD, p::FSTAT).words([fid, 0, 0, 0]).call_into(&mut st);
+                let a = Msg::new(UNIXD, p::FSTAT)
+                    .words([fid, 0, 0, 0])
+                    .call_into(&mut st);
                 result(&a).unwrap_or(Err(EIO))?;
                 let m = u32::from_le_bytes(st[24..28].try_into().unwrap_or_default());
                 if m & stet_unix::fs::mode::FMT != stet_unix::fs::mode::DIR {
@@ -627,7 +649,9 @@ impl Keeper {
             }
         }
         if let (Some(o), true) = (off, offp != 0) {
-            self.space.write(offp, &o.to_le_bytes()).map_err(Touch::errno)?;
+            self.space
+                .write(offp, &o.to_le_bytes())
+                .map_err(Touch::errno)?;
         }
         Ok(done)
     }

@@ -23,8 +23,8 @@ mod space;
 
 use calls::Next;
 use slots::{KEYS, PBANK, RESUME, T, UNIXD};
-use stet_programs::keydir;
 use space::{Space, Touch};
+use stet_programs::keydir;
 use stet_rt::abi::domain::{NREGS, REGS_SIZE};
 use stet_rt::abi::fault;
 use stet_rt::abi::order::node;
@@ -138,7 +138,9 @@ impl Keeper {
             println!();
         }
         self.close_all(false);
-        let _ = Msg::new(UNIXD, stet_unix::proto::CLOSE).w0(self.cwd as u64).call();
+        let _ = Msg::new(UNIXD, stet_unix::proto::CLOSE)
+            .w0(self.cwd as u64)
+            .call();
         let _ = bank::destroy(PBANK);
         if keydir::fetch(KEYS, slots::keys::SELF_SPACE, T).is_ok() {
             for slot in [WINDOW_SLOT, EXEC_SLOT] {

@@ -15,10 +15,10 @@
 
 use crate::slots::{DIR, DISCRIM, EXEC, LEAF, PBANK, T, T2};
 use stet_keys::KeyType;
+use stet_programs::keydir::{self, fetch, swap, KeyDir};
 use stet_rt::abi::code;
 use stet_rt::abi::order::{discrim, node, page, segment};
 use stet_rt::bank;
-use stet_programs::keydir::{self, fetch, swap, KeyDir};
 use stet_rt::key::{Msg, Slot};
 use stet_rt::window::Window;
 use stet_unix::elf::prot;
