@@ -72,8 +72,24 @@ pub const EXEC: u64 = 24;
 pub const UTIMENS: u64 = 25;
 /// Whether fid `w0` is a terminal → `w0` 0 or -ENOTTY.
 pub const ISATTY: u64 = 26;
-/// `fsync` of fid `w0`: commits the file system through a checkpoint.
-pub const FSYNC: u64 = 27;
+
+// Processes. The caller is the process its forwarder key names (the
+// forwarder's data word is the pid: a keeper cannot speak for another).
+
+/// A child of the caller: the string lists the fids (u32, little-endian)
+/// the child inherits (each gets one more reference) → `w0` its pid, key 0
+/// the forwarder its keeper calls this domain with.
+pub const FORK: u64 = 28;
+/// The caller has ended with wait status `w0` (`code << 8`, or the
+/// signal): a zombie until its parent waits; its children go to pid 1.
+pub const EXIT: u64 = 29;
+/// `wait4`: `w0` which child (as Linux's `pid` argument: -1 any, > 0 that
+/// one, 0 or < -1 a process group), `w1` options (`WNOHANG` 1) → `w0` the
+/// child's pid (0 with `WNOHANG` and none ended; `-ECHILD`), `w1` its
+/// wait status. Parks until a child ends.
+pub const WAIT4: u64 = 30;
+/// → `w0` the caller's parent (1 once its parent has ended).
+pub const GETPPID: u64 = 31;
 
 /// `open` flags the domain understands.
 #[allow(missing_docs)]

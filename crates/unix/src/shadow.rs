@@ -42,11 +42,17 @@ pub enum Entry {
 #[derive(Clone, Copy, Debug)]
 struct Node {
     level: u8,
+    /// The slot of the parent that holds it.
+    pslot: u8,
+    /// The parent's index (the root's is itself).
+    parent: u16,
     slots: [Entry; 16],
 }
 
 const FREE: Node = Node {
     level: 0,
+    pslot: 0,
+    parent: 0,
     slots: [Entry::Empty; 16],
 };
 
@@ -104,6 +110,14 @@ impl Tree {
         self.used
     }
 
+    /// Node `idx`'s size code, parent and slot in the parent. Nodes are
+    /// made top-down, so a parent's index is always below its children's:
+    /// building a copy in index order always finds the parent made.
+    pub fn node(&self, idx: u16) -> (u8, u16, u8) {
+        let n = &self.nodes[idx as usize];
+        (n.level, n.parent, n.pslot)
+    }
+
     /// The leaf (size code 1) over page number `page`, if it exists.
     pub fn leaf(&self, page: u64) -> Option<u16> {
         if page >= SPACE_PAGES {
@@ -149,6 +163,8 @@ impl Tree {
                         .map_err(Error::Build)?;
                     self.used += 1;
                     self.nodes[idx].level = level - 1;
+                    self.nodes[idx].parent = n;
+                    self.nodes[idx].pslot = s as u8;
                     self.nodes[n as usize].slots[s] = Entry::Child(idx as u16);
                     idx as u16
                 }

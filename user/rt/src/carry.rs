@@ -26,6 +26,12 @@ const VALUE: u64 = HEAP_START + 64;
 
 static TAKEN: AtomicBool = AtomicBool::new(false);
 
+/// The address of the guard (a byte of this program's data): a copy of the
+/// data pages made for a new domain clears it, so the copy may `resume`.
+pub fn guard_addr() -> u64 {
+    core::ptr::addr_of!(TAKEN) as u64
+}
+
 fn take() {
     // A second reference would alias the first.
     assert!(!TAKEN.swap(true, Ordering::Relaxed), "carry: taken twice");

@@ -8,7 +8,7 @@
 //! (`irq`) and the console driver's client side (`consoled`).
 //!
 //! The `unsafe` code of user programs lives in the low-level modules here
-//! (`invoke`, `start`, `fault`, `cpu`, `mem`, `port`, `uart`, `window`, `carry`); programs
+//! (`invoke`, `start`, `fault`, `cpu`, `mem`, `port`, `uart`, `window`, `carry`, `image`); programs
 //! themselves deny it.
 #![no_std]
 #![deny(unsafe_code)]
@@ -22,6 +22,7 @@ pub mod checks;
 pub mod consoled;
 pub mod cpu;
 pub mod fault;
+pub mod image;
 pub mod invoke;
 pub mod io;
 pub mod irq;

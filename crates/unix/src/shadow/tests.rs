@@ -43,6 +43,11 @@ fn a_leaf_is_made_top_down_once() {
     assert_eq!(t.make_leaf(0x410, &mut b).unwrap(), 6);
     assert_eq!(b.made, [(6, 1, 4, 1)]);
     assert_eq!(t.nodes(), 7);
+    assert_eq!(t.node(6), (1, 4, 1));
+    assert_eq!(t.node(1), (5, 0, 0));
+    for i in 1..7u16 {
+        assert!(t.node(i).1 < i, "parents come first");
+    }
 }
 
 #[test]

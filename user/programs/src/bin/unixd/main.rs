@@ -27,9 +27,12 @@ mod slots;
 
 use content::Content;
 use open::{Kind, Open, Pipe, FREE, MAX_OPEN, MAX_PIPES, NO_PIPE, PIPE_BUF};
-use slots::{CONSOLE, K0, RESUME, SLEEP, T, WAITS};
+use slots::{BANK, CONSOLE, K0, RESUME, SELF, SLEEP, T, WAITS};
 use stet_programs::keydir::{fetch, swap};
+use stet_rt::abi::invoke::source;
+use stet_rt::abi::order::node;
 use stet_rt::abi::{code, order};
+use stet_rt::bank;
 use stet_rt::key::{call, wait, Answer, Msg};
 use stet_rt::println;
 use stet_unix::fs::{self, mode, Fs, ROOT};
@@ -39,11 +42,42 @@ use stet_unix::sys::errno::*;
 /// Most calls parked at once.
 const MAX_WAITERS: usize = 16;
 
-/// A parked call: which pipe it waits on (`u16::MAX`: free).
+/// What a parked call waits for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Wait {
+    /// Nothing: a free entry.
+    Free,
+    /// A change of this pipe.
+    Pipe(u16),
+    /// The end of a child of this process.
+    Child(u32),
+}
+
+/// A parked call.
 #[derive(Clone, Copy)]
 struct Waiter {
-    pipe: u16,
+    on: Wait,
 }
+
+/// Most processes.
+const MAX_PROCS: usize = 128;
+
+/// A process table entry (`pid` 0: free).
+#[derive(Clone, Copy, Debug)]
+struct Proc {
+    pid: u32,
+    ppid: u32,
+    /// Ended, its status kept for its parent.
+    zombie: bool,
+    status: u32,
+}
+
+const NO_PROC: Proc = Proc {
+    pid: 0,
+    ppid: 0,
+    zombie: false,
+    status: 0,
+};
 
 /// What to answer.
 enum Reply {
@@ -69,6 +103,8 @@ pub struct Unixd<'a> {
     open: &'a mut [Open; MAX_OPEN],
     pipes: &'a mut [Pipe; MAX_PIPES],
     waiters: [Waiter; MAX_WAITERS],
+    procs: [Proc; MAX_PROCS],
+    next_pid: u32,
     /// Seconds since 1970 at boot: file times are `epoch + now`.
     epoch_ns: u64,
 }
@@ -197,21 +233,20 @@ impl Unixd<'_> {
         let f = self.fid(fid)?;
         let o = &mut self.open[f];
         o.refs -= 1;
-        if o.refs > 0 {
-            return Ok(0);
+        let (kind, last) = (o.kind, o.refs == 0);
+        if last {
+            *o = FREE;
         }
-        let kind = o.kind;
-        *o = FREE;
+        // A pipe counts its ends by references: a reader sees end of file
+        // when the last reference to a write end is gone.
         match kind {
-            Kind::Inode(ino) => self.maybe_free(ino),
+            Kind::Inode(ino) if last => self.maybe_free(ino),
             Kind::PipeRead(n) => {
-                let pi = &mut self.pipes[n as usize];
-                pi.readers -= 1;
+                self.pipes[n as usize].readers -= 1;
                 self.pipe_changed(n);
             }
             Kind::PipeWrite(n) => {
-                let pi = &mut self.pipes[n as usize];
-                pi.writers -= 1;
+                self.pipes[n as usize].writers -= 1;
                 self.pipe_changed(n);
             }
             _ => {}
@@ -223,11 +258,8 @@ impl Unixd<'_> {
     /// left is freed.
     fn pipe_changed(&mut self, n: u16) {
         for i in 0..MAX_WAITERS {
-            if self.waiters[i].pipe == n {
-                self.waiters[i].pipe = u16::MAX;
-                if fetch(WAITS, i as u64, T).is_ok() {
-                    Msg::new(T, code::BUSY).send();
-                }
+            if self.waiters[i].on == Wait::Pipe(n) {
+                self.wake(i);
             }
         }
         let pi = &mut self.pipes[n as usize];
@@ -236,13 +268,151 @@ impl Unixd<'_> {
         }
     }
 
-    fn park(&mut self, pipe: u16) -> Result<Reply, i64> {
+    /// Answers parked call `i` `BUSY`: its keeper asks again.
+    fn wake(&mut self, i: usize) {
+        self.waiters[i].on = Wait::Free;
+        if fetch(WAITS, i as u64, T).is_ok() {
+            Msg::new(T, code::BUSY).send();
+        }
+    }
+
+    fn park(&mut self, on: Wait) -> Result<Reply, i64> {
         let i = (0..MAX_WAITERS)
-            .find(|&i| self.waiters[i].pipe == u16::MAX)
+            .find(|&i| self.waiters[i].on == Wait::Free)
             .ok_or(EAGAIN)?;
         swap(WAITS, i as u64, RESUME, 0).map_err(|_| EIO)?;
-        self.waiters[i].pipe = pipe;
+        self.waiters[i].on = on;
         Ok(Reply::Parked)
+    }
+
+    /// The table entry of `pid`; a process the image started (not forked)
+    /// is entered on its first call, as a child of nobody.
+    fn proc_of(&mut self, pid: u32) -> Result<usize, i64> {
+        if pid == 0 {
+            return Err(EPERM);
+        }
+        if let Some(i) = (0..MAX_PROCS).find(|&i| self.procs[i].pid == pid) {
+            return Ok(i);
+        }
+        let i = (0..MAX_PROCS)
+            .find(|&i| self.procs[i].pid == 0)
+            .ok_or(EAGAIN)?;
+        self.procs[i] = Proc { pid, ..NO_PROC };
+        self.next_pid = self.next_pid.max(pid + 1);
+        Ok(i)
+    }
+
+    /// `FORK`: a new pid, the fids' references, a forwarder into `T`.
+    fn fork(&mut self, parent: u32, fids: &[u8]) -> Result<Reply, i64> {
+        self.proc_of(parent)?;
+        let slot = (0..MAX_PROCS)
+            .find(|&i| self.procs[i].pid == 0)
+            .ok_or(EAGAIN)?;
+        let mut pid = self.next_pid;
+        while pid == 0 || self.procs.iter().any(|p| p.pid == pid) {
+            pid = if pid >= 32767 { 2 } else { pid + 1 };
+        }
+        for c in fids.chunks_exact(4) {
+            let f = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64;
+            self.fid(f)?;
+        }
+        // The child's forwarder: a node of the UNIX bank naming this
+        // domain and the pid.
+        bank::alloc_node(BANK, T).map_err(|_| EAGAIN)?;
+        let fwd = swap(T, 0, SELF, 0)
+            .and_then(|_| {
+                let a = Msg::new(T, node::WRITE_NUMBER)
+                    .words([1, pid as u64, 0, 0])
+                    .call();
+                if a.ok() {
+                    Ok(())
+                } else {
+                    Err(a.code)
+                }
+            })
+            .and_then(|_| {
+                let a = Msg::new(T, node::MAKE_FORWARDER).recv([T, 0, 0, 0]).call();
+                if a.ok() {
+                    Ok(())
+                } else {
+                    Err(a.code)
+                }
+            });
+        if fwd.is_err() {
+            let _ = bank::free(BANK, T);
+            return Err(EAGAIN);
+        }
+        for c in fids.chunks_exact(4) {
+            let f = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize;
+            self.open[f].refs += 1;
+            match self.open[f].kind {
+                Kind::PipeRead(n) => self.pipes[n as usize].readers += 1,
+                Kind::PipeWrite(n) => self.pipes[n as usize].writers += 1,
+                _ => {}
+            }
+        }
+        self.procs[slot] = Proc {
+            pid,
+            ppid: parent,
+            ..NO_PROC
+        };
+        self.next_pid = if pid >= 32767 { 2 } else { pid + 1 };
+        Ok(Reply::Now([pid as u64, 0, 0], 0, true))
+    }
+
+    /// `EXIT`: the caller becomes a zombie; its parent's waits wake.
+    fn exit(&mut self, pid: u32, status: u32) -> Result<u64, i64> {
+        let i = self.proc_of(pid)?;
+        let ppid = self.procs[i].ppid;
+        self.procs[i].zombie = true;
+        self.procs[i].status = status;
+        // Orphans go to pid 1; zombies among them wait for it too.
+        for p in self.procs.iter_mut() {
+            if p.pid != 0 && p.ppid == pid {
+                p.ppid = 1;
+            }
+        }
+        // A process whose parent is gone (or never existed) is reaped now.
+        let parent_alive = ppid != 0 && self.procs.iter().any(|p| p.pid == ppid && !p.zombie);
+        if !parent_alive {
+            self.procs[i] = NO_PROC;
+        }
+        for w in 0..MAX_WAITERS {
+            if self.waiters[w].on == Wait::Child(ppid) || self.waiters[w].on == Wait::Child(1) {
+                self.wake(w);
+            }
+        }
+        Ok(0)
+    }
+
+    /// `WAIT4` for the caller `pid`.
+    fn wait4(&mut self, pid: u32, which: i64, options: u64) -> Result<Reply, i64> {
+        const WNOHANG: u64 = 1;
+        self.proc_of(pid)?;
+        let matches = |p: &Proc| {
+            p.pid != 0
+                && p.ppid == pid
+                && (which == -1 || which == p.pid as i64 || which == 0 || which < -1)
+        };
+        let mut any = false;
+        for i in 0..MAX_PROCS {
+            let p = self.procs[i];
+            if !matches(&p) {
+                continue;
+            }
+            any = true;
+            if p.zombie {
+                self.procs[i] = NO_PROC;
+                return Ok(Reply::Now([p.pid as u64, p.status as u64, 0], 0, false));
+            }
+        }
+        if !any {
+            return Err(ECHILD);
+        }
+        if options & WNOHANG != 0 {
+            return Ok(Reply::Now([0, 0, 0], 0, false));
+        }
+        self.park(Wait::Child(pid))
     }
 
     fn read(&mut self, fid: u64, len: u64, out: &mut [u8], at: Option<u64>) -> Result<Reply, i64> {
@@ -292,7 +462,7 @@ impl Unixd<'_> {
                     } else if o.flags & o::NONBLOCK != 0 {
                         return Err(EAGAIN);
                     } else {
-                        return self.park(n);
+                        return self.park(Wait::Pipe(n));
                     }
                 } else {
                     let got = pi.take(&mut out[..len]);
@@ -353,7 +523,7 @@ impl Unixd<'_> {
                     if o.flags & o::NONBLOCK != 0 {
                         return Err(EAGAIN);
                     }
-                    return self.park(n);
+                    return self.park(Wait::Pipe(n));
                 }
                 let put = pi.put(data);
                 self.pipe_changed(n);
@@ -615,6 +785,16 @@ impl Unixd<'_> {
                     Err(ENOTTY)
                 })
             }
+            p::FORK | p::EXIT | p::WAIT4 | p::GETPPID if a.source as u64 != source::FORWARDED => {
+                Err(EPERM)
+            }
+            p::FORK => self.fork(a.label, s),
+            p::EXIT => r(self.exit(a.label, w[0] as u32)),
+            p::WAIT4 => self.wait4(a.label, w[0] as i64, w[1]),
+            p::GETPPID => {
+                let i = self.proc_of(a.label)?;
+                r(Ok(self.procs[i].ppid as u64))
+            }
             p::EXEC => {
                 let ino = self.fs.resolve(self.base(w[0])?, s, true)?;
                 let i = *self.fs.inode(ino).ok_or(ENOENT)?;
@@ -642,7 +822,9 @@ fn main(epoch: u64) -> i64 {
         content: &mut content,
         open: &mut open,
         pipes: &mut pipes,
-        waiters: [Waiter { pipe: u16::MAX }; MAX_WAITERS],
+        waiters: [Waiter { on: Wait::Free }; MAX_WAITERS],
+        procs: [NO_PROC; MAX_PROCS],
+        next_pid: 2,
         epoch_ns: epoch * 1_000_000_000,
     };
     match boot::build(&mut d) {

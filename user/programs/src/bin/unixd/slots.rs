@@ -28,3 +28,5 @@ pub const T: Slot = 11;
 pub const T2: Slot = 12;
 /// A key that came with a message.
 pub const K0: Slot = 13;
+/// A start key to this domain (what the forwarders it makes hold).
+pub const SELF: Slot = 14;

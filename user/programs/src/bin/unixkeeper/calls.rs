@@ -56,6 +56,9 @@ impl Keeper {
         let r = match n {
             nr::EXIT | nr::EXIT_GROUP => return Next::Exit(a[0] as u8),
             nr::EXECVE => return self.execve(regs, a[0], a[1], a[2]),
+            nr::FORK | nr::VFORK => self.fork(regs),
+            nr::CLONE => self.clone(regs, a[0], a[1]),
+            nr::WAIT4 => self.wait4(a[0], a[1], a[2]),
             nr::READ => self.read(a[0], a[1], a[2], None),
             nr::WRITE => self.write(a[0], a[1], a[2], None),
             nr::PREAD64 => self.read(a[0], a[1], a[2], Some(a[3])),
@@ -120,7 +123,7 @@ impl Keeper {
             nr::MADVISE | nr::SCHED_YIELD => Ok(0),
             nr::ARCH_PRCTL => self.arch_prctl(regs, a[0], a[1]),
             nr::SET_TID_ADDRESS | nr::GETPID | nr::GETTID => Ok(self.pid),
-            nr::GETPPID => Ok(self.ppid),
+            nr::GETPPID => self.unixd(proto::GETPPID, [0; 4]),
             nr::GETUID | nr::GETEUID | nr::GETGID | nr::GETEGID => Ok(0),
             nr::GETPGRP | nr::GETSID => Ok(self.pid),
             nr::UMASK => Ok(core::mem::replace(&mut self.umask, a[0] & 0o777)),
@@ -151,6 +154,54 @@ impl Keeper {
             Err(-v)
         } else {
             Ok(a.w[0])
+        }
+    }
+
+    /// `clone` as `fork` does it (only `SIGCHLD`, and the tid flags, which
+    /// are accepted and not yet acted on); threads are not supported.
+    fn clone(&mut self, regs: &[u64; 20], flags: u64, stack: u64) -> R {
+        const SIGCHLD: u64 = 17;
+        const TID_FLAGS: u64 = 0x0100_0000 | 0x0020_0000 | 0x0010_0000;
+        if flags & 0xff != SIGCHLD || flags & !(0xff | TID_FLAGS) != 0 || stack != 0 {
+            self.count_enosys(nr::CLONE);
+            return Err(ENOSYS);
+        }
+        self.fork(regs)
+    }
+
+    /// `wait4(pid, wstatus, options, rusage)`: parks in unixd until a
+    /// child ends (unixd answers `BUSY` when one does; this asks again).
+    fn wait4(&mut self, pid: u64, wstatus: u64, options: u64) -> R {
+        const WNOHANG: u64 = 1;
+        const WUNTRACED: u64 = 2;
+        if options & !(WNOHANG | WUNTRACED | 0x4000_0000) != 0 {
+            return Err(EINVAL);
+        }
+        if wstatus != 0 {
+            self.space
+                .touch(wstatus, 4, true)
+                .map_err(crate::space::Touch::errno)?;
+        }
+        loop {
+            let a = Msg::new(UNIXD, proto::WAIT4)
+                .words([pid, options & WNOHANG, 0, 0])
+                .call();
+            if a.code == stet_rt::abi::code::BUSY {
+                continue;
+            }
+            let v = a.w[0] as i64;
+            if !a.ok() {
+                return Err(EIO);
+            }
+            if v < 0 {
+                return Err(-v);
+            }
+            if v > 0 && wstatus != 0 {
+                self.space
+                    .win
+                    .write(wstatus, &(a.w[1] as u32).to_le_bytes());
+            }
+            return Ok(a.w[0]);
         }
     }
 

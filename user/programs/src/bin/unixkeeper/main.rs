@@ -18,6 +18,7 @@
 mod calls;
 mod exec;
 mod fds;
+mod fork;
 mod slots;
 mod space;
 
@@ -115,6 +116,10 @@ impl Keeper {
 
     /// The process has ended: its objects go back to the bank.
     fn end(&mut self, how: End) {
+        let status = match how {
+            End::Exit(s) => (s as u64) << 8,
+            End::Signal(s, ..) => s as u64,
+        };
         match how {
             End::Exit(s) => println!("unix: pid {} exited with status {s}", self.pid),
             End::Signal(s, what, addr, rip) => println!(
@@ -147,6 +152,12 @@ impl Keeper {
                 let _ = Msg::new(T, node::SWAP).w0(slot).call();
             }
         }
+        let _ = Msg::new(UNIXD, stet_unix::proto::EXIT).w0(status).call();
+        // A forked keeper ends with its process: its bank (which holds it)
+        // is destroyed, and this call is never answered.
+        if keydir::fetch(KEYS, slots::keys::OWN_BANK, T).is_ok() {
+            let _ = bank::destroy(T);
+        }
     }
 }
 
@@ -173,13 +184,31 @@ fn bytes_of(r: &[u64; NREGS]) -> [u8; REGS_SIZE] {
     b
 }
 
-fn main(pid: u64) -> i64 {
-    let mut k = Keeper::new(pid);
-    if let Err(e) = exec::start(&mut k) {
-        println!("unix: cannot start pid {pid}: {e}");
-        let _ = bank::destroy(PBANK);
-        return 1;
-    }
+/// The tag of the keeper's state in its heap (`stet_rt::carry`).
+const TAG: u64 = u64::from_le_bytes(*b"UNIXKPR1");
+
+fn main(arg: u64) -> i64 {
+    let k: &'static mut Keeper = if arg & fork::FORKED != 0 {
+        // A copy made by `fork`: the parent's state, a new pid.
+        let Some(k) = stet_rt::carry::resume::<Keeper>(TAG) else {
+            println!("unix: a forked keeper without its state");
+            return 1;
+        };
+        k.ppid = k.pid;
+        k.pid = arg & !fork::FORKED;
+        k.space.forget_cache();
+        k.enosys = [0; 512];
+        k
+    } else {
+        let k = stet_rt::carry::place(TAG, Keeper::new(arg));
+        if let Err(e) = exec::start(k) {
+            println!("unix: cannot start pid {arg}: {e}");
+            let _ = bank::destroy(PBANK);
+            return 1;
+        }
+        k
+    };
+    let pid = k.pid;
     let mut buf = [0u8; REGS_SIZE];
     let mut a: Answer = wait([T, 0, 0, 0], RESUME, &mut buf);
     loop {

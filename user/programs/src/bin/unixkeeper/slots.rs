@@ -47,6 +47,9 @@ pub mod keys {
     pub const SELF_START: u64 = 2;
     /// The meter processes run under.
     pub const METER: u64 = 3;
+    /// The bank the keeper itself came from (a forked keeper's; void for
+    /// one the image made): destroyed when its process has ended.
+    pub const OWN_BANK: u64 = 4;
     /// General slots holding them at start, in the order above.
     pub const AT_START: [super::Slot; 4] = [7, 9, 10, 11];
 }

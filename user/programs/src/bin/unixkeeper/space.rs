@@ -149,6 +149,17 @@ impl Space {
         }
     }
 
+    /// The node key of shadow node `idx` into `LEAF`.
+    pub fn leaf_key(&mut self, idx: u16) -> Result<(), Code> {
+        self.keys.leaf(idx)
+    }
+
+    /// `LEAF` was used for something else (or this is a fresh copy of the
+    /// keeper, whose `LEAF` holds nothing yet).
+    pub fn forget_cache(&mut self) {
+        self.keys.0.forget();
+    }
+
     /// Records the root node (its node key in `key`) as shadow node 0.
     pub fn put_root(&mut self, key: Slot) -> Result<(), Code> {
         self.keys.0.put(shadow::ROOT, key)

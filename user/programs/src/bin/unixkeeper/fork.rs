@@ -1,0 +1,421 @@
+//! `fork`: the keeper replicates itself with its process (KeyNIX).
+//!
+//! * **The child process** is a new domain from a new bank whose tree has
+//!   the parent's exact shape (same shadow indices, so the child keeper's
+//!   shadow is a plain copy): shared text pages are the same keys, every
+//!   page the process owns is copied now (copy-on-write is to come:
+//!   docs/UNIX.md).
+//! * **The child keeper** is a new domain that shares this keeper's text,
+//!   gets copies of its data and heap pages (the heap holds the whole
+//!   `Keeper`, `stet_rt::carry`) and a fresh stack, and starts at `_start`
+//!   with `rdi` = `FORKED | pid`. Its general keys are filled in here.
+//!
+//! Both come from one new bank (a sub-bank of the keepers' bank), the
+//! child process's from a sub-bank of that, so reaping the child is one
+//! `DESTROY`. During the build the keeper's rarely used keys (console,
+//! sleep, discrim, unixd) wait in the `KEYS` node and their slots serve as
+//! scratch.
+
+use crate::slots::{keys, DIR, EXEC, KEYS, LEAF, PBANK, PROC, T, T2, T3, UNIXD};
+use crate::Keeper;
+use stet_factory::plan::{self, Segment, Source, Step};
+use stet_keys::KeyType;
+use stet_programs::keydir::{self, fetch, swap, Code, KeyDir};
+use stet_rt::abi::code;
+use stet_rt::abi::domain::{state, Reg, NREGS, REGS_SIZE};
+use stet_rt::abi::layout::{HEAP_START, STACK_TOP};
+use stet_rt::abi::order::{discrim, domain, node, page, segment};
+use stet_rt::bank;
+use stet_rt::key::{Msg, Slot};
+use stet_unix::layout::{EXEC_SLOT, WINDOW_SLOT};
+use stet_unix::proto;
+use stet_unix::shadow::page as pf;
+use stet_unix::sys::errno::{EAGAIN, ENOMEM};
+
+/// `rdi` of a child keeper: this bit and its pid.
+pub const FORKED: u64 = 1 << 63;
+/// Stack pages a child keeper gets (its `execve` buffers need about 80 KiB).
+const KEEPER_STACK_PAGES: u64 = 24;
+
+// Slots while forking (their usual keys wait in `KEYS`).
+const CPB: Slot = 1; // the child process's bank
+const CDIR: Slot = 2; // the child's directory root
+const CCACHE: Slot = 3; // the child's directory cache
+const X: Slot = 4; // scratch for the child's directory
+const CPROC: Slot = 6; // the child process's domain key
+const KB: Slot = 7; // the child keeper's bank
+
+/// Where the stashed keys go in the `KEYS` node.
+const STASH: u64 = 8;
+/// The child's forwarder to unixd, its process's bank and its directory
+/// root, in the `KEYS` node while forking.
+const CHILD_UNIXD: u64 = 12;
+const CHILD_PBANK: u64 = 13;
+const CHILD_DIR: u64 = 14;
+
+fn ok(a: stet_rt::key::Answer) -> Result<stet_rt::key::Answer, Code> {
+    if a.code == code::OK {
+        Ok(a)
+    } else {
+        Err(a.code)
+    }
+}
+
+fn make(k: Slot, order: u64, w: [u64; 4], into: Slot) -> Result<(), Code> {
+    ok(Msg::new(k, order).words(w).recv([into, 0, 0, 0]).call()).map(|_| ())
+}
+
+/// The type of the key in `s`, through the discrim key in `d`.
+fn key_type(d: Slot, s: Slot) -> u64 {
+    Msg::new(d, discrim::CLASSIFY).keys([s, 0, 0, 0]).call().w[0]
+}
+
+impl Keeper {
+    /// `fork` (and `vfork`, and `clone` with only `SIGCHLD`): → the child's
+    /// pid; the child process resumes with 0.
+    pub fn fork(&mut self, regs: &[u64; NREGS]) -> Result<u64, i64> {
+        // The child's pid and its references to the open files.
+        let mut fids = [0u8; 4 * (crate::fds::MAX_FDS + 1)];
+        let mut n = 0;
+        for f in self.fds.iter().filter(|f| f.fid != crate::fds::NONE) {
+            fids[n..n + 4].copy_from_slice(&f.fid.to_le_bytes());
+            n += 4;
+        }
+        fids[n..n + 4].copy_from_slice(&self.cwd.to_le_bytes());
+        n += 4;
+        let a = Msg::new(UNIXD, proto::FORK)
+            .string(&fids[..n])
+            .recv([T3, 0, 0, 0])
+            .call();
+        let v = a.w[0] as i64;
+        if !a.ok() || v < 0 {
+            return Err(if v < 0 { -v } else { EAGAIN });
+        }
+        let pid = a.w[0];
+        swap(KEYS, CHILD_UNIXD, T3, 0).map_err(|_| ENOMEM)?;
+        for (i, s) in [1u8, 2, 3, 4].into_iter().enumerate() {
+            swap(KEYS, STASH + i as u64, s, 0).map_err(|_| ENOMEM)?;
+        }
+        let r = self.build_child(pid, regs);
+        // The stashed keys come back whatever happened.
+        for (i, s) in [1u8, 2, 3, 4].into_iter().enumerate() {
+            let _ = fetch(KEYS, STASH + i as u64, s);
+        }
+        for s in [CHILD_UNIXD, CHILD_PBANK, CHILD_DIR] {
+            let _ = swap(KEYS, s, 0, 0);
+        }
+        match r {
+            Ok(()) => Ok(pid),
+            Err(_) => {
+                let _ = bank::destroy(KB);
+                // The child never ran: it ends at once, so the pid is
+                // freed when the caller's wait reaps it.
+                if fetch(KEYS, CHILD_UNIXD, T).is_ok() {
+                    let _ = Msg::new(T, proto::EXIT).w0(0x7f00).call();
+                }
+                Err(ENOMEM)
+            }
+        }
+    }
+
+    fn build_child(&mut self, pid: u64, regs: &[u64; NREGS]) -> Result<(), Code> {
+        // Banks: the child keeper's, and its process's under it.
+        fetch(KEYS, keys::BANK, T)?;
+        bank::create_sub(T, u64::MAX, u64::MAX, KB)?;
+        bank::create_sub(KB, u64::MAX, u64::MAX, CPB)?;
+        bank::alloc_node(CPB, CDIR)?;
+        let mut cdir = KeyDir::new(keydir::Slots {
+            root: CDIR,
+            bank: CPB,
+            scratch: X,
+            cache: CCACHE,
+        });
+
+        // The child process's domain.
+        bank::alloc_node(CPB, T)?;
+        bank::alloc_node(CPB, T2)?;
+        bank::alloc_node(CPB, CPROC)?;
+        bank::alloc_page(CPB, X)?;
+        ok(Msg::new(T, node::MAKE_DOMAIN)
+            .keys([T2, CPROC, X, 0])
+            .recv([CPROC, 0, 0, 0])
+            .call())?;
+        fetch(KEYS, keys::METER, T)?;
+        ok(Msg::new(CPROC, domain::SET_METER).keys([T, 0, 0, 0]).call())?;
+
+        // Its tree: the parent's shape, node by node in index order (a
+        // parent before its children), then every page.
+        let used = self.space.tree.nodes();
+        for idx in 0..used as u16 {
+            bank::alloc_node(CPB, T)?;
+            cdir.put(idx, T)?;
+            let (level, parent, slot) = self.space.tree.node(idx);
+            make(T, node::MAKE_SEGMENT, [level as u64, 0, 0, 0], T)?;
+            if idx == 0 {
+                ok(Msg::new(CPROC, domain::SET_SPACE).keys([T, 0, 0, 0]).call())?;
+            } else {
+                let c = cdir.cached(parent)?;
+                swap(c, slot as u64, T, 0)?;
+            }
+        }
+        let mut err = None;
+        let mut pages = [(0u64, 0u16, 0u8, 0u8); 64];
+        let mut from = 0u64;
+        loop {
+            let mut got = 0;
+            self.space
+                .tree
+                .pages(from, u64::MAX, |p, leaf, slot, flags| {
+                    if got < pages.len() {
+                        pages[got] = (p, leaf, slot, flags);
+                        got += 1;
+                    }
+                });
+            if got == 0 {
+                break;
+            }
+            for &(p, leaf, slot, flags) in &pages[..got] {
+                if let Err(e) = self.copy_page(&mut cdir, p, leaf, slot, flags) {
+                    err = Some(e);
+                    break;
+                }
+                from = p + 1;
+            }
+            if err.is_some() || got < pages.len() {
+                break;
+            }
+        }
+        if let Some(e) = err {
+            return Err(e);
+        }
+        // The parent's leaf cache slot was used for shared pages.
+        self.space.forget_cache();
+
+        // It resumes after the `fork` with 0.
+        let mut r = *regs;
+        r[Reg::Rax as usize] = 0;
+        let mut b = [0u8; REGS_SIZE];
+        for (c, v) in b.chunks_exact_mut(8).zip(r) {
+            c.copy_from_slice(&v.to_le_bytes());
+        }
+        ok(Msg::new(CPROC, domain::SET_REGS).string(&b).call())?;
+
+        // The child keeper (CPB and CDIR are reused for it).
+        swap(KEYS, CHILD_PBANK, CPB, 0)?;
+        swap(KEYS, CHILD_DIR, CDIR, 0)?;
+        self.build_keeper(pid)?;
+        ok(Msg::new(CPROC, domain::SET_STATE)
+            .words([state::RUNNING, state::FOREIGN as u64, 0, 0])
+            .call())?;
+        Ok(())
+    }
+
+    /// Page `p` of the parent into the child's leaf.
+    fn copy_page(
+        &mut self,
+        cdir: &mut KeyDir,
+        p: u64,
+        leaf: u16,
+        slot: u8,
+        flags: u8,
+    ) -> Result<(), Code> {
+        if flags & pf::OWNED != 0 {
+            bank::alloc_page(CPB, T)?;
+            ok(Msg::new(T, page::WRITE)
+                .w0(0)
+                .raw_string(self.space.win.addr(p * 4096), 4096)
+                .call())?;
+            if flags & pf::WRITABLE == 0 {
+                make(T, page::MAKE_RO, [0; 4], T)?;
+            }
+        } else {
+            self.space.leaf_key(leaf)?;
+            fetch(LEAF, slot as u64, T)?;
+        }
+        let c = cdir.cached(leaf)?;
+        swap(c, slot as u64, T, 0)
+    }
+
+    /// The child keeper's domain: text shared with this keeper, data and
+    /// heap copied, a fresh stack; its keys; started.
+    fn build_keeper(&mut self, pid: u64) -> Result<(), Code> {
+        let (data, end) = stet_rt::image::writable();
+        let heap_bytes = 64 + core::mem::size_of::<Keeper>() as u64;
+        let mut segs = [
+            Segment {
+                first: 0x400,
+                count: data / 4096 - 0x400,
+                writable: false,
+            },
+            Segment {
+                first: data / 4096,
+                count: (end - data) / 4096,
+                writable: true,
+            },
+            Segment {
+                first: HEAP_START / 4096,
+                count: heap_bytes.div_ceil(4096),
+                writable: true,
+            },
+        ];
+        let nsegs = if segs[1].count == 0 {
+            segs[1] = segs[2];
+            2
+        } else {
+            3
+        };
+        let pages =
+            plan::product(&segs[..nsegs], KEEPER_STACK_PAGES).map_err(|_| code::BAD_VALUE)?;
+        // The domain's nodes first: its general node holds the path of
+        // the tree being built (by depth), as the factory does.
+        bank::alloc_node(KB, CPB)?; // root (CPB's key is no longer needed here)
+        bank::alloc_node(KB, CDIR)?; // general keys
+        bank::alloc_node(KB, CCACHE)?; // annex
+        bank::alloc_page(KB, X)?; // FPU
+        ok(Msg::new(CPB, node::MAKE_DOMAIN)
+            .keys([CDIR, CCACHE, X, 0])
+            .recv([CPB, 0, 0, 0])
+            .call())?;
+        let guard = stet_rt::image::carry_guard();
+        let mut cur_depth = u8::MAX;
+        plan::steps(&pages, &mut |s| -> Result<(), Code> {
+            match s {
+                Step::Node { depth: 0, .. } => {
+                    bank::alloc_node(KB, CCACHE)?;
+                    swap(CDIR, 0, CCACHE, 0)?;
+                    cur_depth = 0;
+                    // Its own space root, for its KEYS node; its windows
+                    // onto its process and the executable.
+                    swap(CDIR, 15, CCACHE, 0)?;
+                    make(CPROC, domain::GET_SPACE, [0; 4], T)?;
+                    swap(CCACHE, WINDOW_SLOT, T, 0)?;
+                    swap(CCACHE, EXEC_SLOT, EXEC, 0)?;
+                    make(
+                        CCACHE,
+                        node::MAKE_SEGMENT,
+                        [plan::ROOT_LSS as u64, 0, 0, 0],
+                        T,
+                    )?;
+                    ok(Msg::new(CPB, domain::SET_SPACE).keys([T, 0, 0, 0]).call()).map(|_| ())
+                }
+                Step::Node {
+                    depth, lss, slot, ..
+                } => {
+                    if cur_depth != depth - 1 {
+                        fetch(CDIR, depth as u64 - 1, CCACHE)?;
+                    }
+                    bank::alloc_node(KB, T)?;
+                    swap(CDIR, depth as u64, T, 0)?;
+                    make(T, node::MAKE_SEGMENT, [lss as u64, 0, 0, 0], T)?;
+                    swap(CCACHE, slot as u64, T, 0)?;
+                    fetch(CDIR, depth as u64, CCACHE)?;
+                    cur_depth = depth;
+                    Ok(())
+                }
+                Step::Page {
+                    depth,
+                    slot,
+                    page: pg,
+                    source,
+                } => {
+                    if cur_depth != depth {
+                        fetch(CDIR, depth as u64, CCACHE)?;
+                        cur_depth = depth;
+                    }
+                    let addr = pg * 4096;
+                    match source {
+                        Source::Text => own_page(addr, T, X)?,
+                        Source::Data => {
+                            bank::alloc_page(KB, T)?;
+                            ok(Msg::new(T, page::WRITE).w0(0).raw_string(addr, 4096).call())?;
+                            if (addr..addr + 4096).contains(&guard) {
+                                ok(Msg::new(T, page::WRITE)
+                                    .w0(guard - addr)
+                                    .string(&[0])
+                                    .call())?;
+                            }
+                        }
+                        Source::Stack => bank::alloc_page(KB, T)?,
+                    }
+                    swap(CCACHE, slot as u64, T, 0)
+                }
+            }
+        })?;
+        // The child keeper's general keys (CDIR holds its general node).
+        fetch(CDIR, 15, X)?; // its space root node key
+        for s in (0..=plan::MAX_DEPTH as u64).chain([15]) {
+            swap(CDIR, s, 0, 0)?;
+        }
+        // Its KEYS node: bank, own space, own start key, meter.
+        bank::alloc_node(KB, CCACHE)?;
+        fetch(KEYS, keys::BANK, T)?;
+        swap(CCACHE, keys::BANK, T, 0)?;
+        swap(CCACHE, keys::SELF_SPACE, X, 0)?;
+        make(CPB, domain::MAKE_START, [0; 4], T)?;
+        swap(CCACHE, keys::SELF_START, T, 0)?;
+        ok(Msg::new(CPROC, domain::SET_KEEPER)
+            .keys([T, 0, 0, 0])
+            .call())?;
+        fetch(KEYS, keys::METER, T)?;
+        swap(CCACHE, keys::METER, T, 0)?;
+        swap(CCACHE, keys::OWN_BANK, KB, 0)?;
+        ok(Msg::new(CPB, domain::SET_METER).keys([T, 0, 0, 0]).call())?;
+        swap(CDIR, KEYS as u64, CCACHE, 0)?;
+        for (i, s) in [1u64, 2, 3].into_iter().enumerate() {
+            fetch(KEYS, STASH + i as u64, T)?;
+            swap(CDIR, s, T, 0)?;
+        }
+        fetch(KEYS, CHILD_UNIXD, T)?;
+        swap(CDIR, UNIXD as u64, T, 0)?;
+        swap(CDIR, EXEC as u64, EXEC, 0)?;
+        swap(CDIR, PROC as u64, CPROC, 0)?;
+        fetch(KEYS, CHILD_PBANK, T)?;
+        swap(CDIR, PBANK as u64, T, 0)?;
+        fetch(KEYS, CHILD_DIR, T)?;
+        swap(CDIR, DIR as u64, T, 0)?;
+
+        // Registers: `_start`, the stack top, rdi = FORKED | pid.
+        let mut r = [0u64; NREGS];
+        r[Reg::Rip as usize] = stet_rt::image::entry();
+        r[Reg::Rsp as usize] = STACK_TOP;
+        r[Reg::Rdi as usize] = FORKED | pid;
+        r[Reg::Rflags as usize] = 0x202;
+        let mut b = [0u8; REGS_SIZE];
+        for (c, v) in b.chunks_exact_mut(8).zip(r) {
+            c.copy_from_slice(&v.to_le_bytes());
+        }
+        ok(Msg::new(CPB, domain::SET_REGS).string(&b).call())?;
+        ok(Msg::new(CPB, domain::SET_STATE)
+            .words([state::RUNNING, 0, 0, 0])
+            .call())
+        .map(|_| ())
+    }
+}
+
+/// This keeper's own page at `addr` (read-only: text) into `into`, by
+/// walking its own tree from its space root (`d`: scratch for discrim).
+fn own_page(addr: u64, into: Slot, d: Slot) -> Result<(), Code> {
+    fetch(KEYS, STASH + 2, d)?;
+    fetch(KEYS, keys::SELF_SPACE, into)?;
+    let mut q = addr / 4096;
+    let mut lss = plan::ROOT_LSS as u64;
+    let mut order = node::FETCH;
+    loop {
+        let span = 1u64 << (4 * (lss - 1));
+        ok(Msg::new(into, order)
+            .w0(q / span)
+            .recv([into, 0, 0, 0])
+            .call())?;
+        order = segment::FETCH;
+        q %= span;
+        match key_type(d, into) {
+            t if t == KeyType::Page as u64 && q == 0 => {
+                return make(into, page::MAKE_RO, [0; 4], into);
+            }
+            t if t == KeyType::Segment as u64 => {
+                lss = ok(Msg::new(into, segment::INFO).call())?.w[0];
+            }
+            _ => return Err(code::INVALID_ADDRESS),
+        }
+    }
+}

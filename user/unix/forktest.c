@@ -1,0 +1,128 @@
+/* fork, exit, wait4 and execve across processes: exit statuses, a pipe
+ * between parent and child (the reader parks in unixd until the writer
+ * writes), memory copied at fork, WNOHANG and ECHILD, getppid. Every line
+ * is checked by tests/system/unix_fork.toml. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int failures;
+#define CHECK(cond, ...)                                                       \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            printf("forktest: FAILED line %d: %s: ", __LINE__, #cond);         \
+            printf(__VA_ARGS__);                                               \
+            printf(" (errno %d)\n", errno);                                    \
+            failures++;                                                        \
+        }                                                                      \
+    } while (0)
+
+static int shared_value = 100;
+static char big[20000];
+
+int main(void)
+{
+    int status;
+    pid_t me = getpid();
+    setvbuf(stdout, NULL, _IONBF, 0);
+
+    /* An exit status. */
+    pid_t c = fork();
+    if (c == 0) {
+        CHECK(getppid() == me, "ppid %d", getppid());
+        _exit(42);
+    }
+    CHECK(c > me, "child pid %d", c);
+    CHECK(waitpid(c, &status, 0) == c, "waitpid");
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 42, "status %#x", status);
+    printf("forktest: child exited with %d\n", WEXITSTATUS(status));
+    CHECK(waitpid(-1, &status, WNOHANG) == -1 && errno == ECHILD, "no children left");
+
+    /* Memory is the child's own after fork. */
+    memset(big, 'p', sizeof big);
+    c = fork();
+    if (c == 0) {
+        int ok = shared_value == 100 && big[0] == 'p' && big[19999] == 'p';
+        shared_value = 5;
+        memset(big, 'c', sizeof big);
+        _exit(ok ? 3 : 4);
+    }
+    shared_value = 200;
+    CHECK(wait(&status) == c && WEXITSTATUS(status) == 3, "child saw the parent's memory: %#x", status);
+    CHECK(shared_value == 200 && big[0] == 'p' && big[19999] == 'p', "parent's memory kept");
+    printf("forktest: memory copied at fork\n");
+
+    /* A pipe: the parent reads before the child writes. */
+    int p[2];
+    CHECK(pipe(p) == 0, "pipe");
+    c = fork();
+    if (c == 0) {
+        close(p[0]);
+        struct timespec t = {0, 20 * 1000 * 1000};
+        nanosleep(&t, NULL);
+        const char *msg = "hello through a pipe";
+        _exit(write(p[1], msg, strlen(msg)) == (ssize_t)strlen(msg) ? 0 : 1);
+    }
+    close(p[1]);
+    char buf[64] = {0};
+    ssize_t n = read(p[0], buf, sizeof buf - 1);
+    CHECK(n == 20, "read %zd", n);
+    printf("forktest: parent read \"%s\"\n", buf);
+    CHECK(read(p[0], buf, sizeof buf) == 0, "end of file once the child is gone");
+    CHECK(waitpid(c, &status, 0) == c && status == 0, "pipe child %#x", status);
+    close(p[0]);
+
+    /* WNOHANG while the child runs, then its end. */
+    int q[2];
+    pipe(q);
+    c = fork();
+    if (c == 0) {
+        char x;
+        read(q[0], &x, 1);
+        _exit(9);
+    }
+    CHECK(waitpid(c, &status, WNOHANG) == 0, "WNOHANG");
+    write(q[1], "x", 1);
+    CHECK(waitpid(c, &status, 0) == c && WEXITSTATUS(status) == 9, "after WNOHANG %#x", status);
+    close(q[0]);
+    close(q[1]);
+
+    /* execve in a child. */
+    c = fork();
+    if (c == 0) {
+        char pid[16];
+        snprintf(pid, sizeof pid, "%d", me);
+        char *argv[] = {"/bin/exitwith", "17", pid, NULL};
+        char *envp[] = {"X=1", NULL};
+        execve(argv[0], argv, envp);
+        _exit(99);
+    }
+    CHECK(waitpid(c, &status, 0) == c && WEXITSTATUS(status) == 17, "exec child %#x", status);
+    printf("forktest: exec'd child exited with %d\n", WEXITSTATUS(status));
+    c = fork();
+    if (c == 0) {
+        char *argv[] = {"/bin/nonexistent", NULL};
+        execve(argv[0], argv, NULL);
+        _exit(errno == ENOENT ? 55 : 56);
+    }
+    CHECK(waitpid(c, &status, 0) == c && WEXITSTATUS(status) == 55, "failed exec %#x", status);
+
+    /* Three children, any order. */
+    int sum = 0;
+    for (int i = 1; i <= 3; i++)
+        if (fork() == 0)
+            _exit(i * 10);
+    for (int i = 0; i < 3; i++) {
+        CHECK(wait(&status) > 0, "wait %d", i);
+        sum += WEXITSTATUS(status);
+    }
+    printf("forktest: three children, statuses add to %d\n", sum);
+    CHECK(wait(&status) == -1 && errno == ECHILD, "ECHILD");
+
+    printf("forktest: %s\n", failures ? "FAILED" : "all ok");
+    return failures ? 1 : 0;
+}
