@@ -55,13 +55,16 @@ $(BUILD)/user/unix-%: user/unix/%.c
 	@mkdir -p $(BUILD)/user
 	musl-gcc -static $(UNIX_CFLAGS) $< -o $@
 
-# The UNIX file system's first contents: user/rootfs/ (etc, root) and the
-# test programs in /bin, as a newc cpio archive the file-system domain
-# (unixd) reads on its first start (mkimage: file:rootfs.cpio).
+# The UNIX file system's first contents: user/rootfs/ (etc, root), the
+# test programs in /bin, and Debian's busybox-static with a hard link per
+# applet, as a newc cpio archive the file-system domain (unixd) reads on
+# its first start (mkimage: file:rootfs.cpio).
 rootfs: unix
 	@rm -rf $(BUILD)/rootfs && mkdir -p $(BUILD)/rootfs/bin
 	@cp -a user/rootfs/. $(BUILD)/rootfs/
 	@for f in $(UNIX_BINS); do cp $$f $(BUILD)/rootfs/bin/$${f#$(BUILD)/user/unix-}; done
+	@cp /bin/busybox $(BUILD)/rootfs/bin/busybox
+	@cd $(BUILD)/rootfs/bin && for a in $$(./busybox --list); do [ -e $$a ] || ln busybox $$a; done
 	@cd $(BUILD)/rootfs && find . | LC_ALL=C sort | cpio -o -H newc --quiet --reproducible > ../user/rootfs.cpio
 
 harness: deps

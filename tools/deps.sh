@@ -15,6 +15,8 @@ command -v mformat >/dev/null 2>&1 || need+=(mtools)
 command -v musl-gcc >/dev/null 2>&1 || need+=(musl-tools)
 # cpio: the UNIX file system's first contents are a newc archive.
 command -v cpio >/dev/null 2>&1 || need+=(cpio)
+# busybox-static: the UNIX personality's shell and utilities (static glibc).
+dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'ok installed' || need+=(busybox-static)
 if [ ${#need[@]} -gt 0 ]; then
     echo "deps: installing ${need[*]}"
     if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi

@@ -128,6 +128,10 @@ impl Keeper {
             nr::GETPGRP | nr::GETSID => Ok(self.pid),
             nr::UMASK => Ok(core::mem::replace(&mut self.umask, a[0] & 0o777)),
             nr::UNAME => self.uname(a[0]),
+            nr::TIME => self.time(a[0]),
+            nr::PRCTL => self.prctl(a[0], a[1]),
+            // One thread: no robust futex list to keep.
+            nr::SET_ROBUST_LIST => Ok(0),
             nr::CLOCK_GETTIME => self.clock_gettime(a[0], a[1]),
             nr::GETTIMEOFDAY => self.gettimeofday(a[0]),
             nr::NANOSLEEP => self.nanosleep(a[0]),
@@ -140,6 +144,17 @@ impl Keeper {
                 Err(ENOSYS)
             }
         };
+        if self.trace {
+            stet_rt::println!(
+                "unix: pid {} call {n}({:#x}, {:#x}, {:#x}, {:#x}) = {:?}",
+                self.pid,
+                a[0],
+                a[1],
+                a[2],
+                a[3],
+                r
+            );
+        }
         regs[Reg::Rax as usize] = stet_unix::sys::ret(r);
         Next::Resume
     }
@@ -315,6 +330,41 @@ impl Keeper {
                 self.space
                     .write(addr, &v.to_le_bytes())
                     .map_err(Touch::errno)?;
+                Ok(0)
+            }
+            _ => Err(EINVAL),
+        }
+    }
+
+    fn time(&mut self, tloc: u64) -> R {
+        let t = EPOCH + now_ns() / 1_000_000_000;
+        if tloc != 0 {
+            self.space
+                .write(tloc, &t.to_le_bytes())
+                .map_err(Touch::errno)?;
+        }
+        Ok(t)
+    }
+
+    /// `prctl`: the process's name (`PR_SET_NAME`, `PR_GET_NAME`).
+    fn prctl(&mut self, option: u64, arg: u64) -> R {
+        const PR_SET_NAME: u64 = 15;
+        const PR_GET_NAME: u64 = 16;
+        match option {
+            PR_SET_NAME => {
+                let mut b = [0u8; 16];
+                let n = match self.space.read_cstr(arg, &mut b[..15]) {
+                    Ok(n) => n,
+                    Err(Some(t)) => return Err(t.errno()),
+                    Err(None) => 15,
+                };
+                self.name = [0; 16];
+                self.name[..n].copy_from_slice(&b[..n]);
+                Ok(0)
+            }
+            PR_GET_NAME => {
+                let name = self.name;
+                self.space.write(arg, &name).map_err(Touch::errno)?;
                 Ok(0)
             }
             _ => Err(EINVAL),

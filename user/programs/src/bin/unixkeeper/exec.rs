@@ -83,7 +83,8 @@ impl Strings {
 
 /// Starts the process the image made: keys into their node, the terminal
 /// as descriptors 0-2, then the program the command line in `ARGS` names
-/// (words separated by spaces; the first is the path).
+/// (words separated by spaces, "double quotes" keeping spaces; the first
+/// is the path).
 pub fn start(k: &mut Keeper) -> Result<(), &'static str> {
     let mut line = [0u8; 4096];
     let a = Msg::new(ARGS, page::READ)
@@ -98,8 +99,28 @@ pub fn start(k: &mut Keeper) -> Result<(), &'static str> {
     k.open_terminal().map_err(|_| "no terminal")?;
     let end = line.iter().position(|&b| b == 0).unwrap_or(line.len());
     let mut st = Strings::new();
-    for w in line[..end].split(|&b| b == b' ').filter(|w| !w.is_empty()) {
-        st.push(w, true).map_err(|_| "command line too long")?;
+    // Words separated by spaces; "double quotes" keep spaces in a word.
+    let mut word = [0u8; 4096];
+    let (mut n, mut quoted, mut any) = (0, false, false);
+    for &b in line[..end].iter().chain([b' '].iter()) {
+        match b {
+            b'"' => {
+                quoted = !quoted;
+                any = true;
+            }
+            b' ' if !quoted => {
+                if any || n > 0 {
+                    st.push(&word[..n], true)
+                        .map_err(|_| "command line too long")?;
+                }
+                n = 0;
+                any = false;
+            }
+            _ => {
+                word[n] = b;
+                n += 1;
+            }
+        }
     }
     for e in ENV {
         st.push(e, false).map_err(|_| "environment too long")?;

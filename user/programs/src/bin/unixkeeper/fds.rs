@@ -72,7 +72,9 @@ fn ux(order: u64, w: [u64; 4], s: &[u8]) -> (R, Answer) {
 impl Keeper {
     /// The file id of descriptor `fd`.
     pub fn fid(&self, fd: u64) -> Result<u64, i64> {
-        match self.fds.get(fd as usize) {
+        // A descriptor is a C `int`: the register's upper half is not part
+        // of it.
+        match self.fds.get(fd as u32 as usize) {
             Some(f) if f.fid != NONE => Ok(f.fid as u64),
             _ => Err(EBADF),
         }
@@ -80,7 +82,7 @@ impl Keeper {
 
     /// The base directory of an `*at` call.
     fn dirfd(&self, dirfd: u64) -> Result<u64, i64> {
-        if dirfd as i64 == at::FDCWD {
+        if dirfd as u32 as i32 as i64 == at::FDCWD {
             Ok(self.cwd as u64)
         } else {
             self.fid(dirfd)

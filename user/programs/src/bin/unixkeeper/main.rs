@@ -57,6 +57,11 @@ pub struct Keeper {
     pub cwd: u32,
     /// The file-creation mask.
     pub umask: u64,
+    /// The name `prctl(PR_SET_NAME)` gave (NUL-padded).
+    pub name: [u8; 16],
+    /// Print every system call and its result (argument bit 62 of the
+    /// first keeper; children inherit it).
+    pub trace: bool,
     /// `struct sigaction` of each signal, as the process gave it.
     pub actions: [[u8; 32]; 64],
     /// The blocked signals.
@@ -74,6 +79,8 @@ impl Keeper {
             fds: [fds::CLOSED; fds::MAX_FDS],
             cwd: fds::NONE,
             umask: 0o022,
+            trace: false,
+            name: [0; 16],
             actions: [[0; 32]; 64],
             sigmask: 0,
             rng: stet_rt::cpu::rdtsc() | 1,
@@ -184,6 +191,9 @@ fn bytes_of(r: &[u64; NREGS]) -> [u8; REGS_SIZE] {
     b
 }
 
+/// Argument bit: trace every system call.
+const TRACE: u64 = 1 << 62;
+
 /// The tag of the keeper's state in its heap (`stet_rt::carry`).
 const TAG: u64 = u64::from_le_bytes(*b"UNIXKPR1");
 
@@ -200,7 +210,9 @@ fn main(arg: u64) -> i64 {
         k.enosys = [0; 512];
         k
     } else {
-        let k = stet_rt::carry::place(TAG, Keeper::new(arg));
+        let k = stet_rt::carry::place(TAG, Keeper::new(arg & !TRACE));
+        k.trace = arg & TRACE != 0;
+        let arg = arg & !TRACE;
         if let Err(e) = exec::start(k) {
             println!("unix: cannot start pid {arg}: {e}");
             let _ = bank::destroy(PBANK);
