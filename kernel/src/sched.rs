@@ -257,6 +257,26 @@ fn only_device_waiters(k: &Kernel) -> bool {
     true
 }
 
+/// Prints every prepared domain (`idle_dump`): what each is doing.
+fn dump_contexts(k: &Kernel) {
+    for ci in 0..k.ctxs.len() {
+        let c = &k.ctxs[ci];
+        if !c.used {
+            continue;
+        }
+        kprintln!(
+            "idle: ctx {} '{}' state {} flags {} fault {} queue {:?} rip {:#x}",
+            ci,
+            k.ctx_name(ci),
+            c.state,
+            c.flags,
+            c.fault_code,
+            c.queue,
+            c.frame.rip
+        );
+    }
+}
+
 /// Nothing is ready. With `exit_on_idle` and nobody asleep, stop QEMU with
 /// success; otherwise wait for the timer (sleepers) or forever.
 fn idle(k: &mut Kernel) -> ! {
@@ -264,6 +284,9 @@ fn idle(k: &mut Kernel) -> ! {
     let mut said = false;
     loop {
         if only_device_waiters(k) && k.store.w.is_idle() && !k.store.requested {
+            if k.config.idle_dump && !said {
+                dump_contexts(k);
+            }
             if k.config.invariants {
                 kprintln!(
                     "kernel: invariants held at {} checks",

@@ -13,6 +13,7 @@
 //! | `bench_restart=N` | a restart prints `BENCH name=restart_resume_<N>mib instructions=…` when it resumes the first domain (N: the MiB of state the benchmark stored, 1..=65536; benchmarks) |
 //! | `bench_raw` | allow the checkpoint key's `RAW_WRITE` order, a raw write over the free checkpoint log (benchmarks) |
 //! | `invariants` | check the kernel's invariants before every return to user mode (tests) |
+//! | `idle_dump` | when nothing can run, print every prepared domain's state (finding deadlocks) |
 //! | `selftest=NAME` | run a kernel self-test instead of the normal boot: `kfault` (a deliberate kernel page fault), `smep` (kernel jumps into a user page), `smap` (kernel reads a user page), `hang` (spin forever, interrupts off), `alloc` (try to allocate after sealing), `overflow` (overflow the kernel stack), `disk` (write, flush and read back patterns on the virtio-blk disk), `diskread` (only read back and check what `disk` wrote, e.g. on a second boot) |
 //!
 //! Unknown words are reported back, not fatal: a typo must not stop a boot.
@@ -57,6 +58,8 @@ pub struct Config {
     pub exit_on_idle: bool,
     /// Check kernel invariants before every return to user mode.
     pub invariants: bool,
+    /// Print every prepared domain's state when nothing can run.
+    pub idle_dump: bool,
     /// A self-test to run, if any.
     pub selftest: Option<SelfTest>,
     /// Checkpoint period in ms (0: on demand only).
@@ -79,6 +82,7 @@ impl Default for Config {
             hz: DEFAULT_HZ,
             exit_on_idle: false,
             invariants: false,
+            idle_dump: false,
             selftest: None,
             ckpt_ms: DEFAULT_CKPT_MS,
             ckpt_trace: false,
@@ -141,6 +145,10 @@ pub fn parse(line: &str) -> Config {
             }
             ("invariants", None) => {
                 c.invariants = true;
+                true
+            }
+            ("idle_dump", None) => {
+                c.idle_dump = true;
                 true
             }
             ("selftest", Some(v)) => {

@@ -90,6 +90,9 @@ pub const EXIT: u64 = 29;
 pub const WAIT4: u64 = 30;
 /// → `w0` the caller's parent (1 once its parent has ended).
 pub const GETPPID: u64 = 31;
+/// Readiness of fid `w0` → `w0` the `poll` events that hold now
+/// (`POLLIN` 1, `POLLOUT` 4, `POLLERR` 8, `POLLHUP` 0x10).
+pub const POLL: u64 = 32;
 
 /// `open` flags the domain understands.
 #[allow(missing_docs)]

@@ -777,6 +777,32 @@ impl Unixd<'_> {
                     r(Ok(0))
                 }
             }
+            p::POLL => {
+                let f = self.fid(w[0])?;
+                const IN: u64 = 1;
+                const OUT: u64 = 4;
+                const ERR: u64 = 8;
+                const HUP: u64 = 0x10;
+                let ev = match self.open[f].kind {
+                    Kind::PipeRead(n) => {
+                        let pi = &self.pipes[n as usize];
+                        (if pi.len() > 0 { IN } else { 0 })
+                            | (if pi.writers == 0 { HUP } else { 0 })
+                    }
+                    Kind::PipeWrite(n) => {
+                        let pi = &self.pipes[n as usize];
+                        if pi.readers == 0 {
+                            ERR
+                        } else if pi.room() > 0 {
+                            OUT
+                        } else {
+                            0
+                        }
+                    }
+                    _ => IN | OUT,
+                };
+                r(Ok(ev))
+            }
             p::ISATTY => {
                 let f = self.fid(w[0])?;
                 r(if self.open[f].kind == Kind::Tty {

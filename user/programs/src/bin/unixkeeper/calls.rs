@@ -32,6 +32,12 @@ const EPOCH: u64 = 1_704_067_200;
 
 type R = Result<u64, i64>;
 
+/// A C `int` argument, sign-extended (the register's upper half is not
+/// part of it: `-1` may arrive as `0xffff_ffff`).
+fn int(v: u64) -> u64 {
+    v as u32 as i32 as i64 as u64
+}
+
 fn now_ns() -> u64 {
     call(SLEEP, order::sleep::NOW, [0; 4]).w[0]
 }
@@ -53,12 +59,15 @@ impl Keeper {
         ];
         let n = regs[Reg::Rax as usize];
         let cwd = at::FDCWD as u64;
+        if self.trace {
+            stet_rt::println!("unix: pid {} call {n} ...", self.pid);
+        }
         let r = match n {
             nr::EXIT | nr::EXIT_GROUP => return Next::Exit(a[0] as u8),
             nr::EXECVE => return self.execve(regs, a[0], a[1], a[2]),
             nr::FORK | nr::VFORK => self.fork(regs),
             nr::CLONE => self.clone(regs, a[0], a[1]),
-            nr::WAIT4 => self.wait4(a[0], a[1], a[2]),
+            nr::WAIT4 => self.wait4(int(a[0]), a[1], a[2] as u32 as u64),
             nr::READ => self.read(a[0], a[1], a[2], None),
             nr::WRITE => self.write(a[0], a[1], a[2], None),
             nr::PREAD64 => self.read(a[0], a[1], a[2], Some(a[3])),
@@ -68,7 +77,7 @@ impl Keeper {
             nr::OPEN => self.openat(cwd, a[0], a[1], a[2]),
             nr::OPENAT => self.openat(a[0], a[1], a[2], a[3]),
             nr::CLOSE => self.close(a[0]),
-            nr::LSEEK => self.lseek(a[0], a[1], a[2]),
+            nr::LSEEK => self.lseek(a[0], a[1], a[2] as u32 as u64),
             nr::FSTAT => self.fstat(a[0], a[1]),
             nr::STAT => self.fstatat(cwd, a[0], a[1], 0),
             nr::LSTAT => self.fstatat(cwd, a[0], a[1], at::SYMLINK_NOFOLLOW),
@@ -114,6 +123,8 @@ impl Keeper {
             nr::PIPE => self.pipe(a[0], 0),
             nr::PIPE2 => self.pipe(a[0], a[1]),
             nr::IOCTL => self.ioctl(a[0], a[1], a[2]),
+            nr::POLL => self.poll(a[0], a[1], int(a[2]) as i64),
+            nr::PPOLL => self.ppoll(a[0], a[1], a[2]),
             nr::FSYNC | nr::FDATASYNC => self.fid(a[0]).map(|_| 0),
             nr::SENDFILE => self.sendfile(a[0], a[1], a[2], a[3]),
             nr::BRK => Ok(self.brk(a[0])),
@@ -137,8 +148,8 @@ impl Keeper {
             nr::NANOSLEEP => self.nanosleep(a[0]),
             nr::GETRANDOM => self.getrandom(a[0], a[1]),
             nr::PRLIMIT64 => self.prlimit(a[0], a[1], a[3]),
-            nr::RT_SIGACTION => self.sigaction(a[0], a[1], a[2], a[3]),
-            nr::RT_SIGPROCMASK => self.sigprocmask(a[0], a[1], a[2], a[3]),
+            nr::RT_SIGACTION => self.sigaction(a[0] as u32 as u64, a[1], a[2], a[3]),
+            nr::RT_SIGPROCMASK => self.sigprocmask(a[0] as u32 as u64, a[1], a[2], a[3]),
             _ => {
                 self.count_enosys(n);
                 Err(ENOSYS)
@@ -218,6 +229,61 @@ impl Keeper {
             }
             return Ok(a.w[0]);
         }
+    }
+
+    /// `poll`: every descriptor's readiness from unixd; while none is
+    /// ready and time is left, looks again every 10 ms (a parked poll in
+    /// unixd is to come with signals).
+    fn poll(&mut self, fds: u64, n: u64, timeout_ms: i64) -> R {
+        if n > 1024 {
+            return Err(EINVAL);
+        }
+        let deadline = if timeout_ms < 0 {
+            u64::MAX
+        } else {
+            now_ns().saturating_add(timeout_ms as u64 * 1_000_000)
+        };
+        self.space.touch(fds, 8 * n, true).map_err(Touch::errno)?;
+        loop {
+            let mut ready = 0;
+            for i in 0..n {
+                let mut e = [0u8; 8];
+                self.space.win.read(fds + 8 * i, &mut e);
+                let fd = i32::from_le_bytes([e[0], e[1], e[2], e[3]]);
+                let want = u16::from_le_bytes([e[4], e[5]]) as u64;
+                let got = if fd < 0 {
+                    0
+                } else {
+                    match self.fid(fd as u64) {
+                        Ok(f) => self.unixd(proto::POLL, [f, 0, 0, 0]).unwrap_or(0) & (want | 0x18),
+                        Err(_) => 0x20, // POLLNVAL
+                    }
+                };
+                self.space
+                    .win
+                    .write(fds + 8 * i + 6, &(got as u16).to_le_bytes());
+                ready += (got != 0) as u64;
+            }
+            if ready > 0 || now_ns() >= deadline {
+                return Ok(ready);
+            }
+            let until = (now_ns() + 10_000_000).min(deadline);
+            call(SLEEP, order::sleep::UNTIL, [until, 0, 0, 0]);
+        }
+    }
+
+    /// `ppoll` with its timespec (the signal mask is not applied yet).
+    fn ppoll(&mut self, fds: u64, n: u64, tsp: u64) -> R {
+        let ms = if tsp == 0 {
+            -1
+        } else {
+            let mut b = [0u8; 16];
+            self.space.read(tsp, &mut b).map_err(Touch::errno)?;
+            let s = u64::from_le_bytes(b[..8].try_into().unwrap_or_default());
+            let ns = u64::from_le_bytes(b[8..].try_into().unwrap_or_default());
+            (s.saturating_mul(1000) + ns / 1_000_000).min(i64::MAX as u64) as i64
+        };
+        self.poll(fds, n, ms)
     }
 
     fn count_enosys(&mut self, n: u64) {

@@ -141,6 +141,21 @@ impl Keeper {
         let base = self.dirfd(dirfd)?;
         let mut b = [0u8; 4096];
         let path = self.path(path, &mut b)?;
+        // The process's own descriptors by name (Linux: symlinks into
+        // /proc/self/fd): opening one is `dup`.
+        let own = match path {
+            b"/dev/stdin" => Some(0),
+            b"/dev/stdout" => Some(1),
+            b"/dev/stderr" => Some(2),
+            _ => path
+                .strip_prefix(b"/proc/self/fd/")
+                .or_else(|| path.strip_prefix(b"/dev/fd/"))
+                .and_then(|n| core::str::from_utf8(n).ok())
+                .and_then(|n| n.parse::<u64>().ok()),
+        };
+        if let Some(fd) = own {
+            return self.dup(fd, None, 0, flags & o::CLOEXEC != 0);
+        }
         let fd = self.free_fd(0)?;
         let (fid, m) = self.open_fid(base, path, flags, mode)?;
         self.fds[fd] = Fd {

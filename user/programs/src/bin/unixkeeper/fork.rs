@@ -106,8 +106,14 @@ impl Keeper {
         }
         match r {
             Ok(()) => Ok(pid),
-            Err(_) => {
+            Err(c) => {
+                stet_rt::println!("unix: pid {}: fork failed (code {c})", self.pid);
                 let _ = bank::destroy(KB);
+                // The references the child was given go back.
+                for f in fids[..n].chunks_exact(4) {
+                    let fid = u32::from_le_bytes([f[0], f[1], f[2], f[3]]) as u64;
+                    let _ = Msg::new(UNIXD, proto::CLOSE).w0(fid).call();
+                }
                 // The child never ran: it ends at once, so the pid is
                 // freed when the caller's wait reaps it.
                 if fetch(KEYS, CHILD_UNIXD, T).is_ok() {
