@@ -93,6 +93,37 @@ pub const GETPPID: u64 = 31;
 /// Readiness of fid `w0` → `w0` the `poll` events that hold now
 /// (`POLLIN` 1, `POLLOUT` 4, `POLLERR` 8, `POLLHUP` 0x10).
 pub const POLL: u64 = 32;
+/// A keeper says where it is: key 0 its start key (signals for its
+/// process are sent there).
+pub const HELLO: u64 = 33;
+/// `kill(w0 pid as Linux's argument, w1 signal)`: 0 for "exists".
+pub const KILL: u64 = 34;
+/// `setpgid(w0 pid, w1 pgid)` (0s: the caller).
+pub const SETPGID: u64 = 35;
+/// `getpgid(w0 pid)` / `getsid`: `w1` 0 group, 1 session.
+pub const GETPGID: u64 = 36;
+/// `setsid`.
+pub const SETSID: u64 = 37;
+/// From the domain's clock helper, every 10 ms: retry signals a busy
+/// keeper could not take, fire alarms, end sleeps.
+pub const TICK: u64 = 38;
+/// Sleep until `w0` (ns since boot); parks; a signal ends it early
+/// (`-EINTR`).
+pub const SLEEP: u64 = 39;
+/// `alarm`: `w0` ns from now (0: cancel) → `w0` ns that were left.
+pub const ALARM: u64 = 40;
+/// `pause` / `sigsuspend`: parks until a signal (`-EINTR`).
+pub const PAUSE: u64 = 41;
+
+/// A call that may park carries in `w3` the signals that end the wait
+/// (those neither blocked nor ignored): a signal among them answers the
+/// parked call `-EINTR`. Every answer to a process's keeper carries in
+/// `w3` the signals sent to the process since the last answer.
+pub const INTR_WORD: usize = 3;
+
+/// A signal for a process, sent (try-send) to its keeper's start key:
+/// `w0` the signals.
+pub const SIGNAL: u64 = 0x5160;
 
 /// `open` flags the domain understands.
 #[allow(missing_docs)]

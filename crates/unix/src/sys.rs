@@ -31,6 +31,7 @@ pub mod nr {
     pub const MADVISE: u64 = 28;
     pub const DUP: u64 = 32;
     pub const DUP2: u64 = 33;
+    pub const PAUSE: u64 = 34;
     pub const NANOSLEEP: u64 = 35;
     pub const GETITIMER: u64 = 36;
     pub const ALARM: u64 = 37;

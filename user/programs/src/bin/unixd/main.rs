@@ -27,7 +27,7 @@ mod slots;
 
 use content::Content;
 use open::{Kind, Open, Pipe, FREE, MAX_OPEN, MAX_PIPES, NO_PIPE, PIPE_BUF};
-use slots::{BANK, CONSOLE, K0, RESUME, SELF, SLEEP, T, WAITS};
+use slots::{BANK, CONSOLE, K0, KEEPERS, RESUME, SELF, SLEEP, T, WAITS};
 use stet_programs::keydir::{fetch, swap};
 use stet_rt::abi::invoke::source;
 use stet_rt::abi::order::node;
@@ -51,12 +51,36 @@ enum Wait {
     Pipe(u16),
     /// The end of a child of this process.
     Child(u32),
+    /// A time (ns since boot).
+    Sleep(u64),
+    /// Only a signal.
+    Pause,
+    /// The clock helper, until there is something to time.
+    Ticker,
 }
 
 /// A parked call.
 #[derive(Clone, Copy)]
 struct Waiter {
     on: Wait,
+    /// The process whose call it is.
+    pid: u32,
+    /// The signals that end it (`-EINTR`).
+    intr: u64,
+}
+
+const NO_WAITER: Waiter = Waiter {
+    on: Wait::Free,
+    pid: 0,
+    intr: 0,
+};
+
+/// Signal numbers unixd sends itself.
+const SIGCHLD: u64 = 17;
+const SIGALRM: u64 = 14;
+
+fn bit(sig: u64) -> u64 {
+    1 << (sig - 1)
 }
 
 /// Most processes.
@@ -67,16 +91,29 @@ const MAX_PROCS: usize = 128;
 struct Proc {
     pid: u32,
     ppid: u32,
+    pgid: u32,
+    sid: u32,
     /// Ended, its status kept for its parent.
     zombie: bool,
     status: u32,
+    /// Signals sent and not yet handed to its keeper.
+    pending: u64,
+    /// When its alarm rings (ns since boot; 0: none).
+    alarm: u64,
+    /// Whether its keeper said where it is (`HELLO`).
+    keeper: bool,
 }
 
 const NO_PROC: Proc = Proc {
     pid: 0,
     ppid: 0,
+    pgid: 0,
+    sid: 0,
     zombie: false,
     status: 0,
+    pending: 0,
+    alarm: 0,
+    keeper: false,
 };
 
 /// What to answer.
@@ -105,6 +142,12 @@ pub struct Unixd<'a> {
     waiters: [Waiter; MAX_WAITERS],
     procs: [Proc; MAX_PROCS],
     next_pid: u32,
+    /// The caller of the message being served (0: not a process) and the
+    /// signals that end its wait if it parks.
+    caller: u32,
+    intr: u64,
+    /// Which nodes of the keepers' start-key directory exist.
+    keeper_nodes: [bool; MAX_PROCS / 16],
     /// Seconds since 1970 at boot: file times are `epoch + now`.
     epoch_ns: u64,
 }
@@ -270,9 +313,19 @@ impl Unixd<'_> {
 
     /// Answers parked call `i` `BUSY`: its keeper asks again.
     fn wake(&mut self, i: usize) {
-        self.waiters[i].on = Wait::Free;
+        self.waiters[i] = NO_WAITER;
         if fetch(WAITS, i as u64, T).is_ok() {
             Msg::new(T, code::BUSY).send();
+        }
+    }
+
+    /// Answers parked call `i` with `w0` (and the process's signals).
+    fn answer(&mut self, i: usize, w0: u64) {
+        let pid = self.waiters[i].pid;
+        self.waiters[i] = NO_WAITER;
+        let sigs = self.take_pending(pid);
+        if fetch(WAITS, i as u64, T).is_ok() {
+            Msg::new(T, code::OK).words([w0, 0, 0, sigs]).send();
         }
     }
 
@@ -281,8 +334,162 @@ impl Unixd<'_> {
             .find(|&i| self.waiters[i].on == Wait::Free)
             .ok_or(EAGAIN)?;
         swap(WAITS, i as u64, RESUME, 0).map_err(|_| EIO)?;
-        self.waiters[i].on = on;
+        self.waiters[i] = Waiter {
+            on,
+            pid: self.caller,
+            intr: self.intr,
+        };
         Ok(Reply::Parked)
+    }
+
+    /// The signals sent to `pid` since it last heard, now handed over.
+    fn take_pending(&mut self, pid: u32) -> u64 {
+        match (0..MAX_PROCS).find(|&i| pid != 0 && self.procs[i].pid == pid) {
+            Some(i) => core::mem::take(&mut self.procs[i].pending),
+            None => 0,
+        }
+    }
+
+    /// Hands process `i`'s pending signals to it: through its parked
+    /// call if one of them ends it (`-EINTR`), else to its keeper (a
+    /// try-send: a busy keeper gets them with its next answer, or at the
+    /// next tick).
+    fn deliver(&mut self, i: usize) {
+        let p = self.procs[i];
+        if p.pending == 0 || p.zombie {
+            return;
+        }
+        if let Some(w) = (0..MAX_WAITERS).find(|&w| {
+            self.waiters[w].on != Wait::Free
+                && self.waiters[w].pid == p.pid
+                && self.waiters[w].intr & p.pending != 0
+        }) {
+            self.answer(w, (-EINTR) as u64);
+            return;
+        }
+        if !p.keeper
+            || fetch(KEEPERS, i as u64 / 16, T).is_err()
+            || fetch(T, i as u64 % 16, T).is_err()
+        {
+            return;
+        }
+        let a = Msg::new(T, p::SIGNAL).w0(p.pending).try_send();
+        if a.ok() {
+            self.procs[i].pending = 0;
+        } else {
+            // Its keeper is busy: the clock retries.
+            self.kick();
+        }
+    }
+
+    /// Sends `sig` to process `i`.
+    fn signal(&mut self, i: usize, sig: u64) {
+        if self.procs[i].zombie {
+            return;
+        }
+        self.procs[i].pending |= bit(sig);
+        self.deliver(i);
+    }
+
+    /// `KILL`: Linux's targets.
+    fn kill(&mut self, from: u32, which: i64, sig: u64) -> Result<u64, i64> {
+        if sig > 64 {
+            return Err(EINVAL);
+        }
+        let me = self.proc_of(from)?;
+        let my_pgid = self.procs[me].pgid;
+        let mut found = false;
+        for i in 0..MAX_PROCS {
+            let p = self.procs[i];
+            if p.pid == 0 || p.zombie {
+                continue;
+            }
+            let hit = match which {
+                -1 => p.pid != 1 || from == 1,
+                0 => p.pgid == my_pgid,
+                w if w < -1 => p.pgid as i64 == -w,
+                w => p.pid as i64 == w,
+            };
+            if hit {
+                found = true;
+                if sig != 0 {
+                    self.signal(i, sig);
+                }
+            }
+        }
+        if found {
+            Ok(0)
+        } else {
+            Err(ESRCH)
+        }
+    }
+
+    /// The clock helper is needed: answer it if it is parked.
+    fn kick(&mut self) {
+        if let Some(w) = (0..MAX_WAITERS).find(|&w| self.waiters[w].on == Wait::Ticker) {
+            self.answer(w, 0);
+        }
+    }
+
+    /// When the clock helper should tick next (0: nothing to time).
+    fn next_tick(&self) -> u64 {
+        let mut next = u64::MAX;
+        for w in &self.waiters {
+            if let Wait::Sleep(t) = w.on {
+                next = next.min(t);
+            }
+        }
+        for p in &self.procs {
+            if p.pid != 0 && p.alarm != 0 {
+                next = next.min(p.alarm);
+            }
+            if p.pid != 0 && p.pending != 0 && !p.zombie {
+                next = next.min(now_ns() + 10_000_000);
+            }
+        }
+        if next == u64::MAX {
+            0
+        } else {
+            next
+        }
+    }
+
+    /// `TICK`: alarms, sleeps and signals a busy keeper could not take.
+    fn tick(&mut self) {
+        let now = now_ns();
+        for w in 0..MAX_WAITERS {
+            if let Wait::Sleep(t) = self.waiters[w].on {
+                if t <= now {
+                    self.answer(w, 0);
+                }
+            }
+        }
+        for i in 0..MAX_PROCS {
+            if self.procs[i].pid == 0 {
+                continue;
+            }
+            if self.procs[i].alarm != 0 && self.procs[i].alarm <= now {
+                self.procs[i].alarm = 0;
+                self.signal(i, SIGALRM);
+            } else if self.procs[i].pending != 0 {
+                self.deliver(i);
+            }
+        }
+    }
+
+    /// `HELLO`: the caller's keeper's start key (in `K0`).
+    fn hello(&mut self, pid: u32) -> Result<u64, i64> {
+        let i = self.proc_of(pid)?;
+        let a = i / 16;
+        if !self.keeper_nodes[a] {
+            bank::alloc_node(BANK, T).map_err(|_| EAGAIN)?;
+            swap(KEEPERS, a as u64, T, 0).map_err(|_| EIO)?;
+            self.keeper_nodes[a] = true;
+        }
+        fetch(KEEPERS, a as u64, T).map_err(|_| EIO)?;
+        swap(T, i as u64 % 16, K0, 0).map_err(|_| EIO)?;
+        self.procs[i].keeper = true;
+        Ok(0)
     }
 
     /// The table entry of `pid`; a process the image started (not forked)
@@ -304,7 +511,8 @@ impl Unixd<'_> {
 
     /// `FORK`: a new pid, the fids' references, a forwarder into `T`.
     fn fork(&mut self, parent: u32, fids: &[u8]) -> Result<Reply, i64> {
-        self.proc_of(parent)?;
+        let pi = self.proc_of(parent)?;
+        let (pgid, sid) = (self.procs[pi].pgid, self.procs[pi].sid);
         let slot = (0..MAX_PROCS)
             .find(|&i| self.procs[i].pid == 0)
             .ok_or(EAGAIN)?;
@@ -354,6 +562,8 @@ impl Unixd<'_> {
         self.procs[slot] = Proc {
             pid,
             ppid: parent,
+            pgid,
+            sid,
             ..NO_PROC
         };
         self.next_pid = if pid >= 32767 { 2 } else { pid + 1 };
@@ -380,6 +590,14 @@ impl Unixd<'_> {
         for w in 0..MAX_WAITERS {
             if self.waiters[w].on == Wait::Child(ppid) || self.waiters[w].on == Wait::Child(1) {
                 self.wake(w);
+            }
+        }
+        // Its parked calls (there are none: it called) and its alarm go.
+        self.procs[i].alarm = 0;
+        self.procs[i].pending = 0;
+        if parent_alive {
+            if let Some(pp) = (0..MAX_PROCS).find(|&x| self.procs[x].pid == ppid) {
+                self.signal(pp, SIGCHLD);
             }
         }
         Ok(0)
@@ -811,8 +1029,93 @@ impl Unixd<'_> {
                     Err(ENOTTY)
                 })
             }
-            p::FORK | p::EXIT | p::WAIT4 | p::GETPPID if a.source as u64 != source::FORWARDED => {
+            p::TICK => {
+                self.tick();
+                let next = self.next_tick();
+                if next == 0 && w[0] == 1 {
+                    self.park(Wait::Ticker)
+                } else {
+                    r(Ok(next))
+                }
+            }
+            p::FORK
+            | p::EXIT
+            | p::WAIT4
+            | p::GETPPID
+            | p::HELLO
+            | p::KILL
+            | p::SETPGID
+            | p::GETPGID
+            | p::SETSID
+            | p::SLEEP
+            | p::ALARM
+            | p::PAUSE
+                if a.source as u64 != source::FORWARDED =>
+            {
                 Err(EPERM)
+            }
+            p::HELLO => r(self.hello(a.label)),
+            p::KILL => r(self.kill(a.label, w[0] as i64, w[1])),
+            p::SLEEP => {
+                if w[0] <= now_ns() {
+                    r(Ok(0))
+                } else {
+                    let parked = self.park(Wait::Sleep(w[0]));
+                    self.kick();
+                    parked
+                }
+            }
+            p::PAUSE => self.park(Wait::Pause),
+            p::ALARM => {
+                let i = self.proc_of(a.label)?;
+                let now = now_ns();
+                let old = self.procs[i].alarm;
+                self.procs[i].alarm = if w[0] == 0 { 0 } else { now + w[0] };
+                self.kick();
+                r(Ok(if old == 0 { 0 } else { old.saturating_sub(now) }))
+            }
+            p::SETPGID => {
+                let me = self.proc_of(a.label)?;
+                let target = if w[0] == 0 { a.label } else { w[0] as u32 };
+                let t = (0..MAX_PROCS)
+                    .find(|&i| self.procs[i].pid == target && !self.procs[i].zombie)
+                    .ok_or(ESRCH)?;
+                if target != a.label && self.procs[t].ppid != a.label {
+                    return Err(ESRCH);
+                }
+                if self.procs[t].sid != self.procs[me].sid {
+                    return Err(EPERM);
+                }
+                self.procs[t].pgid = if w[1] == 0 { target } else { w[1] as u32 };
+                r(Ok(0))
+            }
+            p::GETPGID => {
+                let target = if w[0] == 0 { a.label } else { w[0] as u32 };
+                if target == a.label {
+                    self.proc_of(a.label)?;
+                }
+                let t = (0..MAX_PROCS)
+                    .find(|&i| self.procs[i].pid == target)
+                    .ok_or(ESRCH)?;
+                r(Ok(if w[1] == 1 {
+                    self.procs[t].sid
+                } else {
+                    self.procs[t].pgid
+                } as u64))
+            }
+            p::SETSID => {
+                let me = self.proc_of(a.label)?;
+                let pid = a.label;
+                if self
+                    .procs
+                    .iter()
+                    .any(|p| p.pid != 0 && p.pgid == pid && p.pid != pid)
+                {
+                    return Err(EPERM);
+                }
+                self.procs[me].sid = pid;
+                self.procs[me].pgid = pid;
+                r(Ok(pid as u64))
             }
             p::FORK => self.fork(a.label, s),
             p::EXIT => r(self.exit(a.label, w[0] as u32)),
@@ -848,9 +1151,12 @@ fn main(epoch: u64) -> i64 {
         content: &mut content,
         open: &mut open,
         pipes: &mut pipes,
-        waiters: [Waiter { on: Wait::Free }; MAX_WAITERS],
+        waiters: [NO_WAITER; MAX_WAITERS],
         procs: [NO_PROC; MAX_PROCS],
         next_pid: 2,
+        caller: 0,
+        intr: 0,
+        keeper_nodes: [false; MAX_PROCS / 16],
         epoch_ns: epoch * 1_000_000_000,
     };
     match boot::build(&mut d) {
@@ -869,13 +1175,25 @@ fn main(epoch: u64) -> i64 {
     loop {
         let n = a.len.min(inbuf.len());
         let s = &inbuf[..n];
+        let forwarded = a.source as u64 == source::FORWARDED;
+        d.caller = if forwarded { a.label } else { 0 };
+        d.intr = a.w[p::INTR_WORD];
         let reply = match d.handle(&a, s, &mut out) {
             Ok(r) => r,
             Err(e) => Reply::Now(ret(Err(e)), 0, false),
         };
         a = match reply {
             Reply::Now(w, len, key) => Msg::new(RESUME, code::OK)
-                .words([w[0], w[1], w[2], 0])
+                .words([
+                    w[0],
+                    w[1],
+                    w[2],
+                    if forwarded {
+                        d.take_pending(a.label)
+                    } else {
+                        0
+                    },
+                ])
                 .string(&out[..len])
                 .keys([if key { T } else { 0 }, 0, 0, 0])
                 .recv([K0, 0, 0, 0])

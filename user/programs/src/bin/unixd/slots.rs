@@ -30,3 +30,5 @@ pub const T2: Slot = 12;
 pub const K0: Slot = 13;
 /// A start key to this domain (what the forwarders it makes hold).
 pub const SELF: Slot = 14;
+/// The keepers' start keys by process-table index (nodes of 16).
+pub const KEEPERS: Slot = 15;

@@ -22,6 +22,8 @@ pub enum Next {
     Resume,
     /// The process ended with this status (`exit_group`).
     Exit(u8),
+    /// A signal ended the process.
+    Killed(u8),
     /// A new program is running (`execve`): there is no call to answer.
     Started,
 }
@@ -60,10 +62,39 @@ impl Keeper {
         let n = regs[Reg::Rax as usize];
         let cwd = at::FDCWD as u64;
         if self.trace {
-            stet_rt::println!("unix: pid {} call {n} ...", self.pid);
+            stet_rt::println!(
+                "unix: pid {} call {n} ... (pending {:#x} mask {:#x})",
+                self.pid,
+                crate::signals::PENDING.load(core::sync::atomic::Ordering::Relaxed),
+                self.sigmask
+            );
         }
         let r = match n {
             nr::EXIT | nr::EXIT_GROUP => return Next::Exit(a[0] as u8),
+            nr::RT_SIGRETURN => {
+                return match self.sigreturn(regs) {
+                    Ok(()) => match self.deliver(regs, None) {
+                        Some(sig) => Next::Killed(sig),
+                        None => Next::Resume,
+                    },
+                    Err(sig) => Next::Killed(sig),
+                }
+            }
+            nr::KILL => self.kill(int(a[0]) as i64, a[1] as u32 as u64),
+            nr::TKILL => self.kill(int(a[0]) as i64, a[1] as u32 as u64),
+            nr::TGKILL => self.kill(int(a[1]) as i64, a[2] as u32 as u64),
+            nr::PAUSE => self.pause(),
+            nr::RT_SIGSUSPEND => self.sigsuspend(a[0], a[1]),
+            nr::RT_SIGPENDING => self.sigpending(a[0], a[1]),
+            nr::SIGALTSTACK => Ok(0),
+            nr::ALARM => self.alarm(a[0] as u32 as u64),
+            nr::SETITIMER => self.setitimer(int(a[0]), a[1], a[2]),
+            nr::GETITIMER => self.setitimer(int(a[0]), 0, a[1]),
+            nr::CLOCK_NANOSLEEP => self.clock_nanosleep(a[0], a[1], a[2], a[3]),
+            nr::SETPGID => self.unixd(proto::SETPGID, [int(a[0]), int(a[1]), 0, 0]),
+            nr::GETPGID => self.unixd(proto::GETPGID, [int(a[0]), 0, 0, 0]),
+            nr::GETSID => self.unixd(proto::GETPGID, [int(a[0]), 1, 0, 0]),
+            nr::SETSID => self.unixd(proto::SETSID, [0; 4]),
             nr::EXECVE => return self.execve(regs, a[0], a[1], a[2]),
             nr::FORK | nr::VFORK => self.fork(regs),
             nr::CLONE => self.clone(regs, a[0], a[1]),
@@ -136,7 +167,7 @@ impl Keeper {
             nr::SET_TID_ADDRESS | nr::GETPID | nr::GETTID => Ok(self.pid),
             nr::GETPPID => self.unixd(proto::GETPPID, [0; 4]),
             nr::GETUID | nr::GETEUID | nr::GETGID | nr::GETEGID => Ok(0),
-            nr::GETPGRP | nr::GETSID => Ok(self.pid),
+            nr::GETPGRP => self.unixd(proto::GETPGID, [0; 4]),
             nr::UMASK => Ok(core::mem::replace(&mut self.umask, a[0] & 0o777)),
             nr::UNAME => self.uname(a[0]),
             nr::TIME => self.time(a[0]),
@@ -145,7 +176,7 @@ impl Keeper {
             nr::SET_ROBUST_LIST => Ok(0),
             nr::CLOCK_GETTIME => self.clock_gettime(a[0], a[1]),
             nr::GETTIMEOFDAY => self.gettimeofday(a[0]),
-            nr::NANOSLEEP => self.nanosleep(a[0]),
+            nr::NANOSLEEP => self.clock_nanosleep(clock::MONOTONIC, 0, a[0], a[1]),
             nr::GETRANDOM => self.getrandom(a[0], a[1]),
             nr::PRLIMIT64 => self.prlimit(a[0], a[1], a[3]),
             nr::RT_SIGACTION => self.sigaction(a[0] as u32 as u64, a[1], a[2], a[3]),
@@ -167,12 +198,16 @@ impl Keeper {
             );
         }
         regs[Reg::Rax as usize] = stet_unix::sys::ret(r);
-        Next::Resume
+        match self.deliver(regs, Some(n)) {
+            Some(sig) => Next::Killed(sig),
+            None => Next::Resume,
+        }
     }
 
     /// A words-only call to the file-system domain.
     fn unixd(&mut self, order: u64, w: [u64; 4]) -> R {
         let a = Msg::new(UNIXD, order).words(w).call();
+        crate::signals::note(a.w[proto::INTR_WORD]);
         let v = a.w[0] as i64;
         if a.code != stet_rt::abi::code::OK {
             Err(EIO)
@@ -209,12 +244,14 @@ impl Keeper {
                 .map_err(crate::space::Touch::errno)?;
         }
         loop {
+            let intr = self.interrupting();
             let a = Msg::new(UNIXD, proto::WAIT4)
-                .words([pid, options & WNOHANG, 0, 0])
+                .words([pid, options & WNOHANG, 0, intr])
                 .call();
             if a.code == stet_rt::abi::code::BUSY {
                 continue;
             }
+            crate::signals::note(a.w[proto::INTR_WORD]);
             let v = a.w[0] as i64;
             if !a.ok() {
                 return Err(EIO);
@@ -476,7 +513,101 @@ impl Keeper {
         Ok(0)
     }
 
-    fn nanosleep(&mut self, req: u64) -> R {
+    /// A parked wait in unixd until `deadline` (ns since boot, `u64::MAX`:
+    /// none, only a signal ends it) → `Ok` when it passed, `-EINTR` when a
+    /// signal came first.
+    fn wait_until(&mut self, deadline: u64) -> R {
+        loop {
+            let intr = self.interrupting();
+            let a = if deadline == u64::MAX {
+                Msg::new(UNIXD, proto::PAUSE).words([0, 0, 0, intr]).call()
+            } else {
+                Msg::new(UNIXD, proto::SLEEP)
+                    .words([deadline, 0, 0, intr])
+                    .call()
+            };
+            if a.code == stet_rt::abi::code::BUSY {
+                continue;
+            }
+            crate::signals::note(a.w[proto::INTR_WORD]);
+            let v = a.w[0] as i64;
+            return if v < 0 { Err(-v) } else { Ok(0) };
+        }
+    }
+
+    fn pause(&mut self) -> R {
+        self.wait_until(u64::MAX)
+    }
+
+    /// `rt_sigsuspend`: the mask for the wait; the old one comes back when
+    /// the handler returns (the frame keeps it).
+    fn sigsuspend(&mut self, set: u64, size: u64) -> R {
+        if size != 8 {
+            return Err(EINVAL);
+        }
+        let mut b = [0u8; 8];
+        self.space.read(set, &mut b).map_err(Touch::errno)?;
+        self.suspend_mask = Some(self.sigmask);
+        self.sigmask = u64::from_le_bytes(b) & !crate::signals::UNBLOCKABLE;
+        let r = self.pause();
+        if crate::signals::PENDING.load(core::sync::atomic::Ordering::Relaxed) & !self.sigmask == 0
+        {
+            // Woken by nothing deliverable: the old mask again.
+            if let Some(m) = self.suspend_mask.take() {
+                self.sigmask = m;
+            }
+        }
+        r
+    }
+
+    fn sigpending(&mut self, set: u64, size: u64) -> R {
+        if size != 8 {
+            return Err(EINVAL);
+        }
+        let p = crate::signals::PENDING.load(core::sync::atomic::Ordering::Relaxed) & self.sigmask;
+        self.space
+            .write(set, &p.to_le_bytes())
+            .map_err(Touch::errno)?;
+        Ok(0)
+    }
+
+    fn alarm(&mut self, secs: u64) -> R {
+        let left = self.unixd(proto::ALARM, [secs * 1_000_000_000, 0, 0, 0])?;
+        Ok(left.div_ceil(1_000_000_000))
+    }
+
+    /// `setitimer(ITIMER_REAL)` (and `getitimer` with `new` 0): the
+    /// interval is not kept yet.
+    fn setitimer(&mut self, which: u64, new: u64, old: u64) -> R {
+        if which != 0 {
+            return Err(EINVAL);
+        }
+        let left = if new != 0 {
+            let mut b = [0u8; 32];
+            self.space.read(new, &mut b).map_err(Touch::errno)?;
+            let sec = u64::from_le_bytes(b[16..24].try_into().unwrap_or_default());
+            let usec = u64::from_le_bytes(b[24..32].try_into().unwrap_or_default());
+            self.unixd(proto::ALARM, [sec * 1_000_000_000 + usec * 1000, 0, 0, 0])?
+        } else {
+            // Read without changing: set it back to what was left.
+            let left = self.unixd(proto::ALARM, [0, 0, 0, 0])?;
+            if left != 0 {
+                self.unixd(proto::ALARM, [left, 0, 0, 0])?;
+            }
+            left
+        };
+        if old != 0 {
+            let mut b = [0u8; 32];
+            b[16..24].copy_from_slice(&(left / 1_000_000_000).to_le_bytes());
+            b[24..32].copy_from_slice(&(left % 1_000_000_000 / 1000).to_le_bytes());
+            self.space.write(old, &b).map_err(Touch::errno)?;
+        }
+        Ok(0)
+    }
+
+    /// `nanosleep` and `clock_nanosleep` (`TIMER_ABSTIME` 1): parked in
+    /// unixd, so a signal ends it with `-EINTR` and the time left.
+    fn clock_nanosleep(&mut self, clk: u64, flags: u64, req: u64, rem: u64) -> R {
         let mut b = [0u8; 16];
         self.space.read(req, &mut b).map_err(Touch::errno)?;
         let s = u64::from_le_bytes(b[..8].try_into().unwrap_or_default());
@@ -484,9 +615,25 @@ impl Keeper {
         if ns >= 1_000_000_000 || s > i64::MAX as u64 {
             return Err(EINVAL);
         }
-        let until = now_ns().saturating_add(s.saturating_mul(1_000_000_000).saturating_add(ns));
-        call(SLEEP, order::sleep::UNTIL, [until, 0, 0, 0]);
-        Ok(0)
+        let t = s.saturating_mul(1_000_000_000).saturating_add(ns);
+        let now = now_ns();
+        let deadline = if flags & 1 != 0 {
+            match clk {
+                clock::REALTIME => t.saturating_sub(EPOCH * 1_000_000_000),
+                _ => t,
+            }
+        } else {
+            now.saturating_add(t)
+        };
+        let r = self.wait_until(deadline);
+        if r == Err(EINTR) && rem != 0 && flags & 1 == 0 {
+            let left = deadline.saturating_sub(now_ns());
+            let mut o = [0u8; 16];
+            o[..8].copy_from_slice(&(left / 1_000_000_000).to_le_bytes());
+            o[8..].copy_from_slice(&(left % 1_000_000_000).to_le_bytes());
+            self.space.write(rem, &o).map_err(Touch::errno)?;
+        }
+        r
     }
 
     fn getrandom(&mut self, buf: u64, len: u64) -> R {

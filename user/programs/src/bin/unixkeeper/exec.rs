@@ -209,6 +209,7 @@ fn load(k: &mut Keeper, path: &[u8], st: &Strings) -> Result<(), i64> {
         .string(path)
         .recv([T3, 0, 0, 0])
         .call();
+    crate::signals::note(a.w[proto::INTR_WORD]);
     let v = a.w[0] as i64;
     if !a.ok() {
         return Err(EIO);

@@ -9,6 +9,7 @@ use crate::space::Touch;
 use crate::Keeper;
 use stet_rt::abi::code;
 use stet_rt::key::{Answer, Msg};
+use stet_unix::proto;
 use stet_unix::proto::{self as p, at, o};
 use stet_unix::sys::errno::*;
 use stet_unix::sys::ioctl;
@@ -45,6 +46,9 @@ pub const CLOSED: Fd = Fd {
 /// The domain's answer as a system call result; `None` for `BUSY` (ask
 /// again).
 fn result(a: &Answer) -> Option<R> {
+    if a.code == code::OK {
+        crate::signals::note(a.w[proto::INTR_WORD]);
+    }
     if a.code == code::BUSY {
         return None;
     }
@@ -193,9 +197,10 @@ impl Keeper {
         let mut done = 0;
         while done < len {
             let n = (len - done).min(CHUNK);
+            let intr = self.interrupting();
             let (order, w) = match at {
-                Some(off) => (p::PREAD, [fid, n, off + done, 0]),
-                None => (p::READ, [fid, n, 0, 0]),
+                Some(off) => (p::PREAD, [fid, n, off + done, intr]),
+                None => (p::READ, [fid, n, 0, intr]),
             };
             let got = loop {
                 let a = Msg::new(UNIXD, order)
@@ -230,9 +235,10 @@ impl Keeper {
         let mut done = 0;
         while done < len {
             let n = (len - done).min(CHUNK);
+            let intr = self.interrupting();
             let (order, w) = match at {
-                Some(off) => (p::PWRITE, [fid, off + done, 0, 0]),
-                None => (p::WRITE, [fid, 0, 0, 0]),
+                Some(off) => (p::PWRITE, [fid, off + done, 0, intr]),
+                None => (p::WRITE, [fid, 0, 0, intr]),
             };
             let put = loop {
                 let a = Msg::new(UNIXD, order)
@@ -245,7 +251,12 @@ impl Keeper {
             };
             match put {
                 Ok(k) => done += k,
-                Err(e) if done == 0 => return Err(e),
+                Err(e) if done == 0 => {
+                    if e == EPIPE {
+                        crate::signals::raise(13);
+                    }
+                    return Err(e);
+                }
                 Err(_) => break,
             }
         }

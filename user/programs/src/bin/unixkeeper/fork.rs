@@ -87,6 +87,7 @@ impl Keeper {
             .string(&fids[..n])
             .recv([T3, 0, 0, 0])
             .call();
+        crate::signals::note(a.w[proto::INTR_WORD]);
         let v = a.w[0] as i64;
         if !a.ok() || v < 0 {
             return Err(if v < 0 { -v } else { EAGAIN });

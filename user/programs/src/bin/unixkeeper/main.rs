@@ -19,6 +19,7 @@ mod calls;
 mod exec;
 mod fds;
 mod fork;
+mod signals;
 mod slots;
 mod space;
 
@@ -26,7 +27,7 @@ use calls::Next;
 use slots::{KEYS, PBANK, RESUME, T, UNIXD};
 use space::{Space, Touch};
 use stet_programs::keydir;
-use stet_rt::abi::domain::{NREGS, REGS_SIZE};
+use stet_rt::abi::domain::{Reg, NREGS, REGS_SIZE};
 use stet_rt::abi::fault;
 use stet_rt::abi::order::node;
 use stet_rt::key::{wait, Answer, Msg};
@@ -57,6 +58,9 @@ pub struct Keeper {
     pub cwd: u32,
     /// The file-creation mask.
     pub umask: u64,
+    /// The mask before `rt_sigsuspend` changed it, until a handler's frame
+    /// keeps it.
+    pub suspend_mask: Option<u64>,
     /// The name `prctl(PR_SET_NAME)` gave (NUL-padded).
     pub name: [u8; 16],
     /// Print every system call and its result (argument bit 62 of the
@@ -81,6 +85,7 @@ impl Keeper {
             umask: 0o022,
             trace: false,
             name: [0; 16],
+            suspend_mask: None,
             actions: [[0; 32]; 64],
             sigmask: 0,
             rng: stet_rt::cpu::rdtsc() | 1,
@@ -119,6 +124,29 @@ impl Keeper {
             Touch::Fault => SIGSEGV,
             Touch::NoMemory => SIGBUS,
         })
+    }
+
+    /// A fault that is signal `sig`: delivered to a handler if the process
+    /// has one (the answer then sets the registers), else the end. →
+    /// the signal that ends the process, if it does.
+    fn fault_signal(
+        &mut self,
+        sig: u8,
+        regs: &mut [u64; NREGS],
+        with_regs: &mut bool,
+    ) -> Option<u8> {
+        let (h, ..) = {
+            let a = &self.actions[sig as usize - 1];
+            (u64::from_le_bytes(a[..8].try_into().unwrap_or_default()), 0)
+        };
+        // A blocked or ignored fault signal cannot be left pending: the
+        // instruction would fault again. Linux kills then too.
+        if h <= 1 || self.sigmask & (1 << (sig - 1)) != 0 {
+            return Some(sig);
+        }
+        signals::raise(sig as u64);
+        *with_regs = true;
+        self.deliver(regs, None)
     }
 
     /// The process has ended: its objects go back to the bank.
@@ -208,6 +236,8 @@ fn main(arg: u64) -> i64 {
         k.pid = arg & !fork::FORKED;
         k.space.forget_cache();
         k.enosys = [0; 512];
+        // The child starts with no signals pending (Linux).
+        signals::PENDING.store(0, core::sync::atomic::Ordering::Relaxed);
         k
     } else {
         let k = stet_rt::carry::place(TAG, Keeper::new(arg & !TRACE));
@@ -221,30 +251,53 @@ fn main(arg: u64) -> i64 {
         k
     };
     let pid = k.pid;
+    // Where unixd sends this process's signals.
+    if keydir::fetch(KEYS, slots::keys::SELF_START, T).is_ok() {
+        let a = Msg::new(UNIXD, stet_unix::proto::HELLO)
+            .keys([T, 0, 0, 0])
+            .call();
+        signals::note(a.w[stet_unix::proto::INTR_WORD]);
+    }
     let mut buf = [0u8; REGS_SIZE];
     let mut a: Answer = wait([T, 0, 0, 0], RESUME, &mut buf);
     loop {
         let mut regs = regs_of(&buf);
+        // Whether the answer replaces all registers (a system call, or a
+        // fault turned into a signal handler's frame).
+        let mut with_regs = a.code == fault::code::SYSCALL;
         let end = match a.code {
             fault::code::SYSCALL => match k.syscall(&mut regs) {
                 Next::Resume => None,
                 Next::Exit(s) => Some(End::Exit(s)),
+                Next::Killed(s) => Some(End::Signal(s, "signal", 0, regs[Reg::Rip as usize])),
                 Next::Started => {
                     a = wait([T, 0, 0, 0], RESUME, &mut buf);
                     continue;
                 }
             },
-            fault::code::MEMORY => k
-                .memory_fault(a.w[0], a.w[1], a.w[2])
-                .err()
-                .map(|s| End::Signal(s, "memory fault at", a.w[0], a.w[3])),
+            fault::code::MEMORY => match k.memory_fault(a.w[0], a.w[1], a.w[2]) {
+                Ok(()) => None,
+                Err(s) => k
+                    .fault_signal(s, &mut regs, &mut with_regs)
+                    .map(|s| End::Signal(s, "memory fault at", a.w[0], a.w[3])),
+            },
             fault::code::EXCEPTION => {
                 let s = match a.w[0] {
                     0 | 16 | 19 => SIGFPE,
                     6 => SIGILL,
                     _ => SIGSEGV,
                 };
-                Some(End::Signal(s, "exception", a.w[0], a.w[2]))
+                k.fault_signal(s, &mut regs, &mut with_regs)
+                    .map(|s| End::Signal(s, "exception", a.w[0], a.w[2]))
+            }
+            stet_unix::proto::SIGNAL if a.source as u64 != stet_rt::abi::invoke::source::RESUME => {
+                // From unixd while this keeper was idle: the process runs.
+                signals::note(a.w[0]);
+                if let Some(s) = k.signal_running() {
+                    k.end(End::Signal(s, "signal", 0, 0));
+                }
+                a = wait([T, 0, 0, 0], RESUME, &mut buf);
+                continue;
             }
             other => {
                 println!("unix: pid {pid}: unexpected message {other}; ignored");
@@ -256,7 +309,7 @@ fn main(arg: u64) -> i64 {
             None => {
                 // A memory fault re-executes the instruction; a system
                 // call resumes after it with the result in rax.
-                let order = if a.code == fault::code::SYSCALL {
+                let order = if with_regs {
                     fault::RESUME_WITH_REGS
                 } else {
                     fault::RESUME
@@ -265,11 +318,7 @@ fn main(arg: u64) -> i64 {
                 let m = Msg::new(RESUME, order)
                     .recv([T, 0, 0, 0])
                     .resume_into(RESUME);
-                let m = if order == fault::RESUME_WITH_REGS {
-                    m.string(&out)
-                } else {
-                    m
-                };
+                let m = if with_regs { m.string(&out) } else { m };
                 a = m.ret_into(&mut buf);
             }
             Some(how) => {

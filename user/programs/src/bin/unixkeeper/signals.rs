@@ -1,0 +1,274 @@
+//! Signals: the keeper keeps the process's actions, mask and pending set,
+//! and delivers a signal by building Linux's `rt_sigframe` on the
+//! process's stack and pointing it at the handler (`rt_sigreturn` takes the
+//! frame back). Signals from other processes come through unixd: with the
+//! answer to any call (`w3`), or as a `SIGNAL` message when this keeper is
+//! idle, in which case the running process is stopped, redirected and
+//! started again.
+
+use crate::slots::{PROC, UNIXD};
+use crate::space::Touch;
+use crate::Keeper;
+use core::sync::atomic::{AtomicU64, Ordering};
+use stet_rt::abi::domain::{Reg, NREGS};
+use stet_rt::abi::order::domain;
+use stet_rt::key::Msg;
+use stet_unix::proto;
+use stet_unix::sys::errno::*;
+
+/// Signals sent to the process and not yet delivered (unixd's answers add
+/// to it wherever they arrive).
+pub static PENDING: AtomicU64 = AtomicU64::new(0);
+
+/// Makes signal `sig` pending for the process itself.
+pub fn raise(sig: u64) {
+    PENDING.fetch_or(1 << (sig - 1), Ordering::Relaxed);
+}
+
+/// Records signals unixd handed over with an answer.
+pub fn note(sigs: u64) {
+    if sigs != 0 {
+        PENDING.fetch_or(sigs, Ordering::Relaxed);
+    }
+}
+
+const SIG_DFL: u64 = 0;
+const SIG_IGN: u64 = 1;
+const SA_SIGINFO: u64 = 4;
+const SA_RESTORER: u64 = 0x0400_0000;
+const SA_RESTART: u64 = 0x1000_0000;
+const SA_NODEFER: u64 = 0x4000_0000;
+const SA_RESETHAND: u64 = 0x8000_0000;
+
+/// `SIGKILL` and `SIGSTOP` cannot be caught, blocked or ignored.
+pub const UNBLOCKABLE: u64 = 1 << 8 | 1 << 18;
+
+/// What a signal's default action is.
+enum Default {
+    Ignore,
+    Terminate,
+}
+
+fn default_of(sig: u64) -> Default {
+    match sig {
+        // SIGCHLD, SIGCONT, SIGURG, SIGWINCH; the stop signals too until
+        // job control stops processes.
+        17 | 18 | 23 | 28 | 19 | 20 | 21 | 22 => Default::Ignore,
+        _ => Default::Terminate,
+    }
+}
+
+/// Bytes of the frame: `pretcode`, `ucontext` (304), `siginfo` (128).
+const FRAME: u64 = 8 + 304 + 128;
+/// Offsets in the frame.
+const UC: u64 = 8;
+const MCONTEXT: u64 = UC + 40;
+const SIGMASK: u64 = UC + 296;
+const INFO: u64 = UC + 304;
+/// `sigcontext`'s registers in order, as `Reg` indices.
+const SIGCONTEXT: [Reg; 18] = [
+    Reg::R8,
+    Reg::R9,
+    Reg::R10,
+    Reg::R11,
+    Reg::R12,
+    Reg::R13,
+    Reg::R14,
+    Reg::R15,
+    Reg::Rdi,
+    Reg::Rsi,
+    Reg::Rbp,
+    Reg::Rbx,
+    Reg::Rdx,
+    Reg::Rax,
+    Reg::Rcx,
+    Reg::Rsp,
+    Reg::Rip,
+    Reg::Rflags,
+];
+
+impl Keeper {
+    fn action(&self, sig: u64) -> (u64, u64, u64, u64) {
+        let a = &self.actions[sig as usize - 1];
+        let w = |i: usize| u64::from_le_bytes(a[i * 8..i * 8 + 8].try_into().unwrap_or_default());
+        (w(0), w(1), w(2), w(3))
+    }
+
+    /// The signals that end a parked call now: neither blocked nor ignored.
+    pub fn interrupting(&self) -> u64 {
+        let mut m = !self.sigmask | UNBLOCKABLE;
+        for sig in 1..=64u64 {
+            let (h, ..) = self.action(sig);
+            let ignored =
+                h == SIG_IGN || (h == SIG_DFL && matches!(default_of(sig), Default::Ignore));
+            if ignored && UNBLOCKABLE & (1 << (sig - 1)) == 0 {
+                m &= !(1 << (sig - 1));
+            }
+        }
+        m
+    }
+
+    /// Delivers the first deliverable pending signal into `regs` (the
+    /// registers the process resumes with). `nr` is the system call just
+    /// answered, for `SA_RESTART` after `-EINTR`. → the signal that ends
+    /// the process, if one does.
+    pub fn deliver(&mut self, regs: &mut [u64; NREGS], nr: Option<u64>) -> Option<u8> {
+        loop {
+            let pending = PENDING.load(Ordering::Relaxed);
+            let ready = pending & (!self.sigmask | UNBLOCKABLE);
+            if ready == 0 {
+                return None;
+            }
+            let sig = ready.trailing_zeros() as u64 + 1;
+            PENDING.fetch_and(!(1 << (sig - 1)), Ordering::Relaxed);
+            let (handler, flags, restorer, mask) = self.action(sig);
+            if sig == 9 || sig == 19 || handler == SIG_DFL {
+                match default_of(sig) {
+                    Default::Ignore if sig != 9 => continue,
+                    _ => return Some(sig as u8),
+                }
+            }
+            if handler == SIG_IGN {
+                continue;
+            }
+            if flags & SA_RESTORER == 0 {
+                // No way back from the handler: Linux would fault at
+                // return; end the process as the signal's default would.
+                return Some(sig as u8);
+            }
+            // A call interrupted by this signal starts again after it.
+            let mut saved = *regs;
+            if let Some(n) = nr {
+                // Waits for time or for a signal itself always answer
+                // EINTR (Linux's ERESTARTNOHAND).
+                use stet_unix::sys::nr::*;
+                let never = matches!(
+                    n,
+                    PAUSE | RT_SIGSUSPEND | NANOSLEEP | CLOCK_NANOSLEEP | POLL | PPOLL | PSELECT6
+                );
+                if regs[Reg::Rax as usize] as i64 == -EINTR && flags & SA_RESTART != 0 && !never {
+                    saved[Reg::Rax as usize] = n;
+                    saved[Reg::Rip as usize] -= 2;
+                }
+            }
+            match self.push_frame(&saved, sig, restorer) {
+                Ok(frame) => {
+                    regs[Reg::Rsp as usize] = frame;
+                    regs[Reg::Rip as usize] = handler;
+                    regs[Reg::Rdi as usize] = sig;
+                    regs[Reg::Rsi as usize] = frame + INFO;
+                    regs[Reg::Rdx as usize] = frame + UC;
+                    regs[Reg::Rax as usize] = 0;
+                    let _ = flags & SA_SIGINFO;
+                    self.sigmask |= mask;
+                    if flags & SA_NODEFER == 0 {
+                        self.sigmask |= 1 << (sig - 1);
+                    }
+                    self.sigmask &= !UNBLOCKABLE;
+                    if flags & SA_RESETHAND != 0 {
+                        self.actions[sig as usize - 1] = [0; 32];
+                    }
+                    return None;
+                }
+                // No room on the stack: Linux kills with SIGSEGV.
+                Err(_) => return Some(11),
+            }
+        }
+    }
+
+    /// Writes the frame (and the FPU state below it) → its address.
+    fn push_frame(&mut self, r: &[u64; NREGS], sig: u64, restorer: u64) -> Result<u64, Touch> {
+        let mut fpu = [0u8; 1024];
+        Msg::new(PROC, domain::GET_FPU).call_into(&mut fpu);
+        let sp = r[Reg::Rsp as usize].wrapping_sub(128);
+        let fpstate = (sp - 1024) & !63;
+        let frame = ((fpstate - FRAME) & !15) - 8;
+        let mut f = [0u8; FRAME as usize];
+        let mut put =
+            |off: u64, v: u64| f[off as usize..off as usize + 8].copy_from_slice(&v.to_le_bytes());
+        put(0, restorer);
+        put(UC + 16, 0); // uc_stack.ss_sp
+        put(UC + 24, 2); // SS_DISABLE
+        for (i, reg) in SIGCONTEXT.iter().enumerate() {
+            put(MCONTEXT + 8 * i as u64, r[*reg as usize]);
+        }
+        put(MCONTEXT + 144, 0x33); // cs
+                                   // The mask to restore: the one before sigsuspend, if it set one.
+        let old = self.suspend_mask.take().unwrap_or(self.sigmask);
+        put(MCONTEXT + 168, old); // oldmask
+        put(MCONTEXT + 184, fpstate);
+        put(SIGMASK, old);
+        f[INFO as usize..INFO as usize + 4].copy_from_slice(&(sig as u32).to_le_bytes());
+        self.space.write(fpstate, &fpu)?;
+        self.space.write(frame, &f)?;
+        Ok(frame)
+    }
+
+    /// `rt_sigreturn`: the registers, mask and FPU state the frame at
+    /// `rsp - 8` saved.
+    pub fn sigreturn(&mut self, regs: &mut [u64; NREGS]) -> Result<(), u8> {
+        let frame = regs[Reg::Rsp as usize].wrapping_sub(8);
+        let mut f = [0u8; FRAME as usize];
+        self.space.read(frame, &mut f).map_err(|_| 11u8)?;
+        let get = |off: u64| {
+            u64::from_le_bytes(
+                f[off as usize..off as usize + 8]
+                    .try_into()
+                    .unwrap_or_default(),
+            )
+        };
+        for (i, reg) in SIGCONTEXT.iter().enumerate() {
+            regs[*reg as usize] = get(MCONTEXT + 8 * i as u64);
+        }
+        self.sigmask = get(SIGMASK) & !UNBLOCKABLE;
+        let fpstate = get(MCONTEXT + 184);
+        if fpstate != 0 {
+            let mut fpu = [0u8; 1024];
+            self.space.read(fpstate, &mut fpu).map_err(|_| 11u8)?;
+            Msg::new(PROC, domain::SET_FPU).string(&fpu).call();
+        }
+        Ok(())
+    }
+
+    /// `kill`, `tkill`, `tgkill`: to itself directly, to others via unixd.
+    pub fn kill(&mut self, pid: i64, sig: u64) -> Result<u64, i64> {
+        if sig > 64 {
+            return Err(EINVAL);
+        }
+        if pid == self.pid as i64 {
+            if sig != 0 {
+                PENDING.fetch_or(1 << (sig - 1), Ordering::Relaxed);
+            }
+            return Ok(0);
+        }
+        let a = Msg::new(UNIXD, proto::KILL)
+            .words([pid as u64, sig, 0, 0])
+            .call();
+        note(a.w[3]);
+        let v = a.w[0] as i64;
+        if v < 0 {
+            Err(-v)
+        } else {
+            Ok(0)
+        }
+    }
+
+    /// A `SIGNAL` message while the process runs: stop it, deliver, start
+    /// it. → the signal that ends it, if one does.
+    pub fn signal_running(&mut self) -> Option<u8> {
+        let mut b = [0u8; 160];
+        Msg::new(PROC, domain::STOP).call();
+        let a = Msg::new(PROC, domain::GET_REGS).call_into(&mut b);
+        if !a.ok() {
+            return None;
+        }
+        let mut regs = crate::regs_of(&b);
+        let end = self.deliver(&mut regs, None);
+        if end.is_none() {
+            let out = crate::bytes_of(&regs);
+            Msg::new(PROC, domain::SET_REGS).string(&out).call();
+            Msg::new(PROC, domain::START).call();
+        }
+        end
+    }
+}

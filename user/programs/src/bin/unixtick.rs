@@ -1,0 +1,30 @@
+//! The UNIX file-system domain's clock. unixd never waits, so it cannot
+//! sleep; this domain sleeps for it: it calls unixd `TICK` (`w0` 1: "park
+//! me if there is nothing to time"), which rings alarms, ends sleeps and
+//! hands signals to keepers that were busy, and answers when to tick next.
+//! With nothing to time it stays parked in unixd, so an idle system
+//! idles.
+//!
+//! Keys: 1 console, 2 sleep, 3 a start key to unixd.
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+use stet_rt::kernel::sleep_until;
+use stet_rt::key::call;
+use stet_unix::proto::TICK;
+
+fn main(_arg: u64) -> i64 {
+    let mut next = 0;
+    loop {
+        let a = if next == 0 {
+            call(3, TICK, [1, 0, 0, 0])
+        } else {
+            sleep_until(next);
+            call(3, TICK, [0; 4])
+        };
+        next = if a.ok() { a.w[0] } else { 0 };
+    }
+}
+
+stet_rt::main!(main);
