@@ -19,4 +19,5 @@ pub mod proto;
 pub mod shadow;
 pub mod stack;
 pub mod sys;
+pub mod tty;
 pub mod vm;

@@ -115,6 +115,17 @@ pub const ALARM: u64 = 40;
 /// `pause` / `sigsuspend`: parks until a signal (`-EINTR`).
 pub const PAUSE: u64 = 41;
 
+/// Typed input for the terminal (from the terminal reader): the string.
+pub const INPUT: u64 = 42;
+/// A terminal `ioctl` on fid `w0`: `w1` the request (`TCGETS`, `TCSETS`,
+/// `TCSETSW`, `TCSETSF`, `TIOCGPGRP`, `TIOCSPGRP`, `TIOCGWINSZ`,
+/// `TIOCSWINSZ`, `FIONREAD`), `w2` a number argument (the group of
+/// `TIOCSPGRP`); `TCSETS*` take the 36-byte `struct termios` as the
+/// string, `TCGETS` answers it → `w0` 0, the group, the window size
+/// (rows << 16 | columns), or the bytes waiting. `-ENOTTY` if fid `w0` is
+/// not the terminal.
+pub const TTY: u64 = 43;
+
 /// A call that may park carries in `w3` the signals that end the wait
 /// (those neither blocked nor ignored): a signal among them answers the
 /// parked call `-EINTR`. Every answer to a process's keeper carries in

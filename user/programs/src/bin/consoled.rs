@@ -15,9 +15,16 @@
 //!   give no new edge and be heard only at the next one.
 //!
 //! A `READ` with no input waiting keeps the caller's resume key in one of
-//! two resume slots and the driver goes on serving others with the other;
-//! the interrupt that brings input answers it (a *send* through the kept
-//! resume key). Slot 1 of both is the kernel console key, for reports.
+//! three resume slots and the driver goes on serving others with a free
+//! one; the interrupt that brings input answers it (a *send* through the
+//! kept resume key). Slot 1 of both is the kernel console key, for reports.
+//!
+//! **Two consoles on one line.** Readers through a start key with key info
+//! 0 read console 0, with key info 1 console 1; typed input goes to the
+//! active one, and `Ctrl-]` switches (the driver prints which is active).
+//! `make run` reads the UNIX terminal on console 1 (active first: driver
+//! `arg` 2) and the native shell on console 0. Output from both goes to the
+//! line as it comes.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -31,15 +38,21 @@ use stet_rt::{irq, println};
 /// The waiter's irq key and its start key to the driver.
 const IRQ: Slot = 2;
 const DRIVER: Slot = 3;
-/// The driver's two resume slots (a waiting reader's key and the caller's).
-const RESUME: [Slot; 2] = [14, 15];
+/// The driver's three resume slots (a waiting reader's key on each
+/// console, and the caller's).
+const RESUME: [Slot; 3] = [13, 14, 15];
+/// The byte that switches consoles (`Ctrl-]`).
+const SWITCH: u8 = 0x1d;
 
 fn main(arg: u64) -> i64 {
     match arg {
-        0 => driver(),
+        0 => driver(0),
         1 => waiter(),
+        2 => driver(1),
         _ => {
-            println!("consoled: arg {arg}: 0 is the driver, 1 its interrupt waiter");
+            println!(
+                "consoled: arg {arg}: 0 is the driver (console 0 active), 2 the driver (console 1 active), 1 its interrupt waiter"
+            );
             1
         }
     }
@@ -111,12 +124,24 @@ struct Stats {
     waited: u64,
 }
 
-/// Moves every byte the UART holds into `input`.
-fn drain(uart: &mut Uart, input: &mut Input, st: &mut Stats) {
+/// Moves every byte the UART holds into the active console's input;
+/// `Ctrl-]` switches the active console.
+fn drain(uart: &mut Uart, input: &mut [Input; 2], active: &mut usize, st: &mut Stats) {
     while let Some(b) = uart.read_byte() {
         st.received += 1;
+        if b == SWITCH {
+            *active = 1 - *active;
+            uart.write(b"\n[console ");
+            uart.write(if *active == 0 {
+                b"0: native shell"
+            } else {
+                b"1: unix"
+            });
+            uart.write(b"; Ctrl-] switches]\n");
+            continue;
+        }
         // A full buffer drops the byte (a reader takes some first).
-        let _ = input.push(b);
+        let _ = input[*active].push(b);
     }
 }
 
@@ -129,7 +154,7 @@ fn drain(uart: &mut Uart, input: &mut Input, st: &mut Stats) {
 /// before any input is handed out and when the waiter reports a restart,
 /// whichever comes first; the second finds the UART programmed and does
 /// nothing, so input typed in between is kept.
-fn after_reset(uart: &mut Uart, input: &mut Input, reader: &mut Option<(Slot, usize)>) {
+fn after_reset(uart: &mut Uart, input: &mut [Input; 2], readers: &mut [Option<(Slot, usize)>; 2]) {
     if !uart.was_reset() {
         return;
     }
@@ -137,17 +162,26 @@ fn after_reset(uart: &mut Uart, input: &mut Input, reader: &mut Option<(Slot, us
         println!("consoled: no UART after the restart");
     }
     uart.write(b"consoled: COM1 re-initialised after a restart\n");
-    input.head = 0;
-    input.len = 0;
-    if let Some((slot, _)) = reader.take() {
-        Msg::new(slot, code::RESTARTED).send();
+    for (i, r) in input.iter_mut().zip(readers.iter_mut()) {
+        i.head = 0;
+        i.len = 0;
+        if let Some((slot, _)) = r.take() {
+            Msg::new(slot, code::RESTARTED).send();
+        }
     }
+}
+
+/// A resume slot no waiting reader holds.
+fn free_slot(readers: &[Option<(Slot, usize)>; 2]) -> usize {
+    (0..RESUME.len())
+        .find(|&i| readers.iter().all(|r| r.map(|(s, _)| s) != Some(RESUME[i])))
+        .unwrap_or(0)
 }
 
 /// A reply: result code, words, bytes of `out` to send.
 type Reply = (u64, [u64; 4], usize);
 
-fn driver() -> i64 {
+fn driver(first: usize) -> i64 {
     let Some(mut uart) = Uart::new(COM1) else {
         println!("consoled: bad port base");
         return 1;
@@ -157,14 +191,23 @@ fn driver() -> i64 {
         return 1;
     }
     uart.write(b"consoled: COM1 ready, input by interrupt 4\n");
-    let mut input = Input {
-        buf: [0; o::INPUT_BUFFER],
-        head: 0,
-        len: 0,
-    };
+    let mut input = [
+        Input {
+            buf: [0; o::INPUT_BUFFER],
+            head: 0,
+            len: 0,
+        },
+        Input {
+            buf: [0; o::INPUT_BUFFER],
+            head: 0,
+            len: 0,
+        },
+    ];
+    let mut active = first;
     let mut st = Stats::default();
-    // A reader waiting for input: its resume slot and how much it takes.
-    let mut reader: Option<(Slot, usize)> = None;
+    // The reader waiting for input on each console: its resume slot and
+    // how much it takes.
+    let mut readers: [Option<(Slot, usize)>; 2] = [None, None];
     let mut cur = 0;
     let mut buf = [0u8; stet_rt::abi::MAX_STRING];
     let mut out = [0u8; stet_rt::abi::MAX_STRING];
@@ -181,31 +224,33 @@ fn driver() -> i64 {
             o::READ => {
                 // Whether it waits is decided before the prompt shows:
                 // input typed in answer to the prompt comes by interrupt.
-                after_reset(&mut uart, &mut input, &mut reader);
-                drain(&mut uart, &mut input, &mut st);
+                after_reset(&mut uart, &mut input, &mut readers);
+                drain(&mut uart, &mut input, &mut active, &mut st);
                 uart.write(&buf[..len]);
                 st.written += len as u64;
                 let max = a.w[0] as usize;
-                if input.len > 0 {
-                    let n = input.take(&mut out[..max]);
+                let c = (a.info as usize).min(1);
+                if input[c].len > 0 {
+                    let n = input[c].take(&mut out[..max]);
                     (code::OK, [n as u64, 0, 0, 0], n)
-                } else if reader.is_some() {
+                } else if readers[c].is_some() {
                     (code::BAD_STATE, [0; 4], 0)
                 } else {
                     // Keep the caller waiting: its resume key stays in this
-                    // slot; the next callers' go to the other.
-                    reader = Some((RESUME[cur], max));
+                    // slot; the next callers' go to a free one.
+                    readers[c] = Some((RESUME[cur], max));
                     st.waited += 1;
-                    cur = 1 - cur;
+                    cur = free_slot(&readers);
                     a = wait([0; 4], RESUME[cur], &mut buf);
                     continue;
                 }
             }
             o::POLL if a.w[0] > out.len() as u64 => (code::BAD_VALUE, [0; 4], 0),
             o::POLL => {
-                after_reset(&mut uart, &mut input, &mut reader);
-                drain(&mut uart, &mut input, &mut st);
-                let n = input.take(&mut out[..a.w[0] as usize]);
+                after_reset(&mut uart, &mut input, &mut readers);
+                drain(&mut uart, &mut input, &mut active, &mut st);
+                let c = (a.info as usize).min(1);
+                let n = input[c].take(&mut out[..a.w[0] as usize]);
                 (code::OK, [n as u64, 0, 0, 0], n)
             }
             o::STATS => (
@@ -217,18 +262,20 @@ fn driver() -> i64 {
                 if a.w[1] == 1 {
                     // The machine restarted from a checkpoint: the UART
                     // lost its programming (and its interrupt enable).
-                    after_reset(&mut uart, &mut input, &mut reader);
+                    after_reset(&mut uart, &mut input, &mut readers);
                 }
                 st.interrupts += a.w[0];
-                drain(&mut uart, &mut input, &mut st);
-                if let Some((slot, max)) = reader {
-                    if input.len > 0 {
-                        let n = input.take(&mut out[..max]);
-                        Msg::new(slot, code::OK)
-                            .words([n as u64, 0, 0, 0])
-                            .string(&out[..n])
-                            .send();
-                        reader = None;
+                drain(&mut uart, &mut input, &mut active, &mut st);
+                for c in 0..2 {
+                    if let Some((slot, max)) = readers[c] {
+                        if input[c].len > 0 {
+                            let n = input[c].take(&mut out[..max]);
+                            Msg::new(slot, code::OK)
+                                .words([n as u64, 0, 0, 0])
+                                .string(&out[..n])
+                                .send();
+                            readers[c] = None;
+                        }
                     }
                 }
                 (code::OK, [0; 4], 0)

@@ -38,6 +38,7 @@ use stet_rt::println;
 use stet_unix::fs::{self, mode, Fs, ROOT};
 use stet_unix::proto::{self as p, at, o};
 use stet_unix::sys::errno::*;
+use stet_unix::tty::Tty;
 
 /// Most calls parked at once.
 const MAX_WAITERS: usize = 16;
@@ -57,6 +58,8 @@ enum Wait {
     Pause,
     /// The clock helper, until there is something to time.
     Ticker,
+    /// Terminal input.
+    Tty,
 }
 
 /// A parked call.
@@ -148,6 +151,8 @@ pub struct Unixd<'a> {
     intr: u64,
     /// Which nodes of the keepers' start-key directory exist.
     keeper_nodes: [bool; MAX_PROCS / 16],
+    /// The terminal.
+    tty: &'a mut Tty,
     /// Seconds since 1970 at boot: file times are `epoch + now`.
     epoch_ns: u64,
 }
@@ -504,7 +509,12 @@ impl Unixd<'_> {
         let i = (0..MAX_PROCS)
             .find(|&i| self.procs[i].pid == 0)
             .ok_or(EAGAIN)?;
-        self.procs[i] = Proc { pid, ..NO_PROC };
+        self.procs[i] = Proc {
+            pid,
+            pgid: pid,
+            sid: pid,
+            ..NO_PROC
+        };
         self.next_pid = self.next_pid.max(pid + 1);
         Ok(i)
     }
@@ -654,7 +664,12 @@ impl Unixd<'_> {
                 }
                 n
             }
-            Kind::Null | Kind::Tty => 0,
+            Kind::Null => 0,
+            Kind::Tty => match self.tty.read(&mut out[..len]) {
+                Some(n) => n,
+                None if o.flags & o::NONBLOCK != 0 => return Err(EAGAIN),
+                None => return self.park(Wait::Tty),
+            },
             Kind::Zero => {
                 out[..len].fill(0);
                 len
@@ -1017,9 +1032,75 @@ impl Unixd<'_> {
                             0
                         }
                     }
+                    Kind::Tty => OUT | if self.tty.readable() { IN } else { 0 },
                     _ => IN | OUT,
                 };
                 r(Ok(ev))
+            }
+            p::INPUT => {
+                let mut sigs = [0u64; 8];
+                let mut ns = 0;
+                let woke = self.tty.input(
+                    s,
+                    &mut |e| {
+                        Msg::new(CONSOLE, order::console::WRITE).string(e).call();
+                    },
+                    &mut |sig| {
+                        if ns < sigs.len() {
+                            sigs[ns] = sig;
+                            ns += 1;
+                        }
+                    },
+                );
+                let fg = self.tty.fg;
+                for &sig in &sigs[..ns] {
+                    for i in 0..MAX_PROCS {
+                        if self.procs[i].pid != 0 && self.procs[i].pgid == fg {
+                            self.signal(i, sig);
+                        }
+                    }
+                }
+                if woke || ns > 0 {
+                    for w in 0..MAX_WAITERS {
+                        if self.waiters[w].on == Wait::Tty {
+                            self.wake(w);
+                        }
+                    }
+                }
+                r(Ok(0))
+            }
+            p::TTY => {
+                let f = self.fid(w[0])?;
+                if self.open[f].kind != Kind::Tty {
+                    return Err(ENOTTY);
+                }
+                use stet_unix::sys::ioctl as io;
+                match w[1] {
+                    io::TCGETS => {
+                        out[..36].copy_from_slice(&self.tty.termios.to_bytes());
+                        Ok(Reply::Now([0, 0, 0], 36, false))
+                    }
+                    io::TCSETS | io::TCSETSW | io::TCSETSF => {
+                        let b: [u8; 36] =
+                            s.get(..36).and_then(|b| b.try_into().ok()).ok_or(EFAULT)?;
+                        self.tty.set(stet_unix::tty::Termios::from_bytes(&b));
+                        for x in 0..MAX_WAITERS {
+                            if self.waiters[x].on == Wait::Tty {
+                                self.wake(x);
+                            }
+                        }
+                        r(Ok(0))
+                    }
+                    io::TIOCGPGRP => r(Ok(self.tty.fg as u64)),
+                    io::TIOCSPGRP => {
+                        self.tty.fg = w[2] as u32;
+                        r(Ok(0))
+                    }
+                    io::TIOCGWINSZ => r(Ok(24 << 16 | 80)),
+                    io::TIOCSWINSZ => r(Ok(0)),
+                    io::FIONREAD => r(Ok(self.tty.readable() as u64)),
+                    _ => Err(EINVAL),
+                }
             }
             p::ISATTY => {
                 let f = self.fid(w[0])?;
@@ -1146,6 +1227,9 @@ fn main(epoch: u64) -> i64 {
     let mut content = Content::new();
     let mut open = [FREE; MAX_OPEN];
     let mut pipes = [NO_PIPE; MAX_PIPES];
+    let mut tty = Tty::new();
+    // The terminal's first foreground group: the first process's.
+    tty.fg = 1;
     let mut d = Unixd {
         fs: &mut fs,
         content: &mut content,
@@ -1157,6 +1241,7 @@ fn main(epoch: u64) -> i64 {
         caller: 0,
         intr: 0,
         keeper_nodes: [false; MAX_PROCS / 16],
+        tty: &mut tty,
         epoch_ns: epoch * 1_000_000_000,
     };
     match boot::build(&mut d) {

@@ -722,23 +722,5 @@ impl Keeper {
     }
 }
 
-/// The terminal's settings as `TCGETS` reports them (the kernel's 36-byte
-/// `struct termios`): canonical mode with echo, Linux's default characters.
-pub fn termios() -> [u8; 36] {
-    let mut t = [0u8; 36];
-    let iflag: u32 = 0x100 | 0x400; // ICRNL | IXON
-    let oflag: u32 = 0x1 | 0x4; // OPOST | ONLCR
-    let cflag: u32 = 0xf | 0x30 | 0x80; // B38400 | CS8 | CREAD
-    let lflag: u32 = 0x1 | 0x2 | 0x8 | 0x10 | 0x20 | 0x200 | 0x800 | 0x8000;
-    for (i, v) in [iflag, oflag, cflag, lflag].iter().enumerate() {
-        t[i * 4..i * 4 + 4].copy_from_slice(&v.to_le_bytes());
-    }
-    // c_line, then c_cc: VINTR ^C, VQUIT ^\, VERASE DEL, VKILL ^U, VEOF ^D,
-    // VTIME 0, VMIN 1.
-    let cc = [3u8, 0x1c, 0x7f, 0x15, 4, 0, 1];
-    t[17..17 + cc.len()].copy_from_slice(&cc);
-    t
-}
-
 /// `ENODEV` (19): not in `stet_unix::sys::errno` until file mappings.
 const ENODEV: i64 = 19;

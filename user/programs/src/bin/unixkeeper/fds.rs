@@ -684,34 +684,53 @@ impl Keeper {
         Ok(done)
     }
 
-    /// Terminal ioctls on a terminal; `ENOTTY` on anything else.
+    /// Terminal ioctls: unixd's terminal answers them; anything else says
+    /// `ENOTTY`.
     pub fn ioctl(&mut self, fd: u64, req: u64, arg: u64) -> R {
         let fid = self.fid(fd)?;
-        ux(p::ISATTY, [fid, 0, 0, 0], &[]).0?;
+        let req = req as u32 as u64;
         match req {
+            ioctl::TCGETS => {
+                let mut t = [0u8; 36];
+                let a = Msg::new(UNIXD, p::TTY)
+                    .words([fid, req, 0, 0])
+                    .call_into(&mut t);
+                result(&a).unwrap_or(Err(EIO))?;
+                self.space.write(arg, &t).map_err(Touch::errno)?;
+                Ok(0)
+            }
+            ioctl::TCSETS | ioctl::TCSETSW | ioctl::TCSETSF => {
+                let mut t = [0u8; 36];
+                self.space.read(arg, &mut t).map_err(Touch::errno)?;
+                ux(p::TTY, [fid, req, 0, 0], &t).0
+            }
+            ioctl::TIOCGPGRP | ioctl::FIONREAD => {
+                let v = ux(p::TTY, [fid, req, 0, 0], &[]).0?;
+                self.space
+                    .write(arg, &(v as u32).to_le_bytes())
+                    .map_err(Touch::errno)?;
+                Ok(0)
+            }
+            ioctl::TIOCSPGRP => {
+                let mut g = [0u8; 4];
+                self.space.read(arg, &mut g).map_err(Touch::errno)?;
+                ux(p::TTY, [fid, req, u32::from_le_bytes(g) as u64, 0], &[]).0
+            }
             ioctl::TIOCGWINSZ => {
-                let ws = [24u16, 80, 0, 0];
+                let v = ux(p::TTY, [fid, req, 0, 0], &[]).0?;
+                let ws = [(v >> 16) as u16, v as u16, 0, 0];
                 let mut b = [0u8; 8];
-                for (c, v) in b.chunks_exact_mut(2).zip(ws) {
-                    c.copy_from_slice(&v.to_le_bytes());
+                for (c, x) in b.chunks_exact_mut(2).zip(ws) {
+                    c.copy_from_slice(&x.to_le_bytes());
                 }
                 self.space.write(arg, &b).map_err(Touch::errno)?;
                 Ok(0)
             }
-            ioctl::TCGETS => {
-                let t = crate::calls::termios();
-                self.space.write(arg, &t).map_err(Touch::errno)?;
-                Ok(0)
+            ioctl::TIOCSWINSZ => ux(p::TTY, [fid, req, 0, 0], &[]).0,
+            _ => {
+                ux(p::ISATTY, [fid, 0, 0, 0], &[]).0?;
+                Err(EINVAL)
             }
-            ioctl::TCSETS | ioctl::TCSETSW | ioctl::TCSETSF | ioctl::TIOCSWINSZ => Ok(0),
-            ioctl::TIOCGPGRP => {
-                self.space
-                    .write(arg, &(self.pid as u32).to_le_bytes())
-                    .map_err(Touch::errno)?;
-                Ok(0)
-            }
-            ioctl::TIOCSPGRP => Ok(0),
-            _ => Err(EINVAL),
         }
     }
 }
