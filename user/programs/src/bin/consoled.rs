@@ -19,12 +19,14 @@
 //! one; the interrupt that brings input answers it (a *send* through the
 //! kept resume key). Slot 1 of both is the kernel console key, for reports.
 //!
-//! **Two consoles on one line.** Readers through a start key with key info
-//! 0 read console 0, with key info 1 console 1; typed input goes to the
-//! active one, and `Ctrl-]` switches (the driver prints which is active).
-//! `make run` reads the UNIX terminal on console 1 (active first: driver
-//! `arg` 2) and the native shell on console 0. Output from both goes to the
-//! line as it comes.
+//! **Two consoles on one line.** Clients through a start key with key
+//! info 0 use console 0, with key info 1 console 1: typed input goes to
+//! the active console's reader, and output of the inactive console is kept
+//! (the last 4 KiB) and shown when it becomes active, as on a real
+//! terminal's virtual consoles, so two shells never write over each other.
+//! `Ctrl-]` switches (the driver prints which is active). `make run` has
+//! the UNIX terminal on console 1 (active first: driver `arg` 2) and the
+//! native shell on console 0.
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
@@ -124,9 +126,55 @@ struct Stats {
     waited: u64,
 }
 
+/// Output of a console while it is not shown: the last bytes written.
+struct Hidden {
+    buf: [u8; o::INPUT_BUFFER],
+    head: usize,
+    len: usize,
+}
+
+impl Hidden {
+    const fn new() -> Hidden {
+        Hidden {
+            buf: [0; o::INPUT_BUFFER],
+            head: 0,
+            len: 0,
+        }
+    }
+
+    /// Keeps `data`, dropping the oldest bytes when full.
+    fn keep(&mut self, data: &[u8]) {
+        for &b in data {
+            let n = self.buf.len();
+            if self.len == n {
+                self.head = (self.head + 1) % n;
+                self.len -= 1;
+            }
+            self.buf[(self.head + self.len) % n] = b;
+            self.len += 1;
+        }
+    }
+
+    /// Writes what was kept, oldest first, and forgets it.
+    fn show(&mut self, uart: &mut Uart) {
+        let n = self.buf.len();
+        let first = (n - self.head).min(self.len);
+        uart.write(&self.buf[self.head..self.head + first]);
+        uart.write(&self.buf[..self.len - first]);
+        self.head = 0;
+        self.len = 0;
+    }
+}
+
 /// Moves every byte the UART holds into the active console's input;
-/// `Ctrl-]` switches the active console.
-fn drain(uart: &mut Uart, input: &mut [Input; 2], active: &mut usize, st: &mut Stats) {
+/// `Ctrl-]` switches the active console and shows what it missed.
+fn drain(
+    uart: &mut Uart,
+    input: &mut [Input; 2],
+    active: &mut usize,
+    hidden: &mut [Hidden; 2],
+    st: &mut Stats,
+) {
     while let Some(b) = uart.read_byte() {
         st.received += 1;
         if b == SWITCH {
@@ -138,6 +186,7 @@ fn drain(uart: &mut Uart, input: &mut [Input; 2], active: &mut usize, st: &mut S
                 b"1: unix"
             });
             uart.write(b"; Ctrl-] switches]\n");
+            hidden[*active].show(uart);
             continue;
         }
         // A full buffer drops the byte (a reader takes some first).
@@ -191,6 +240,9 @@ fn driver(first: usize) -> i64 {
         return 1;
     }
     uart.write(b"consoled: COM1 ready, input by interrupt 4\n");
+    if first == 1 {
+        uart.write(b"consoled: the keyboard goes to console 1 (unix); Ctrl-] switches to console 0 (native shell) and back\n");
+    }
     let mut input = [
         Input {
             buf: [0; o::INPUT_BUFFER],
@@ -204,6 +256,7 @@ fn driver(first: usize) -> i64 {
         },
     ];
     let mut active = first;
+    let mut hidden = [Hidden::new(), Hidden::new()];
     let mut st = Stats::default();
     // The reader waiting for input on each console: its resume slot and
     // how much it takes.
@@ -216,7 +269,14 @@ fn driver(first: usize) -> i64 {
         let len = a.len.min(buf.len());
         let reply: Reply = match a.code {
             o::WRITE => {
-                uart.write(&buf[..len]);
+                // Output of the console not shown waits for it (the
+                // interrupt waiter's key info is 255: console 0).
+                let c = if a.info == 1 { 1 } else { 0 };
+                if c == active {
+                    uart.write(&buf[..len]);
+                } else {
+                    hidden[c].keep(&buf[..len]);
+                }
                 st.written += len as u64;
                 (code::OK, [len as u64, 0, 0, 0], 0)
             }
@@ -225,11 +285,15 @@ fn driver(first: usize) -> i64 {
                 // Whether it waits is decided before the prompt shows:
                 // input typed in answer to the prompt comes by interrupt.
                 after_reset(&mut uart, &mut input, &mut readers);
-                drain(&mut uart, &mut input, &mut active, &mut st);
-                uart.write(&buf[..len]);
-                st.written += len as u64;
+                drain(&mut uart, &mut input, &mut active, &mut hidden, &mut st);
                 let max = a.w[0] as usize;
                 let c = (a.info as usize).min(1);
+                if c == active {
+                    uart.write(&buf[..len]);
+                } else {
+                    hidden[c].keep(&buf[..len]);
+                }
+                st.written += len as u64;
                 if input[c].len > 0 {
                     let n = input[c].take(&mut out[..max]);
                     (code::OK, [n as u64, 0, 0, 0], n)
@@ -248,7 +312,7 @@ fn driver(first: usize) -> i64 {
             o::POLL if a.w[0] > out.len() as u64 => (code::BAD_VALUE, [0; 4], 0),
             o::POLL => {
                 after_reset(&mut uart, &mut input, &mut readers);
-                drain(&mut uart, &mut input, &mut active, &mut st);
+                drain(&mut uart, &mut input, &mut active, &mut hidden, &mut st);
                 let c = (a.info as usize).min(1);
                 let n = input[c].take(&mut out[..a.w[0] as usize]);
                 (code::OK, [n as u64, 0, 0, 0], n)
@@ -265,7 +329,7 @@ fn driver(first: usize) -> i64 {
                     after_reset(&mut uart, &mut input, &mut readers);
                 }
                 st.interrupts += a.w[0];
-                drain(&mut uart, &mut input, &mut active, &mut st);
+                drain(&mut uart, &mut input, &mut active, &mut hidden, &mut st);
                 for c in 0..2 {
                     if let Some((slot, max)) = readers[c] {
                         if input[c].len > 0 {

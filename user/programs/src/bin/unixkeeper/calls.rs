@@ -304,8 +304,9 @@ impl Keeper {
             if ready > 0 || now_ns() >= deadline {
                 return Ok(ready);
             }
+            // Parked in unixd, so a signal ends the wait (EINTR).
             let until = (now_ns() + 10_000_000).min(deadline);
-            call(SLEEP, order::sleep::UNTIL, [until, 0, 0, 0]);
+            self.wait_until(until)?;
         }
     }
 
