@@ -151,6 +151,14 @@ fn valid_name(name: &[u8]) -> Result<(), i64> {
     Ok(())
 }
 
+/// Checks the name of something to be made: "." and ".." exist already.
+fn new_name(name: &[u8]) -> Result<(), i64> {
+    if name == b"." || name == b".." {
+        return Err(EEXIST);
+    }
+    valid_name(name)
+}
+
 /// What a path resolves to for operations that create or remove a name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Parent<'a> {
@@ -424,13 +432,7 @@ impl Fs {
         if !self.is_dir(dir) {
             return Err(ENOTDIR);
         }
-        valid_name(name).map_err(|e| {
-            if name == b"." || name == b".." {
-                EEXIST
-            } else {
-                e
-            }
-        })?;
+        new_name(name)?;
         if self.lookup(dir, name).is_some() {
             return Err(EEXIST);
         }
@@ -481,13 +483,7 @@ impl Fs {
         if !self.is_dir(dir) {
             return Err(ENOTDIR);
         }
-        valid_name(name).map_err(|e| {
-            if name == b"." || name == b".." {
-                EEXIST
-            } else {
-                e
-            }
-        })?;
+        new_name(name)?;
         self.add_entry(dir, name, ino)?;
         let i = &mut self.inodes[ino as usize];
         i.nlink += 1;

@@ -43,11 +43,12 @@ fn take() {
 pub fn place<T>(tag: u64, v: T) -> &'static mut T {
     take();
     assert!(core::mem::align_of::<T>() <= 64);
-    // SAFETY: HEAP_START..+64+size is heap memory no Rust object uses
+    // HEAP_START..+64+size is heap memory no Rust object uses
     // (programs live at 0x400000, stacks below STACK_TOP); it is aligned
     // (HEAP_START is page-aligned, VALUE 64-aligned); `take` makes this
     // the only reference ever handed out in this domain. A missing page
     // faults the domain at the first write instead of letting it run on.
+    // SAFETY: unused, aligned memory; the only reference (above).
     unsafe {
         (HEAP_START as *mut Header).write(Header {
             tag,
@@ -69,9 +70,9 @@ pub fn resume<T>(tag: u64) -> Option<&'static mut T> {
     if h.tag != tag || h.size != core::mem::size_of::<T>() as u64 {
         return None;
     }
-    // SAFETY: the header says this program's `place::<T>` (same binary,
-    // same layout: the tag names the program and its version) wrote a
-    // valid T here, and the copy has the parent's bytes exactly; the
-    // reference is the only one (`take`).
+    // The header says this program's `place::<T>` (same binary, same
+    // layout: the tag names the program and its version) wrote a valid T
+    // here, and the copy has the parent's bytes exactly.
+    // SAFETY: a valid T written by `place`; the only reference (`take`).
     Some(unsafe { &mut *(VALUE as *mut T) })
 }

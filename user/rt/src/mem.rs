@@ -18,7 +18,7 @@ pub const PAGE_WORDS: usize = 512;
 /// The first `pages` pages of the heap, as words.
 pub fn heap_words(pages: u64) -> &'static [AtomicU64] {
     let len = pages as usize * PAGE_WORDS;
-    // SAFETY: the heap area holds no Rust object (programs are linked at
+    // The heap area holds no Rust object (programs are linked at
     // 0x400000, the stack is below layout::STACK_TOP, both far from
     // HEAP_START), is 8-aligned, and its pages read as zero until written:
     // every bit pattern is a valid AtomicU64. Shared references to atomics
@@ -26,5 +26,6 @@ pub fn heap_words(pages: u64) -> &'static [AtomicU64] {
     // pages its image (or segment keeper) provides; a missing page faults
     // at the first touch and the domain stops there, so no code runs on
     // with an invalid reference.
+    // SAFETY: memory no Rust object uses, aligned, any bits valid (above).
     unsafe { core::slice::from_raw_parts(HEAP_START as *const AtomicU64, len) }
 }

@@ -25,11 +25,12 @@ impl Uart {
     /// The UART whose registers are the eight ports from `base` (the
     /// domain must hold them, or every access faults to its keeper).
     pub fn new(base: u16) -> Option<Uart> {
-        // SAFETY: the crate's contract is that the ports are this UART's
+        // The crate's contract is that the ports are this UART's
         // and safe to use. Port I/O cannot touch this program's memory: the
         // CPU either performs it (the kernel opened exactly the ports of
         // this domain's key) or raises #GP to the keeper. Which device sits
         // at the ports is the concern of whoever granted the key.
+        // SAFETY: port I/O cannot touch this program's memory (above).
         unsafe { Uart16550::new_port(base) }
             .ok()
             .map(|u| Uart(u, base))

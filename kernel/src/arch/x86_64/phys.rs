@@ -100,10 +100,11 @@ pub fn copy_frame(src: FrameNumber, dst: FrameNumber) {
 /// Runs `op` on the bytes of frame `f` (checksums, encoding in place
 /// without a copy on the kernel stack).
 pub fn with_frame<R>(f: FrameNumber, op: impl FnOnce(&[u8; FRAME]) -> R) -> R {
-    // SAFETY: `f` is a pool frame owned by the caller and direct-mapped; the
-    // kernel runs one trap at a time with interrupts off, so no other
-    // reference to it exists during `op`, and the caller has no disk read
-    // in flight into it.
+    // `f` is a pool frame owned by the caller and direct-mapped; the kernel
+    // runs one trap at a time with interrupts off, so no other reference to
+    // it exists during `op`, and the caller has no disk read in flight into
+    // it.
+    // SAFETY: an owned, mapped frame with no other reference (above).
     let bytes = unsafe { &*(frame_ptr(f) as *const [u8; FRAME]) };
     op(bytes)
 }

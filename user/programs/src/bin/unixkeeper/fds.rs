@@ -326,42 +326,35 @@ impl Keeper {
         self.stat_out(p::FSTAT, [fid, 0, 0, 0], &[], st)
     }
 
-    /// `newfstatat` (and `stat`, `lstat`).
-    pub fn fstatat(&mut self, dirfd: u64, path: u64, st: u64, flags: u64) -> R {
-        let mut b = [0u8; 4096];
-        let path = self.path(path, &mut b)?;
-        let base = if path.is_empty() && flags & at::EMPTY_PATH != 0 {
-            self.fid(dirfd)?
-        } else {
-            self.dirfd(dirfd)?
-        };
-        if path.is_empty() && flags & at::EMPTY_PATH == 0 {
-            return Err(ENOENT);
-        }
-        let mut p2 = [0u8; 4096];
-        p2[..path.len()].copy_from_slice(path);
-        let n = path.len();
-        self.stat_out(p::STAT, [base, flags, 0, 0], &p2[..n], st)
-    }
-
-    /// `statx`, from the `struct stat` the domain gives.
-    pub fn statx(&mut self, dirfd: u64, path: u64, flags: u64, buf: u64) -> R {
+    /// The `struct stat` of an `*at` call's path (`AT_EMPTY_PATH`: the
+    /// descriptor itself).
+    fn stat_at(&mut self, dirfd: u64, path: u64, flags: u64) -> Result<[u8; 144], i64> {
         let mut pb = [0u8; 4096];
         let path = self.path(path, &mut pb)?;
-        let base = if path.is_empty() && flags & at::EMPTY_PATH != 0 {
-            self.fid(dirfd)?
-        } else {
-            self.dirfd(dirfd)?
+        let base = match (path.is_empty(), flags & at::EMPTY_PATH != 0) {
+            (true, true) => self.fid(dirfd)?,
+            (true, false) => return Err(ENOENT),
+            (false, _) => self.dirfd(dirfd)?,
         };
-        if path.is_empty() && flags & at::EMPTY_PATH == 0 {
-            return Err(ENOENT);
-        }
         let mut st = [0u8; 144];
         let a = Msg::new(UNIXD, p::STAT)
             .words([base, flags, 0, 0])
             .string(path)
             .call_into(&mut st);
         result(&a).unwrap_or(Err(EIO))?;
+        Ok(st)
+    }
+
+    /// `newfstatat` (and `stat`, `lstat`).
+    pub fn fstatat(&mut self, dirfd: u64, path: u64, st: u64, flags: u64) -> R {
+        let b = self.stat_at(dirfd, path, flags)?;
+        self.space.write(st, &b).map_err(Touch::errno)?;
+        Ok(0)
+    }
+
+    /// `statx`, from the `struct stat` the domain gives.
+    pub fn statx(&mut self, dirfd: u64, path: u64, flags: u64, buf: u64) -> R {
+        let st = self.stat_at(dirfd, path, flags)?;
         let g = |o: usize, n: usize| {
             let mut v = [0u8; 8];
             v[..n].copy_from_slice(&st[o..o + n]);
