@@ -335,6 +335,16 @@ impl Unixd<'_> {
     }
 
     fn park(&mut self, on: Wait) -> Result<Reply, i64> {
+        // A signal that ends the wait is already here: no wait at all.
+        if let Some(p) = self
+            .procs
+            .iter()
+            .find(|p| self.caller != 0 && p.pid == self.caller)
+        {
+            if p.pending & self.intr != 0 {
+                return Err(EINTR);
+            }
+        }
         let i = (0..MAX_WAITERS)
             .find(|&i| self.waiters[i].on == Wait::Free)
             .ok_or(EAGAIN)?;
@@ -376,6 +386,8 @@ impl Unixd<'_> {
             || fetch(KEEPERS, i as u64 / 16, T).is_err()
             || fetch(T, i as u64 % 16, T).is_err()
         {
+            // Its keeper has not said where it is yet: the clock retries.
+            self.kick();
             return;
         }
         let a = Msg::new(T, p::SIGNAL).w0(p.pending).try_send();

@@ -244,6 +244,9 @@ impl Keeper {
                 .map_err(crate::space::Touch::errno)?;
         }
         loop {
+            if options & WNOHANG == 0 && self.interrupted() {
+                return Err(EINTR);
+            }
             let intr = self.interrupting();
             let a = Msg::new(UNIXD, proto::WAIT4)
                 .words([pid, options & WNOHANG, 0, intr])
@@ -519,6 +522,9 @@ impl Keeper {
     /// signal came first.
     fn wait_until(&mut self, deadline: u64) -> R {
         loop {
+            if self.interrupted() {
+                return Err(EINTR);
+            }
             let intr = self.interrupting();
             let a = if deadline == u64::MAX {
                 Msg::new(UNIXD, proto::PAUSE).words([0, 0, 0, intr]).call()

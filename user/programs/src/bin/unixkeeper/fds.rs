@@ -203,6 +203,10 @@ impl Keeper {
                 None => (p::READ, [fid, n, 0, intr]),
             };
             let got = loop {
+                // A wait that a signal here already ends (files never wait).
+                if !regular && self.interrupted() {
+                    break Err(EINTR);
+                }
                 let a = Msg::new(UNIXD, order)
                     .words(w)
                     .call_into_raw(self.space.win.addr(buf + done), n);
@@ -228,6 +232,7 @@ impl Keeper {
     /// `write`, or `pwrite64` when `at` is given.
     pub fn write(&mut self, fd: u64, buf: u64, len: u64, at: Option<u64>) -> R {
         let fid = self.fid(fd)?;
+        let regular = self.fds[fd as u32 as usize].regular;
         if len > isize::MAX as u64 {
             return Err(EINVAL);
         }
@@ -241,6 +246,10 @@ impl Keeper {
                 None => (p::WRITE, [fid, 0, 0, intr]),
             };
             let put = loop {
+                // A wait that a signal here already ends (files never wait).
+                if !regular && self.interrupted() {
+                    break Err(EINTR);
+                }
                 let a = Msg::new(UNIXD, order)
                     .words(w)
                     .raw_string(self.space.win.addr(buf + done), n)

@@ -108,6 +108,12 @@ impl Keeper {
         m
     }
 
+    /// Whether a signal already handed to this keeper ends a wait now (a
+    /// call that would park answers `EINTR` instead).
+    pub fn interrupted(&self) -> bool {
+        PENDING.load(Ordering::Relaxed) & self.interrupting() != 0
+    }
+
     /// Delivers the first deliverable pending signal into `regs` (the
     /// registers the process resumes with). `nr` is the system call just
     /// answered, for `SA_RESTART` after `-EINTR`. → the signal that ends
