@@ -453,6 +453,15 @@ impl Fs {
         Ok(ino)
     }
 
+    /// A regular file with no name (`MAP_SHARED | MAP_ANONYMOUS` memory,
+    /// Linux's shmem file) of `size` bytes: it lives while an open file
+    /// holds it, and is freed like an unlinked file after.
+    pub fn create_unnamed(&mut self, size: u64, now: u64) -> Result<u32, i64> {
+        let ino = self.alloc_inode(mode::REG | 0o600, now)?;
+        self.inodes[ino as usize].size = size;
+        Ok(ino)
+    }
+
     /// Makes a symbolic link `name` in `dir` to `target`.
     pub fn symlink(&mut self, dir: u32, name: &[u8], target: &[u8], now: u64) -> Result<u32, i64> {
         if target.is_empty() {

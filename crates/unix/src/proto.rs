@@ -126,6 +126,31 @@ pub const INPUT: u64 = 42;
 /// not the terminal.
 pub const TTY: u64 = 43;
 
+// Memory: files mapped into processes, shared memory and futexes.
+
+/// The page key of page `w1` of regular file fid `w0` (made if it is a
+/// hole) → key 0 the page (read-write; the keeper restricts it), `w0` 0.
+/// `-ENXIO` for a page wholly past the end of the file (the fault is
+/// `SIGBUS`), `-ENODEV` if fid `w0` is not a regular file.
+pub const MAP_PAGE: u64 = 44;
+/// Shared anonymous memory (`MAP_SHARED | MAP_ANONYMOUS`): a new regular
+/// file with no name, `w0` bytes long → `w0` a read-write fid holding it.
+pub const MEMFD: u64 = 45;
+/// `FUTEX_WAIT`: parks while the 32-bit word at offset `w1` of the file
+/// fid `w0` holds `w2` (fid `u64::MAX`: a private futex at address `w1`
+/// of the caller, whose keeper compared the word). The string, when 8
+/// bytes, is the deadline (ns since boot) → `w0` 0 when woken,
+/// `-EAGAIN` if the word differs, `-ETIMEDOUT`, `-EINTR`.
+pub const FUTEX_WAIT: u64 = 46;
+/// `FUTEX_WAKE`: wakes at most `w2` calls parked on the word that `w0`
+/// and `w1` name as for `FUTEX_WAIT` → `w0` how many woke.
+pub const FUTEX_WAKE: u64 = 47;
+
+/// The system's figures for `sysinfo` and `/proc/meminfo` → `w0` the
+/// number of processes, `w1` pages of memory in all, `w2` pages free
+/// (the UNIX personality's bank and its limit).
+pub const SYSINFO: u64 = 48;
+
 /// A call that may park carries in `w3` the signals that end the wait
 /// (those neither blocked nor ignored): a signal among them answers the
 /// parked call `-EINTR`. Every answer to a process's keeper carries in

@@ -27,7 +27,10 @@ pub mod nr {
     pub const WRITEV: u64 = 20;
     pub const ACCESS: u64 = 21;
     pub const PIPE: u64 = 22;
+    pub const SELECT: u64 = 23;
     pub const SCHED_YIELD: u64 = 24;
+    pub const MREMAP: u64 = 25;
+    pub const MSYNC: u64 = 26;
     pub const MADVISE: u64 = 28;
     pub const DUP: u64 = 32;
     pub const DUP2: u64 = 33;
@@ -86,10 +89,17 @@ pub mod nr {
     pub const SIGALTSTACK: u64 = 131;
     pub const ARCH_PRCTL: u64 = 158;
     pub const PRCTL: u64 = 157;
+    pub const SCHED_SETPARAM: u64 = 142;
+    pub const SCHED_GETPARAM: u64 = 143;
+    pub const SCHED_SETSCHEDULER: u64 = 144;
+    pub const SCHED_GETSCHEDULER: u64 = 145;
+    pub const SCHED_GET_PRIORITY_MAX: u64 = 146;
+    pub const SCHED_GET_PRIORITY_MIN: u64 = 147;
     pub const SYNC: u64 = 162;
     pub const GETTID: u64 = 186;
     pub const TKILL: u64 = 200;
     pub const TIME: u64 = 201;
+    pub const SCHED_GETAFFINITY: u64 = 204;
     pub const FUTEX: u64 = 202;
     pub const GETDENTS64: u64 = 217;
     pub const SET_TID_ADDRESS: u64 = 218;
@@ -131,6 +141,7 @@ pub mod errno {
     pub const ESRCH: i64 = 3;
     pub const EINTR: i64 = 4;
     pub const EIO: i64 = 5;
+    pub const ENXIO: i64 = 6;
     pub const E2BIG: i64 = 7;
     pub const ENOEXEC: i64 = 8;
     pub const EBADF: i64 = 9;
@@ -142,6 +153,7 @@ pub mod errno {
     pub const EBUSY: i64 = 16;
     pub const EEXIST: i64 = 17;
     pub const EXDEV: i64 = 18;
+    pub const ENODEV: i64 = 19;
     pub const ENOTDIR: i64 = 20;
     pub const EISDIR: i64 = 21;
     pub const EINVAL: i64 = 22;
@@ -158,6 +170,7 @@ pub mod errno {
     pub const ENOSYS: i64 = 38;
     pub const ENOTEMPTY: i64 = 39;
     pub const ELOOP: i64 = 40;
+    pub const ETIMEDOUT: i64 = 110;
 }
 
 /// `mmap` flags.

@@ -189,3 +189,21 @@ fn many_names_fill_and_free() {
     let x = f.create(ROOT, b"again", mode::REG, 3).unwrap();
     assert_eq!(f.lookup(ROOT, b"again"), Some(x));
 }
+
+#[test]
+fn unnamed_files_have_no_name_and_free_like_unlinked_ones() {
+    let mut f = fs();
+    let before = names(&f, ROOT);
+    let ino = f.create_unnamed(3 * 4096, 9).unwrap();
+    let i = *f.inode(ino).unwrap();
+    assert_eq!(
+        (i.mode, i.nlink, i.size, i.mtime),
+        (mode::REG | 0o600, 0, 12288, 9)
+    );
+    assert_eq!(names(&f, ROOT), before);
+    let other = f.create(ROOT, b"x", mode::REG, 10).unwrap();
+    assert_ne!(other, ino);
+    f.free(ino);
+    assert!(f.inode(ino).is_none());
+    assert_eq!(f.create_unnamed(0, 11), Ok(ino));
+}

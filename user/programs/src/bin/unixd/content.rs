@@ -112,8 +112,9 @@ impl Content {
         Ok(())
     }
 
-    /// Makes page `p` of file `ino` exist → its key in `T`.
-    fn make_page(&mut self, ino: u32, p: u64) -> Result<(), i64> {
+    /// Makes page `p` of file `ino` exist → its key in `T` (a mapping's
+    /// page fault, and every write).
+    pub fn make_page(&mut self, ino: u32, p: u64) -> Result<(), i64> {
         if self.page_key(ino, p, T).map_err(|_| EIO)? {
             return Ok(());
         }

@@ -22,6 +22,7 @@
 
 mod boot;
 mod content;
+mod memory;
 mod open;
 mod slots;
 
@@ -60,6 +61,9 @@ enum Wait {
     Ticker,
     /// Terminal input.
     Tty,
+    /// A futex: (inode, or `u32::MAX` for the caller's private one;
+    /// offset or address; deadline, ns since boot, `u64::MAX`: none).
+    Futex(u32, u64, u64),
 }
 
 /// A parked call.
@@ -452,8 +456,10 @@ impl Unixd<'_> {
     fn next_tick(&self) -> u64 {
         let mut next = u64::MAX;
         for w in &self.waiters {
-            if let Wait::Sleep(t) = w.on {
-                next = next.min(t);
+            match w.on {
+                Wait::Sleep(t) => next = next.min(t),
+                Wait::Futex(_, _, t) if t != u64::MAX => next = next.min(t),
+                _ => {}
             }
         }
         for p in &self.procs {
@@ -475,10 +481,10 @@ impl Unixd<'_> {
     fn tick(&mut self) {
         let now = now_ns();
         for w in 0..MAX_WAITERS {
-            if let Wait::Sleep(t) = self.waiters[w].on {
-                if t <= now {
-                    self.answer(w, 0);
-                }
+            match self.waiters[w].on {
+                Wait::Sleep(t) if t <= now => self.answer(w, 0),
+                Wait::Futex(_, _, t) if t <= now => self.answer(w, (-ETIMEDOUT) as u64),
+                _ => {}
             }
         }
         for i in 0..MAX_PROCS {
@@ -1143,6 +1149,8 @@ impl Unixd<'_> {
             | p::SLEEP
             | p::ALARM
             | p::PAUSE
+            | p::FUTEX_WAIT
+            | p::FUTEX_WAKE
                 if a.source as u64 != source::FORWARDED =>
             {
                 Err(EPERM)
@@ -1159,6 +1167,19 @@ impl Unixd<'_> {
                 }
             }
             p::PAUSE => self.park(Wait::Pause),
+            p::MAP_PAGE => self.map_page(w[0], w[1]),
+            p::MEMFD => r(self.memfd(w[0])),
+            p::SYSINFO => {
+                let (procs, total, free) = self.sysinfo();
+                Ok(Reply::Now([procs, total, free], 0, false))
+            }
+            p::FUTEX_WAIT => {
+                let deadline = s.get(..8).map_or(u64::MAX, |d| {
+                    u64::from_le_bytes(d.try_into().unwrap_or_default())
+                });
+                self.futex_wait(w[0], w[1], w[2], deadline)
+            }
+            p::FUTEX_WAKE => r(self.futex_wake(w[0], w[1], w[2])),
             p::ALARM => {
                 let i = self.proc_of(a.label)?;
                 let now = now_ns();

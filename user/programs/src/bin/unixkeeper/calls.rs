@@ -9,12 +9,10 @@ use crate::Keeper;
 use stet_rt::abi::domain::Reg;
 use stet_rt::abi::order;
 use stet_rt::key::{call, Msg};
-use stet_unix::elf::prot;
-use stet_unix::layout::{PAGE, USER_END};
+use stet_unix::layout::USER_END;
 use stet_unix::proto::{self, at};
 use stet_unix::sys::errno::*;
-use stet_unix::sys::{arch, clock, map, nr, UNAME, UTSNAME_FIELD};
-use stet_unix::vm::{self, Backing, Vma};
+use stet_unix::sys::{arch, clock, nr, UNAME, UTSNAME_FIELD};
 
 /// What the keeper does after a call.
 pub enum Next {
@@ -30,7 +28,7 @@ pub enum Next {
 
 /// Seconds from 1970 to the boot of the first system (2024-01-01): the
 /// realtime clock until there is a battery clock to read.
-const EPOCH: u64 = 1_704_067_200;
+pub(crate) const EPOCH: u64 = 1_704_067_200;
 
 type R = Result<u64, i64>;
 
@@ -40,7 +38,7 @@ fn int(v: u64) -> u64 {
     v as u32 as i32 as i64 as u64
 }
 
-fn now_ns() -> u64 {
+pub(crate) fn now_ns() -> u64 {
     call(SLEEP, order::sleep::NOW, [0; 4]).w[0]
 }
 
@@ -155,14 +153,30 @@ impl Keeper {
             nr::PIPE2 => self.pipe(a[0], a[1]),
             nr::IOCTL => self.ioctl(a[0], a[1], a[2]),
             nr::POLL => self.poll(a[0], a[1], int(a[2]) as i64),
+            nr::SELECT => self.select(int(a[0]), [a[1], a[2], a[3]], a[4], false),
+            nr::PSELECT6 => self.select(int(a[0]), [a[1], a[2], a[3]], a[4], true),
             nr::PPOLL => self.ppoll(a[0], a[1], a[2]),
             nr::FSYNC | nr::FDATASYNC => self.fid(a[0]).map(|_| 0),
             nr::SENDFILE => self.sendfile(a[0], a[1], a[2], a[3]),
             nr::BRK => Ok(self.brk(a[0])),
-            nr::MMAP => self.mmap(a[0], a[1], a[2], a[3], a[4] as i32, a[5]),
+            nr::MMAP => self.mmap(a[0], a[1], a[2], a[3], a[4], a[5]),
+            nr::MSYNC => self.msync(a[0], a[1], a[2]),
+            nr::FUTEX => self.futex(a[0], a[1], a[2], a[3], a[5]),
             nr::MUNMAP => self.munmap(a[0], a[1]),
             nr::MPROTECT => self.mprotect(a[0], a[1], a[2]),
             nr::MADVISE | nr::SCHED_YIELD => Ok(0),
+            nr::SCHED_SETSCHEDULER | nr::SCHED_SETPARAM | nr::SCHED_GETSCHEDULER => {
+                self.sched(a[0]).map(|_| 0)
+            }
+            nr::SCHED_GETPARAM => self
+                .sched(a[0])
+                .and_then(|_| self.space.write(a[1], &[0; 4]).map_err(Touch::errno))
+                .map(|_| 0),
+            // SCHED_FIFO and SCHED_RR have priorities 1 to 99, the rest 0.
+            nr::SCHED_GET_PRIORITY_MAX => Ok(if matches!(a[0], 1 | 2) { 99 } else { 0 }),
+            nr::SCHED_GET_PRIORITY_MIN => Ok(matches!(a[0], 1 | 2) as u64),
+            nr::SCHED_GETAFFINITY => self.getaffinity(a[0], a[1], a[2]),
+            nr::SYSINFO => self.sysinfo(a[0]),
             nr::ARCH_PRCTL => self.arch_prctl(regs, a[0], a[1]),
             nr::SET_TID_ADDRESS | nr::GETPID | nr::GETTID => Ok(self.pid),
             nr::GETPPID => self.unixd(proto::GETPPID, [0; 4]),
@@ -205,7 +219,7 @@ impl Keeper {
     }
 
     /// A words-only call to the file-system domain.
-    fn unixd(&mut self, order: u64, w: [u64; 4]) -> R {
+    pub(crate) fn unixd(&mut self, order: u64, w: [u64; 4]) -> R {
         let a = Msg::new(UNIXD, order).words(w).call();
         crate::signals::note(a.w[proto::INTR_WORD]);
         let v = a.w[0] as i64;
@@ -271,146 +285,48 @@ impl Keeper {
         }
     }
 
-    /// `poll`: every descriptor's readiness from unixd; while none is
-    /// ready and time is left, looks again every 10 ms (a parked poll in
-    /// unixd is to come with signals).
-    fn poll(&mut self, fds: u64, n: u64, timeout_ms: i64) -> R {
-        if n > 1024 {
+    /// The process a scheduling call names: only this one (every process
+    /// is scheduled alike: the policy is accepted and has no effect).
+    fn sched(&self, pid: u64) -> R {
+        if pid == 0 || pid == self.pid {
+            Ok(0)
+        } else {
+            Err(ESRCH)
+        }
+    }
+
+    /// `sched_getaffinity`: one processor.
+    fn getaffinity(&mut self, pid: u64, len: u64, mask: u64) -> R {
+        self.sched(pid)?;
+        if len < 8 || !len.is_multiple_of(8) {
             return Err(EINVAL);
         }
-        let deadline = if timeout_ms < 0 {
-            u64::MAX
-        } else {
-            now_ns().saturating_add(timeout_ms as u64 * 1_000_000)
-        };
-        self.space.touch(fds, 8 * n, true).map_err(Touch::errno)?;
-        loop {
-            let mut ready = 0;
-            for i in 0..n {
-                let mut e = [0u8; 8];
-                self.space.win.read(fds + 8 * i, &mut e);
-                let fd = i32::from_le_bytes([e[0], e[1], e[2], e[3]]);
-                let want = u16::from_le_bytes([e[4], e[5]]) as u64;
-                let got = if fd < 0 {
-                    0
-                } else {
-                    match self.fid(fd as u64) {
-                        Ok(f) => self.unixd(proto::POLL, [f, 0, 0, 0]).unwrap_or(0) & (want | 0x18),
-                        Err(_) => 0x20, // POLLNVAL
-                    }
-                };
-                self.space
-                    .win
-                    .write(fds + 8 * i + 6, &(got as u16).to_le_bytes());
-                ready += (got != 0) as u64;
-            }
-            if ready > 0 || now_ns() >= deadline {
-                return Ok(ready);
-            }
-            // Parked in unixd, so a signal ends the wait (EINTR).
-            let until = (now_ns() + 10_000_000).min(deadline);
-            self.wait_until(until)?;
-        }
+        self.space
+            .write(mask, &1u64.to_le_bytes())
+            .map_err(Touch::errno)?;
+        Ok(8)
     }
 
-    /// `ppoll` with its timespec (the signal mask is not applied yet).
-    fn ppoll(&mut self, fds: u64, n: u64, tsp: u64) -> R {
-        let ms = if tsp == 0 {
-            -1
-        } else {
-            let mut b = [0u8; 16];
-            self.space.read(tsp, &mut b).map_err(Touch::errno)?;
-            let s = u64::from_le_bytes(b[..8].try_into().unwrap_or_default());
-            let ns = u64::from_le_bytes(b[8..].try_into().unwrap_or_default());
-            (s.saturating_mul(1000) + ns / 1_000_000).min(i64::MAX as u64) as i64
+    /// `sysinfo`: uptime, memory from unixd's bank, the process count.
+    fn sysinfo(&mut self, at: u64) -> R {
+        let a = Msg::new(UNIXD, proto::SYSINFO).call();
+        crate::signals::note(a.w[proto::INTR_WORD]);
+        let mut b = [0u8; 112];
+        let put = |b: &mut [u8; 112], off: usize, v: u64| {
+            b[off..off + 8].copy_from_slice(&v.to_le_bytes())
         };
-        self.poll(fds, n, ms)
+        put(&mut b, 0, now_ns() / 1_000_000_000);
+        put(&mut b, 32, a.w[1]); // totalram
+        put(&mut b, 40, a.w[2]); // freeram
+        b[80..82].copy_from_slice(&(a.w[0] as u16).to_le_bytes()); // procs
+        b[104..108].copy_from_slice(&4096u32.to_le_bytes()); // mem_unit
+        self.space.write(at, &b).map_err(Touch::errno)?;
+        Ok(0)
     }
 
-    fn count_enosys(&mut self, n: u64) {
+    pub(crate) fn count_enosys(&mut self, n: u64) {
         let i = (n as usize).min(self.enosys.len() - 1);
         self.enosys[i] = self.enosys[i].saturating_add(1);
-    }
-
-    fn brk(&mut self, new: u64) -> u64 {
-        let old_end = self.space.map.brk.next_multiple_of(PAGE);
-        let r = self.space.map.set_brk(new, |_| {});
-        let new_end = r.next_multiple_of(PAGE);
-        if new_end < old_end {
-            self.space.drop_pages(new_end, old_end);
-        }
-        r
-    }
-
-    fn mmap(&mut self, addr: u64, len: u64, p: u64, flags: u64, fd: i32, _off: u64) -> R {
-        if len == 0 || p & !7 != 0 {
-            return Err(EINVAL);
-        }
-        let shared = match flags & 3 {
-            map::SHARED => true,
-            map::PRIVATE => false,
-            _ => return Err(EINVAL),
-        };
-        if flags & map::ANONYMOUS == 0 {
-            // File mappings come with the file system.
-            let _ = fd;
-            return Err(ENODEV);
-        }
-        let len = len.checked_next_multiple_of(PAGE).ok_or(ENOMEM)?;
-        let start = if flags & (map::FIXED | map::FIXED_NOREPLACE) != 0 {
-            let (a, b) = vm::range(addr, len)?;
-            if a < stet_unix::layout::USER_MIN {
-                return Err(EPERM);
-            }
-            if flags & map::FIXED_NOREPLACE != 0 {
-                if self.space.map.place(a, len) != Ok(a) {
-                    return Err(EEXIST);
-                }
-            } else {
-                self.unmap(a, b)?;
-            }
-            a
-        } else {
-            self.space.map.place(addr & !(PAGE - 1), len)?
-        };
-        self.space.map.insert(Vma {
-            start,
-            end: start + len,
-            prot: p as u8,
-            shared,
-            backing: Backing::Anon,
-        })?;
-        Ok(start)
-    }
-
-    fn unmap(&mut self, a: u64, b: u64) -> Result<(), i64> {
-        self.space.map.unmap(a, b, |_| {})?;
-        self.space.drop_pages(a, b);
-        Ok(())
-    }
-
-    fn munmap(&mut self, addr: u64, len: u64) -> R {
-        let (a, b) = vm::range(addr, len)?;
-        self.unmap(a, b)?;
-        Ok(0)
-    }
-
-    fn mprotect(&mut self, addr: u64, len: u64, p: u64) -> R {
-        if p & !7 != 0 {
-            return Err(EINVAL);
-        }
-        if !addr.is_multiple_of(PAGE) {
-            return Err(EINVAL);
-        }
-        if len == 0 {
-            return Ok(0);
-        }
-        let (a, b) = vm::range(addr, len)?;
-        self.space.map.protect(a, b, p as u8)?;
-        if p as u8 & prot::WRITE == 0 {
-            self.space.write_protect(a, b);
-        }
-        Ok(0)
     }
 
     fn arch_prctl(&mut self, regs: &mut [u64; 20], code: u64, addr: u64) -> R {
@@ -520,7 +436,7 @@ impl Keeper {
     /// A parked wait in unixd until `deadline` (ns since boot, `u64::MAX`:
     /// none, only a signal ends it) → `Ok` when it passed, `-EINTR` when a
     /// signal came first.
-    fn wait_until(&mut self, deadline: u64) -> R {
+    pub(crate) fn wait_until(&mut self, deadline: u64) -> R {
         loop {
             if self.interrupted() {
                 return Err(EINTR);
@@ -615,14 +531,7 @@ impl Keeper {
     /// `nanosleep` and `clock_nanosleep` (`TIMER_ABSTIME` 1): parked in
     /// unixd, so a signal ends it with `-EINTR` and the time left.
     fn clock_nanosleep(&mut self, clk: u64, flags: u64, req: u64, rem: u64) -> R {
-        let mut b = [0u8; 16];
-        self.space.read(req, &mut b).map_err(Touch::errno)?;
-        let s = u64::from_le_bytes(b[..8].try_into().unwrap_or_default());
-        let ns = u64::from_le_bytes(b[8..].try_into().unwrap_or_default());
-        if ns >= 1_000_000_000 || s > i64::MAX as u64 {
-            return Err(EINVAL);
-        }
-        let t = s.saturating_mul(1_000_000_000).saturating_add(ns);
+        let t = self.timespec(req)?;
         let now = now_ns();
         let deadline = if flags & 1 != 0 {
             match clk {
@@ -728,6 +637,3 @@ impl Keeper {
         Ok(0)
     }
 }
-
-/// `ENODEV` (19): not in `stet_unix::sys::errno` until file mappings.
-const ENODEV: i64 = 19;

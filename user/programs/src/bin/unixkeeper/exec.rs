@@ -230,6 +230,7 @@ fn load(k: &mut Keeper, path: &[u8], st: &Strings) -> Result<(), i64> {
 
     // Past this point the old image goes.
     let _ = bank::destroy(PBANK);
+    k.space.close_files();
     k.space = Space::new();
     k.space.exec_len = len;
     fetch(KEYS, keys::SELF_SPACE, T2).map_err(|_| EIO)?;

@@ -75,10 +75,11 @@ impl Keeper {
     /// pid; the child process resumes with 0.
     pub fn fork(&mut self, regs: &[u64; NREGS]) -> Result<u64, i64> {
         // The child's pid and its references to the open files.
-        let mut fids = [0u8; 4 * (crate::fds::MAX_FDS + 1)];
+        let mut fids = [0u8; 4 * (crate::fds::MAX_FDS + 1 + crate::space::MAX_FILES)];
         let mut n = 0;
-        for f in self.fds.iter().filter(|f| f.fid != crate::fds::NONE) {
-            fids[n..n + 4].copy_from_slice(&f.fid.to_le_bytes());
+        let open = self.fds.iter().filter(|f| f.fid != crate::fds::NONE);
+        for fid in open.map(|f| f.fid).chain(self.space.file_fids()) {
+            fids[n..n + 4].copy_from_slice(&fid.to_le_bytes());
             n += 4;
         }
         fids[n..n + 4].copy_from_slice(&self.cwd.to_le_bytes());

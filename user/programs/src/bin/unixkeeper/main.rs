@@ -19,6 +19,8 @@ mod calls;
 mod exec;
 mod fds;
 mod fork;
+mod memory;
+mod poll;
 mod signals;
 mod slots;
 mod space;
@@ -178,6 +180,7 @@ impl Keeper {
             println!();
         }
         self.close_all(false);
+        self.space.close_files();
         let _ = Msg::new(UNIXD, stet_unix::proto::CLOSE)
             .w0(self.cwd as u64)
             .call();

@@ -13,7 +13,7 @@
 //! kept in slot `LEAF`, so sequential touches cost one bank call and one
 //! swap per page.
 
-use crate::slots::{DIR, DISCRIM, EXEC, LEAF, PBANK, T, T2};
+use crate::slots::{DIR, DISCRIM, EXEC, LEAF, PBANK, T, T2, UNIXD};
 use stet_keys::KeyType;
 use stet_programs::keydir::{self, fetch, swap, KeyDir};
 use stet_rt::abi::code;
@@ -23,6 +23,7 @@ use stet_rt::key::{Msg, Slot};
 use stet_rt::window::Window;
 use stet_unix::elf::prot;
 use stet_unix::layout::{EXEC_SLOT, FILE_LSS, PAGE, SPACE_LSS, USER_END, WINDOW_SLOT};
+use stet_unix::proto;
 use stet_unix::shadow::{self, page as pf, Builder, Entry, Tree};
 use stet_unix::sys::errno::{EFAULT, ENOMEM};
 use stet_unix::vm::{Backing, Map, Vma};
@@ -99,7 +100,15 @@ pub struct Space {
     pub exec: Window,
     /// The executable's length.
     pub exec_len: u64,
+    /// The fids of the mapped files (`Backing::File`'s `file`; 0 is the
+    /// executable, in `EXEC`), each holding one reference.
+    files: [u32; MAX_FILES],
 }
+
+/// Most files mapped at once, the executable included.
+pub const MAX_FILES: usize = 16;
+/// A free entry of the mapped files.
+const NO_FILE: u32 = u32::MAX;
 
 /// Why touching memory failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,6 +155,66 @@ impl Space {
                 None => panic!(),
             },
             exec_len: 0,
+            files: [NO_FILE; MAX_FILES],
+        }
+    }
+
+    /// Records mapped file `fid` (whose reference the space now holds) →
+    /// its index for `Backing::File`; `None` if the table is full.
+    pub fn add_file(&mut self, fid: u32) -> Option<u16> {
+        if let Some(i) = (1..MAX_FILES).find(|&i| self.files[i] == fid) {
+            // Already mapped: one reference is enough.
+            let _ = Msg::new(UNIXD, proto::CLOSE).w0(fid as u64).call();
+            return Some(i as u16);
+        }
+        let i = (1..MAX_FILES).find(|&i| self.files[i] == NO_FILE)?;
+        self.files[i] = fid;
+        Some(i as u16)
+    }
+
+    /// The fid of mapped file `i`.
+    pub fn file_fid(&self, i: u16) -> Option<u32> {
+        self.files
+            .get(i as usize)
+            .copied()
+            .filter(|&f| i != 0 && f != NO_FILE)
+    }
+
+    /// The mapped files' fids (for `fork`: the child gets a reference to
+    /// each).
+    pub fn file_fids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.files[1..].iter().copied().filter(|&f| f != NO_FILE)
+    }
+
+    /// Gives back the reference of each mapped file no range maps any
+    /// more.
+    pub fn release_files(&mut self) {
+        for i in 1..MAX_FILES {
+            let fid = self.files[i];
+            if fid == NO_FILE {
+                continue;
+            }
+            let used = self
+                .map
+                .vmas()
+                .iter()
+                .any(|v| matches!(v.backing, Backing::File { file, .. } if file as usize == i));
+            if !used {
+                let _ = Msg::new(UNIXD, proto::CLOSE).w0(fid as u64).call();
+                self.files[i] = NO_FILE;
+            }
+        }
+    }
+
+    /// Gives back every mapped file's reference (`execve`, exit).
+    pub fn close_files(&mut self) {
+        for i in 1..MAX_FILES {
+            if self.files[i] != NO_FILE {
+                let _ = Msg::new(UNIXD, proto::CLOSE)
+                    .w0(self.files[i] as u64)
+                    .call();
+                self.files[i] = NO_FILE;
+            }
         }
     }
 
@@ -175,11 +244,18 @@ impl Space {
     pub fn make_page(&mut self, v: &Vma, addr: u64, write: bool) -> Result<(), Touch> {
         let p = addr / PAGE;
         let base = addr & !(PAGE - 1);
-        if let Some((_, _, flags)) = self.tree.page(p) {
+        if let Some((leaf, slot, flags)) = self.tree.page(p) {
             if !write || flags & pf::WRITABLE != 0 {
                 return Ok(());
             }
-            return self.break_page(p, base);
+            if !v.shared {
+                return self.break_page(p, base);
+            }
+            // A shared page made read-only by mprotect: the file's page
+            // again, writable.
+            self.keys.leaf(leaf).map_err(|_| Touch::NoMemory)?;
+            swap(LEAF, slot as u64, 0, 0).map_err(|_| Touch::NoMemory)?;
+            self.tree.set_page(p, Entry::Empty);
         }
         let leaf = self
             .tree
@@ -188,6 +264,28 @@ impl Space {
         self.keys.leaf(leaf).map_err(|_| Touch::NoMemory)?;
         let writable = v.prot & prot::WRITE != 0;
         let flags = match v.backing {
+            Backing::File { file, offset, .. } if file != 0 => {
+                // A mapped file: its own page. Private and written: a
+                // copy, made below once the file's page is in place.
+                let fid = self.file_fid(file).ok_or(Touch::Fault)?;
+                let fo = offset + (base - v.start);
+                let a = Msg::new(UNIXD, proto::MAP_PAGE)
+                    .words([fid as u64, fo / PAGE, 0, 0])
+                    .recv([T, 0, 0, 0])
+                    .call();
+                crate::signals::note(a.w[proto::INTR_WORD]);
+                if a.code != code::OK || (a.w[0] as i64) < 0 {
+                    // Past the end of the file: SIGBUS, as Linux.
+                    return Err(Touch::NoMemory);
+                }
+                if v.shared {
+                    pf::WRITABLE
+                } else {
+                    ok(Msg::new(T, page::MAKE_RO).recv([T, 0, 0, 0]).call())
+                        .map_err(|_| Touch::NoMemory)?;
+                    0
+                }
+            }
             Backing::File {
                 offset, zero_from, ..
             } if base < zero_from => {
@@ -225,6 +323,10 @@ impl Space {
         };
         swap(LEAF, p & 15, T, 0).map_err(|_| Touch::NoMemory)?;
         self.tree.set_page(p, Entry::Page(flags));
+        if write && flags & pf::WRITABLE == 0 && writable {
+            // A private mapping of a file, written: its own copy.
+            return self.break_page(p, base);
+        }
         Ok(())
     }
 
@@ -369,21 +471,21 @@ impl Space {
     /// (`mprotect` without `PROT_WRITE`); giving it back happens at the
     /// next write fault (`break_page`).
     pub fn write_protect(&mut self, a: u64, b: u64) {
-        let mut found = [(0u64, 0u16, 0u8); 64];
+        let mut found = [(0u64, 0u16, 0u8, 0u8); 64];
         let mut from = a / PAGE;
         let end = b.div_ceil(PAGE);
         while from < end {
             let mut n = 0;
             self.tree.pages(from, end, |p, leaf, slot, flags| {
                 if n < found.len() && flags & pf::WRITABLE != 0 {
-                    found[n] = (p, leaf, slot);
+                    found[n] = (p, leaf, slot, flags);
                     n += 1;
                 }
             });
             if n == 0 {
                 return;
             }
-            for &(p, leaf, slot) in &found[..n] {
+            for &(p, leaf, slot, flags) in &found[..n] {
                 if self.keys.leaf(leaf).is_err()
                     || fetch(LEAF, slot as u64, T).is_err()
                     || Msg::new(T, page::MAKE_RO).recv([T, 0, 0, 0]).call().code != code::OK
@@ -391,7 +493,7 @@ impl Space {
                 {
                     return;
                 }
-                self.tree.set_page(p, Entry::Page(pf::OWNED));
+                self.tree.set_page(p, Entry::Page(flags & !pf::WRITABLE));
                 from = p + 1;
             }
         }

@@ -1,0 +1,322 @@
+//! The memory calls: `brk`, `mmap` (anonymous or of a file, private or
+//! shared), `munmap`, `mprotect`, `msync` and `futex`.
+//!
+//! A file mapping holds its own reference to the file's open description
+//! (a `DUP` of the descriptor's fid, so closing the descriptor does not end
+//! it), kept in the space's table of mapped files; its pages are the
+//! file's own page keys from unixd (`MAP_PAGE`), so a `MAP_SHARED` mapping
+//! is the file. Shared anonymous memory is a file with no name (`MEMFD`).
+//! `fork` gives the child a reference to each mapped file and the same
+//! page keys, so shared mappings stay shared.
+
+use crate::calls::EPOCH;
+use crate::space::Touch;
+use crate::Keeper;
+use stet_rt::abi::code;
+use stet_rt::key::Msg;
+use stet_unix::elf::prot;
+use stet_unix::layout::PAGE;
+use stet_unix::proto;
+use stet_unix::sys::errno::*;
+use stet_unix::sys::{map, nr};
+use stet_unix::vm::{self, Backing, Vma};
+
+type R = Result<u64, i64>;
+
+/// `struct stat` fields `mmap` looks at.
+const ST_MODE: usize = 24;
+const ST_RDEV: usize = 40;
+const S_IFMT: u32 = 0o170000;
+const S_IFREG: u32 = 0o100000;
+const S_IFCHR: u32 = 0o020000;
+/// `/dev/zero`'s device number: mapping it is anonymous memory.
+const DEV_ZERO: u64 = 0x105;
+
+/// `futex` operations.
+mod futex {
+    pub const WAIT: u64 = 0;
+    pub const WAKE: u64 = 1;
+    pub const WAIT_BITSET: u64 = 9;
+    pub const WAKE_BITSET: u64 = 10;
+    pub const PRIVATE_FLAG: u64 = 128;
+    pub const CLOCK_REALTIME: u64 = 256;
+}
+
+impl Keeper {
+    /// A unixd call → `w0` as a result.
+    fn mem_call(&mut self, m: Msg) -> R {
+        let a = m.call();
+        crate::signals::note(a.w[proto::INTR_WORD]);
+        let v = a.w[0] as i64;
+        if a.code != code::OK {
+            Err(EIO)
+        } else if (-4095..0).contains(&v) {
+            Err(-v)
+        } else {
+            Ok(a.w[0])
+        }
+    }
+
+    pub(crate) fn brk(&mut self, new: u64) -> u64 {
+        let old_end = self.space.map.brk.next_multiple_of(PAGE);
+        let r = self.space.map.set_brk(new, |_| {});
+        let new_end = r.next_multiple_of(PAGE);
+        if new_end < old_end {
+            self.space.drop_pages(new_end, old_end);
+        }
+        r
+    }
+
+    /// What a file descriptor maps as: `Some(fid)` for a regular file,
+    /// `None` for `/dev/zero` (anonymous memory).
+    fn mappable(&mut self, fd: u64, shared: bool, p: u8) -> Result<Option<u64>, i64> {
+        let fid = self.fid(fd)?;
+        let mut st = [0u8; 144];
+        let a = Msg::new(crate::slots::UNIXD, proto::FSTAT)
+            .w0(fid)
+            .call_into(&mut st);
+        crate::signals::note(a.w[proto::INTR_WORD]);
+        if a.code != code::OK || (a.w[0] as i64) < 0 {
+            return Err(EBADF);
+        }
+        let mode = u32::from_le_bytes(st[ST_MODE..ST_MODE + 4].try_into().unwrap_or_default());
+        let rdev = u64::from_le_bytes(st[ST_RDEV..ST_RDEV + 8].try_into().unwrap_or_default());
+        match mode & S_IFMT {
+            S_IFREG => {}
+            S_IFCHR if rdev == DEV_ZERO => return Ok(None),
+            _ => return Err(ENODEV),
+        }
+        let flags = self.mem_call(Msg::new(crate::slots::UNIXD, proto::FLAGS).w0(fid))?;
+        let acc = flags & proto::o::ACCMODE;
+        if acc == proto::o::WRONLY || (shared && p & prot::WRITE != 0 && acc != proto::o::RDWR) {
+            return Err(EACCES);
+        }
+        Ok(Some(fid))
+    }
+
+    pub(crate) fn mmap(&mut self, addr: u64, len: u64, p: u64, flags: u64, fd: u64, off: u64) -> R {
+        if len == 0 || p & !7 != 0 || !off.is_multiple_of(PAGE) {
+            return Err(EINVAL);
+        }
+        let shared = match flags & 3 {
+            map::SHARED => true,
+            map::PRIVATE => false,
+            _ => return Err(EINVAL),
+        };
+        let file = if flags & map::ANONYMOUS == 0 {
+            self.mappable(fd, shared, p as u8)?
+        } else {
+            None
+        };
+        let len = len.checked_next_multiple_of(PAGE).ok_or(ENOMEM)?;
+        let start = if flags & (map::FIXED | map::FIXED_NOREPLACE) != 0 {
+            let (a, b) = vm::range(addr, len)?;
+            if a < stet_unix::layout::USER_MIN {
+                return Err(EPERM);
+            }
+            if flags & map::FIXED_NOREPLACE != 0 {
+                if self.space.map.place(a, len) != Ok(a) {
+                    return Err(EEXIST);
+                }
+            } else {
+                self.unmap(a, b)?;
+            }
+            a
+        } else {
+            self.space.map.place(addr & !(PAGE - 1), len)?
+        };
+        // The mapping's own reference to its file: the descriptor's
+        // description, or a new nameless file for shared anonymous memory.
+        let fid = match file {
+            Some(fid) => {
+                self.mem_call(Msg::new(crate::slots::UNIXD, proto::DUP).w0(fid))?;
+                Some(fid)
+            }
+            None if shared => {
+                Some(self.mem_call(Msg::new(crate::slots::UNIXD, proto::MEMFD).w0(len))?)
+            }
+            None => None,
+        };
+        let backing = match fid {
+            None => Backing::Anon,
+            Some(fid) => match self.space.add_file(fid as u32) {
+                Some(i) => Backing::File {
+                    file: i,
+                    offset: if file.is_some() { off } else { 0 },
+                    zero_from: u64::MAX,
+                },
+                None => {
+                    let _ = Msg::new(crate::slots::UNIXD, proto::CLOSE).w0(fid).call();
+                    return Err(ENOMEM);
+                }
+            },
+        };
+        let r = self.space.map.insert(Vma {
+            start,
+            end: start + len,
+            prot: p as u8,
+            shared,
+            backing,
+        });
+        if let Err(e) = r {
+            self.space.release_files();
+            return Err(e);
+        }
+        Ok(start)
+    }
+
+    pub(crate) fn unmap(&mut self, a: u64, b: u64) -> Result<(), i64> {
+        self.space.map.unmap(a, b, |_| {})?;
+        self.space.drop_pages(a, b);
+        self.space.release_files();
+        Ok(())
+    }
+
+    pub(crate) fn munmap(&mut self, addr: u64, len: u64) -> R {
+        let (a, b) = vm::range(addr, len)?;
+        self.unmap(a, b)?;
+        Ok(0)
+    }
+
+    pub(crate) fn mprotect(&mut self, addr: u64, len: u64, p: u64) -> R {
+        if p & !7 != 0 {
+            return Err(EINVAL);
+        }
+        if !addr.is_multiple_of(PAGE) {
+            return Err(EINVAL);
+        }
+        if len == 0 {
+            return Ok(0);
+        }
+        let (a, b) = vm::range(addr, len)?;
+        self.space.map.protect(a, b, p as u8)?;
+        if p as u8 & prot::WRITE == 0 {
+            self.space.write_protect(a, b);
+        }
+        Ok(0)
+    }
+
+    /// `msync`: a shared mapping is the file itself, so there is nothing
+    /// to write back; only the range is checked.
+    pub(crate) fn msync(&mut self, addr: u64, len: u64, flags: u64) -> R {
+        const ASYNC: u64 = 1;
+        const INVALIDATE: u64 = 2;
+        const SYNC: u64 = 4;
+        if !addr.is_multiple_of(PAGE)
+            || flags & !(ASYNC | INVALIDATE | SYNC) != 0
+            || flags & (ASYNC | SYNC) == ASYNC | SYNC
+        {
+            return Err(EINVAL);
+        }
+        let (a, b) = vm::range(addr, len.max(1))?;
+        let mut at = a;
+        while at < b {
+            let v = self.space.map.find(at).ok_or(ENOMEM)?;
+            at = v.end;
+        }
+        Ok(0)
+    }
+
+    /// Which futex `uaddr` is: (fid, offset in the file) in a shared file
+    /// mapping, else (`u64::MAX`, the address) — private to this process.
+    fn futex_key(&self, uaddr: u64) -> Result<(u64, u64), i64> {
+        let v = self.space.map.find(uaddr).ok_or(EFAULT)?;
+        match v.backing {
+            Backing::File { file, offset, .. } if v.shared && file != 0 => {
+                let fid = self.space.file_fid(file).ok_or(EFAULT)?;
+                Ok((fid as u64, offset + (uaddr - v.start)))
+            }
+            _ => Ok((u64::MAX, uaddr)),
+        }
+    }
+
+    /// `futex(uaddr, op, val, timeout, uaddr2, val3)`: `WAIT`, `WAKE` and
+    /// their `_BITSET` forms (every wait matches every wake: there are no
+    /// threads to tell apart). The wait parks in unixd.
+    pub(crate) fn futex(&mut self, uaddr: u64, op: u64, val: u64, timeout: u64, val3: u64) -> R {
+        if !uaddr.is_multiple_of(4) {
+            return Err(EINVAL);
+        }
+        let cmd = op & !(futex::PRIVATE_FLAG | futex::CLOCK_REALTIME);
+        let (fid, off) = self.futex_key(uaddr)?;
+        match cmd {
+            futex::WAIT | futex::WAIT_BITSET => {
+                if cmd == futex::WAIT_BITSET && val3 as u32 == 0 {
+                    return Err(EINVAL);
+                }
+                let mut w = [0u8; 4];
+                self.space.read(uaddr, &mut w).map_err(Touch::errno)?;
+                if u32::from_le_bytes(w) != val as u32 {
+                    return Err(EAGAIN);
+                }
+                let deadline = if timeout == 0 {
+                    u64::MAX
+                } else {
+                    let t = self.timespec(timeout)?;
+                    if cmd == futex::WAIT {
+                        crate::calls::now_ns().saturating_add(t)
+                    } else if op & futex::CLOCK_REALTIME != 0 {
+                        t.saturating_sub(EPOCH * 1_000_000_000)
+                    } else {
+                        t
+                    }
+                };
+                let d = deadline.to_le_bytes();
+                loop {
+                    if self.interrupted() {
+                        return Err(EINTR);
+                    }
+                    let intr = self.interrupting();
+                    let m = Msg::new(crate::slots::UNIXD, proto::FUTEX_WAIT).words([
+                        fid,
+                        off,
+                        val as u32 as u64,
+                        intr,
+                    ]);
+                    let m = if deadline == u64::MAX {
+                        m
+                    } else {
+                        m.string(&d)
+                    };
+                    let a = m.call();
+                    if a.code == code::BUSY {
+                        continue;
+                    }
+                    crate::signals::note(a.w[proto::INTR_WORD]);
+                    let v = a.w[0] as i64;
+                    return if a.code != code::OK {
+                        Err(EIO)
+                    } else if v < 0 {
+                        Err(-v)
+                    } else {
+                        Ok(0)
+                    };
+                }
+            }
+            futex::WAKE | futex::WAKE_BITSET => {
+                self.mem_call(Msg::new(crate::slots::UNIXD, proto::FUTEX_WAKE).words([
+                    fid,
+                    off,
+                    val as u32 as u64,
+                    0,
+                ]))
+            }
+            _ => {
+                self.count_enosys(nr::FUTEX);
+                Err(ENOSYS)
+            }
+        }
+    }
+
+    /// A `struct timespec` at `a` → ns.
+    pub(crate) fn timespec(&mut self, a: u64) -> Result<u64, i64> {
+        let mut b = [0u8; 16];
+        self.space.read(a, &mut b).map_err(Touch::errno)?;
+        let s = u64::from_le_bytes(b[..8].try_into().unwrap_or_default());
+        let ns = u64::from_le_bytes(b[8..].try_into().unwrap_or_default());
+        if ns >= 1_000_000_000 || s > i64::MAX as u64 {
+            return Err(EINVAL);
+        }
+        Ok(s.saturating_mul(1_000_000_000).saturating_add(ns))
+    }
+}

@@ -1,0 +1,156 @@
+//! Waiting on descriptors: `poll`, `ppoll`, `select` and `pselect6`. Each
+//! descriptor's readiness comes from unixd (`POLL`); while none is ready
+//! and time is left, the keeper looks again every 10 ms, the wait in
+//! between parked in unixd so that a signal ends it (`EINTR`).
+
+use crate::calls::now_ns;
+use crate::space::Touch;
+use crate::Keeper;
+use stet_unix::proto;
+use stet_unix::sys::errno::*;
+
+type R = Result<u64, i64>;
+
+const POLLIN: u64 = 1;
+const POLLOUT: u64 = 4;
+const POLLERR: u64 = 8;
+const POLLHUP: u64 = 0x10;
+
+/// Most descriptors `select` looks at (`FD_SETSIZE`).
+const FD_SETSIZE: u64 = 1024;
+
+impl Keeper {
+    /// `poll`: every descriptor's readiness from unixd; while none is
+    /// ready and time is left, looks again every 10 ms (a parked poll in
+    /// unixd is to come with signals).
+    pub(crate) fn poll(&mut self, fds: u64, n: u64, timeout_ms: i64) -> R {
+        if n > 1024 {
+            return Err(EINVAL);
+        }
+        let deadline = if timeout_ms < 0 {
+            u64::MAX
+        } else {
+            now_ns().saturating_add(timeout_ms as u64 * 1_000_000)
+        };
+        self.space.touch(fds, 8 * n, true).map_err(Touch::errno)?;
+        loop {
+            let mut ready = 0;
+            for i in 0..n {
+                let mut e = [0u8; 8];
+                self.space.win.read(fds + 8 * i, &mut e);
+                let fd = i32::from_le_bytes([e[0], e[1], e[2], e[3]]);
+                let want = u16::from_le_bytes([e[4], e[5]]) as u64;
+                let got = if fd < 0 {
+                    0
+                } else {
+                    match self.fid(fd as u64) {
+                        Ok(f) => self.unixd(proto::POLL, [f, 0, 0, 0]).unwrap_or(0) & (want | 0x18),
+                        Err(_) => 0x20, // POLLNVAL
+                    }
+                };
+                self.space
+                    .win
+                    .write(fds + 8 * i + 6, &(got as u16).to_le_bytes());
+                ready += (got != 0) as u64;
+            }
+            if ready > 0 || now_ns() >= deadline {
+                return Ok(ready);
+            }
+            // Parked in unixd, so a signal ends the wait (EINTR).
+            let until = (now_ns() + 10_000_000).min(deadline);
+            self.wait_until(until)?;
+        }
+    }
+
+    /// `ppoll` with its timespec (the signal mask is not applied yet).
+    pub(crate) fn ppoll(&mut self, fds: u64, n: u64, tsp: u64) -> R {
+        let ms = if tsp == 0 {
+            -1
+        } else {
+            let mut b = [0u8; 16];
+            self.space.read(tsp, &mut b).map_err(Touch::errno)?;
+            let s = u64::from_le_bytes(b[..8].try_into().unwrap_or_default());
+            let ns = u64::from_le_bytes(b[8..].try_into().unwrap_or_default());
+            (s.saturating_mul(1000) + ns / 1_000_000).min(i64::MAX as u64) as i64
+        };
+        self.poll(fds, n, ms)
+    }
+
+    /// `select` / `pselect6`: `sets` are the read, write and except
+    /// `fd_set`s (0: none), `t` a `timeval` (`select`) or `timespec`
+    /// (`pselect6`; its signal mask is not applied yet).
+    pub(crate) fn select(&mut self, nfds: u64, sets: [u64; 3], t: u64, spec: bool) -> R {
+        if nfds as i64 > FD_SETSIZE as i64 || (nfds as i64) < 0 {
+            return Err(EINVAL);
+        }
+        let bytes = nfds.div_ceil(64) * 8;
+        let mut want = [[0u64; 16]; 3];
+        for (w, &at) in want.iter_mut().zip(&sets) {
+            if at != 0 && bytes > 0 {
+                let mut b = [0u8; 128];
+                self.space
+                    .read(at, &mut b[..bytes as usize])
+                    .map_err(Touch::errno)?;
+                for (x, c) in w.iter_mut().zip(b.chunks_exact(8)) {
+                    *x = u64::from_le_bytes(c.try_into().unwrap_or_default());
+                }
+            }
+        }
+        let deadline = if t == 0 {
+            u64::MAX
+        } else {
+            let mut b = [0u8; 16];
+            self.space.read(t, &mut b).map_err(Touch::errno)?;
+            let s = u64::from_le_bytes(b[..8].try_into().unwrap_or_default());
+            let frac = u64::from_le_bytes(b[8..].try_into().unwrap_or_default());
+            let ns = if spec {
+                frac
+            } else {
+                frac.saturating_mul(1000)
+            };
+            if s as i64 <= -1 || ns >= 1_000_000_000 {
+                return Err(EINVAL);
+            }
+            now_ns().saturating_add(s.saturating_mul(1_000_000_000).saturating_add(ns))
+        };
+        loop {
+            let mut got = [[0u64; 16]; 3];
+            let mut n = 0;
+            for fd in 0..nfds {
+                let (word, bit) = ((fd / 64) as usize, 1u64 << (fd % 64));
+                if (want[0][word] | want[1][word] | want[2][word]) & bit == 0 {
+                    continue;
+                }
+                let f = self.fid(fd)?;
+                let ev = self.unixd(proto::POLL, [f, 0, 0, 0]).unwrap_or(0);
+                let ready = [
+                    ev & (POLLIN | POLLHUP | POLLERR) != 0,
+                    ev & (POLLOUT | POLLERR) != 0,
+                    false,
+                ];
+                for s in 0..3 {
+                    if want[s][word] & bit != 0 && ready[s] {
+                        got[s][word] |= bit;
+                        n += 1;
+                    }
+                }
+            }
+            if n > 0 || now_ns() >= deadline {
+                for (g, &at) in got.iter().zip(&sets) {
+                    if at != 0 && bytes > 0 {
+                        let mut b = [0u8; 128];
+                        for (c, x) in b.chunks_exact_mut(8).zip(g) {
+                            c.copy_from_slice(&x.to_le_bytes());
+                        }
+                        self.space
+                            .write(at, &b[..bytes as usize])
+                            .map_err(Touch::errno)?;
+                    }
+                }
+                return Ok(n);
+            }
+            let until = (now_ns() + 10_000_000).min(deadline);
+            self.wait_until(until)?;
+        }
+    }
+}
