@@ -23,6 +23,7 @@ UNIX_C := $(wildcard user/unix/*.c)
 UNIX_BINS := $(patsubst user/unix/%.c,$(BUILD)/user/unix-%,$(UNIX_C)) $(patsubst user/unix/%.c,$(BUILD)/user/unix-%-pie,$(UNIX_C))
 MUSL := /usr/lib/x86_64-linux-musl
 UNIX_CFLAGS := -O2 -Wall -Werror
+LINUXBENCH := $(BUILD)/user/linuxbench-bench $(BUILD)/user/linuxbench-true
 HARNESS := target/release/stet-harness
 KERNEL_CARGO := CARGO_TARGET_X86_64_UNKNOWN_NONE_RUSTFLAGS="$(KERNEL_FLAGS)" cargo
 USER_CARGO := CARGO_TARGET_X86_64_UNKNOWN_NONE_RUSTFLAGS="$(USER_FLAGS)" cargo
@@ -45,7 +46,18 @@ user: deps
 	@mkdir -p $(BUILD)/user
 	@for p in $(PROGRAMS); do cp target/user/$(TARGET)/release/$$p $(BUILD)/user/$$p; done
 
-unix: deps $(UNIX_BINS)
+unix: deps $(UNIX_BINS) $(LINUXBENCH)
+
+# The Linux benchmark's programs (tools/linuxbench), built with the very
+# command its build.sh uses, so the UNIX personality runs the same bytes
+# (build.sh checks that they are).
+$(BUILD)/user/linuxbench-bench: tools/linuxbench/bench.c
+	@mkdir -p $(BUILD)/user
+	musl-gcc -static -O2 -Wall -Wextra -o $@ $<
+
+$(BUILD)/user/linuxbench-true: tools/linuxbench/true.c
+	@mkdir -p $(BUILD)/user
+	musl-gcc -static -O2 -Wall -Wextra -s -o $@ $<
 
 $(BUILD)/user/unix-%-pie: user/unix/%.c
 	@mkdir -p $(BUILD)/user
@@ -56,13 +68,16 @@ $(BUILD)/user/unix-%: user/unix/%.c
 	musl-gcc -static $(UNIX_CFLAGS) $< -o $@
 
 # The UNIX file system's first contents: user/rootfs/ (etc, root), the
-# test programs in /bin, and Debian's busybox-static with a hard link per
+# test programs in /bin, the Linux benchmark as /bin/linuxbench (with its
+# /bin/true), and Debian's busybox-static with a hard link per
 # applet, as a newc cpio archive the file-system domain (unixd) reads on
 # its first start (mkimage: file:rootfs.cpio).
 rootfs: unix
 	@rm -rf $(BUILD)/rootfs && mkdir -p $(BUILD)/rootfs/bin
 	@cp -a user/rootfs/. $(BUILD)/rootfs/
 	@for f in $(UNIX_BINS); do cp $$f $(BUILD)/rootfs/bin/$${f#$(BUILD)/user/unix-}; done
+	@cp $(BUILD)/user/linuxbench-bench $(BUILD)/rootfs/bin/linuxbench
+	@cp $(BUILD)/user/linuxbench-true $(BUILD)/rootfs/bin/true
 	@cp /bin/busybox $(BUILD)/rootfs/bin/busybox
 	@cd $(BUILD)/rootfs/bin && for a in $$(./busybox --list); do [ -e $$a ] || ln busybox $$a; done
 	@cd $(BUILD)/rootfs && find . | LC_ALL=C sort | cpio -o -H newc --quiet --reproducible > ../user/rootfs.cpio

@@ -29,6 +29,9 @@
 #define FUTEX_WAKE 1
 #define ECHO_BYTES (1 << 20)
 #define ECHO_CHUNK 1000
+#define N_FILE 10       /* 1 MiB file: ~a million instructions each */
+#define FILE_BYTES (1 << 20)
+#define FILE_PATH "/tmp/linuxbench.dat"
 
 static uint64_t samples[N];
 static uint64_t overhead;
@@ -351,6 +354,32 @@ static void op_open_close(void)
     close(fd);
 }
 
+/* --- files ------------------------------------------------------------------ */
+
+/* A 1 MiB file written from empty and read back, a page per call: the
+ * file system's data path (on Linux the page cache, on Stet the file
+ * domain's segment pages). Ten samples. */
+static void op_file_1mib(void)
+{
+    static char buf[PAGE];
+    int fd = open(FILE_PATH, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        die("open " FILE_PATH);
+    for (size_t done = 0; done < FILE_BYTES; done += PAGE)
+        write_full(fd, buf, PAGE);
+    if (lseek(fd, 0, SEEK_SET) != 0)
+        die("lseek");
+    for (size_t done = 0; done < FILE_BYTES; done += PAGE)
+        read_full(fd, buf, PAGE);
+    close(fd);
+}
+
+static void file_row(void)
+{
+    measure("linux_file_1mib_x10", N_FILE, op_file_1mib);
+    unlink(FILE_PATH);
+}
+
 /* --------------------------------------------------------------------------- */
 
 int main(void)
@@ -397,6 +426,8 @@ int main(void)
     measure("linux_open_close", N, op_open_close);
     sync_clock();
     pipe_1mb_row();
+    sync_clock();
+    file_row();
     printf("linuxbench: done\n");
     return 0;
 }

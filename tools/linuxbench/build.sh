@@ -56,11 +56,21 @@ echo "linuxbench: kernel $(cat "$OUT/kernel.txt")"
 CFLAGS="-static -O2 -Wall -Wextra"
 musl-gcc $CFLAGS -o "$OUT/bench" "$HERE/bench.c"
 musl-gcc $CFLAGS -s -o "$OUT/true" "$HERE/true.c"
+# The UNIX personality's benchmark (tests/bench/unix.toml) runs the very
+# same binaries: the Makefile builds them with this command into the
+# rootfs; a difference would make the two sides' rows incomparable.
+for b in bench true; do
+    if [ -f "$ROOT/build/user/linuxbench-$b" ] &&
+        ! cmp -s "$OUT/$b" "$ROOT/build/user/linuxbench-$b"; then
+        echo "linuxbench: build/user/linuxbench-$b differs from $OUT/$b" >&2
+        exit 1
+    fi
+done
 
 # --- initramfs ------------------------------------------------------------------
 R=$OUT/rootfs
 rm -rf "$R"
-mkdir -p "$R"/{bin,dev,etc,proc,sys}
+mkdir -p "$R"/{bin,dev,etc,proc,sys,tmp}
 cp /bin/busybox "$R/bin/busybox"
 for a in sh mount poweroff; do ln -s busybox "$R/bin/$a"; done
 cp "$OUT/bench" "$R/bench"

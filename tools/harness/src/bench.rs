@@ -263,14 +263,34 @@ pub fn run_one(layout: &Layout, test: &TestFile) -> Result<Vec<BenchRow>> {
             qemu::ICOUNT_ARGS
         );
     }
-    Ok(sink.rows)
+    let mut rows = sink.rows;
+    if let Some((from, to)) = &spec.rename_rows {
+        for r in &mut rows {
+            if let Some(rest) = r.name.strip_prefix(from.as_str()) {
+                r.name = format!("{to}{rest}");
+            }
+        }
+    }
+    Ok(rows)
 }
 
-/// Each Stet operation next to its Linux counterpart (`linux::PAIRS`),
+/// Each Stet operation next to its Linux counterpart (`linux::PAIRS`, and
+/// every `unix_*` row next to its `linux_*` row),
 /// with the ratio Stet / Linux; pairs missing either row are left out.
 pub fn comparison(rows: &[BenchRow]) -> String {
     let get = |n: &str| rows.iter().find(|r| r.name == n && r.percent.is_none());
-    let lines: Vec<[String; 5]> = linux::PAIRS
+    // The fixed pairs, then each UNIX personality row next to the same
+    // binary's row on Linux.
+    let unix = rows.iter().filter_map(|r| {
+        let rest = r.name.strip_prefix("unix_")?;
+        Some((r.name.clone(), format!("linux_{rest}")))
+    });
+    let pairs: Vec<(String, String)> = linux::PAIRS
+        .iter()
+        .map(|(s, l)| (s.to_string(), l.to_string()))
+        .chain(unix)
+        .collect();
+    let lines: Vec<[String; 5]> = pairs
         .iter()
         .filter_map(|(s, l)| {
             let (a, b) = (get(s)?, get(l)?);
@@ -402,7 +422,8 @@ mod tests {
                 "services",
                 "store_bench",
                 "store_restart",
-                "store_write_pct"
+                "store_write_pct",
+                "unix"
             ]
         );
         for t in &tests {
@@ -529,5 +550,22 @@ mod tests {
              below 1.00 Stet runs fewer\n"
         );
         assert_eq!(comparison(&rows[..2]), "", "no Linux rows: no table");
+    }
+
+    #[test]
+    fn comparison_pairs_unix_rows_with_the_same_linux_row() {
+        let rows = [
+            row("unix_getpid", 2736, 4, None),
+            row("linux_getpid", 311, 4, None),
+            row("unix_sbrk_touch", 99, 4, None),
+        ];
+        assert_eq!(
+            comparison(&rows),
+            "Stet        | instructions | Linux 6.1    | instructions | Stet/Linux\n\
+             ------------+--------------+--------------+--------------+-----------\n\
+             unix_getpid |         2736 | linux_getpid |          311 |       8.80\n\
+             instructions per operation, both under the same QEMU TCG -icount flags; \
+             below 1.00 Stet runs fewer\n"
+        );
     }
 }

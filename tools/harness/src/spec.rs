@@ -101,6 +101,11 @@ pub struct Spec {
     /// after a console line matches (plain tests only; see `input.rs`).
     #[serde(default)]
     pub input: Vec<InputStep>,
+    /// Benchmarks only: rows whose names start with the first string are
+    /// renamed to start with the second (`["linux_", "unix_"]`: the Linux
+    /// benchmark's binary run unchanged on the UNIX personality).
+    #[serde(default)]
+    pub rename_rows: Option<(String, String)>,
 }
 
 /// Default guest memory.
