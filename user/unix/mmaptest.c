@@ -255,6 +255,22 @@ int main(void)
     CHECK(select(sp2[0] + 1, &rd, NULL, NULL, &tv) == 0, "select times out");
     printf("mmaptest: sysinfo, sched and select\n");
 
+    /* /proc of this process (an exec'd program: its own name). */
+    char link[64] = {0};
+    CHECK(readlink("/proc/self/exe", link, sizeof link - 1) > 0, "readlink");
+    char cmd[64] = {0};
+    int cf = open("/proc/self/cmdline", O_RDONLY);
+    ssize_t cn = read(cf, cmd, sizeof cmd);
+    close(cf);
+    char st[256] = {0}, want[64];
+    snprintf(want, sizeof want, "/proc/%d/stat", getpid());
+    int sf = open(want, O_RDONLY);
+    CHECK(read(sf, st, sizeof st - 1) > 0, "stat");
+    close(sf);
+    snprintf(want, sizeof want, "%d (mmaptest) R 0 1 1 ", getpid());
+    CHECK(strncmp(st, want, strlen(want)) == 0, "stat %s", st);
+    printf("mmaptest: /proc/self/exe %s, cmdline %zd bytes %s, stat %.20s\n", link, cn, cmd, st);
+
     if (failures == 0)
         printf("mmaptest: all ok\n");
     return failures != 0;

@@ -174,6 +174,21 @@ int main(void)
     CHECK(sigismember(&now, SIGALRM), "mask restored after sigsuspend");
     printf("sigtest: alarm, pause and sigsuspend\n");
 
+    /* A process that never makes a call: the signal reaches it through
+     * its idle keeper, which stops it and acts. */
+    pid_t spin = fork();
+    if (spin == 0) {
+        for (volatile unsigned long i = 0;; i++)
+            ;
+    }
+    struct timespec tenth = {0, 100 * 1000 * 1000};
+    nanosleep(&tenth, NULL); /* it is spinning by now */
+    CHECK(kill(spin, SIGTERM) == 0, "kill spinner");
+    int sst;
+    CHECK(waitpid(spin, &sst, 0) == spin, "wait spinner");
+    CHECK(WIFSIGNALED(sst) && WTERMSIG(sst) == SIGTERM, "spinner status %#x", sst);
+    printf("sigtest: a spinning process is killed by signal %d\n", WTERMSIG(sst));
+
     printf("sigtest: %s\n", failures ? "FAILED" : "all ok");
     return failures ? 1 : 0;
 }

@@ -151,6 +151,11 @@ pub const FUTEX_WAKE: u64 = 47;
 /// (the UNIX personality's bank and its limit).
 pub const SYSINFO: u64 = 48;
 
+/// The caller now runs the program at the string's first part (up to a
+/// NUL) relative to directory fid `w0`, with the rest of the string as its
+/// arguments, each NUL-terminated: `/proc/<pid>/exe` and `cmdline`.
+pub const PROCINFO: u64 = 49;
+
 /// A call that may park carries in `w3` the signals that end the wait
 /// (those neither blocked nor ignored): a signal among them answers the
 /// parked call `-EINTR`. Every answer to a process's keeper carries in

@@ -24,6 +24,7 @@ mod boot;
 mod content;
 mod memory;
 mod open;
+mod procfs;
 mod slots;
 
 use content::Content;
@@ -109,6 +110,8 @@ struct Proc {
     alarm: u64,
     /// Whether its keeper said where it is (`HELLO`).
     keeper: bool,
+    /// Its program's name (`/proc/<pid>/stat`), NUL-padded.
+    comm: [u8; 16],
 }
 
 const NO_PROC: Proc = Proc {
@@ -121,6 +124,7 @@ const NO_PROC: Proc = Proc {
     pending: 0,
     alarm: 0,
     keeper: false,
+    comm: [0; 16],
 };
 
 /// What to answer.
@@ -159,6 +163,8 @@ pub struct Unixd<'a> {
     tty: &'a mut Tty,
     /// Seconds since 1970 at boot: file times are `epoch + now`.
     epoch_ns: u64,
+    /// The generated files of `/proc` (inode, what).
+    gen: [(u32, procfs::Gen); procfs::MAX_GEN],
 }
 
 impl Unixd<'_> {
@@ -246,6 +252,7 @@ impl Unixd<'_> {
             }
             Err(e) => return Err(e),
         };
+        self.refresh(ino);
         let i = *self.fs.inode(ino).ok_or(ENOENT)?;
         let fmt = i.mode & mode::FMT;
         let acc = flags & o::ACCMODE;
@@ -512,6 +519,8 @@ impl Unixd<'_> {
         fetch(KEEPERS, a as u64, T).map_err(|_| EIO)?;
         swap(T, i as u64 % 16, K0, 0).map_err(|_| EIO)?;
         self.procs[i].keeper = true;
+        let ppid = self.procs[i].ppid;
+        self.proc_new(pid, ppid);
         Ok(0)
     }
 
@@ -614,6 +623,7 @@ impl Unixd<'_> {
         let parent_alive = ppid != 0 && self.procs.iter().any(|p| p.pid == ppid && !p.zombie);
         if !parent_alive {
             self.procs[i] = NO_PROC;
+            self.proc_gone(pid);
         }
         for w in 0..MAX_WAITERS {
             if self.waiters[w].on == Wait::Child(ppid) || self.waiters[w].on == Wait::Child(1) {
@@ -649,6 +659,7 @@ impl Unixd<'_> {
             any = true;
             if p.zombie {
                 self.procs[i] = NO_PROC;
+                self.proc_gone(p.pid);
                 return Ok(Reply::Now([p.pid as u64, p.status as u64, 0], 0, false));
             }
         }
@@ -1151,6 +1162,7 @@ impl Unixd<'_> {
             | p::PAUSE
             | p::FUTEX_WAIT
             | p::FUTEX_WAKE
+            | p::PROCINFO
                 if a.source as u64 != source::FORWARDED =>
             {
                 Err(EPERM)
@@ -1180,6 +1192,12 @@ impl Unixd<'_> {
                 self.futex_wait(w[0], w[1], w[2], deadline)
             }
             p::FUTEX_WAKE => r(self.futex_wake(w[0], w[1], w[2])),
+            p::PROCINFO => {
+                let z = s.iter().position(|&b| b == 0).ok_or(EINVAL)?;
+                self.proc_of(a.label)?;
+                self.proc_exec(a.label, w[0], &s[..z], &s[z + 1..]);
+                r(Ok(0))
+            }
             p::ALARM => {
                 let i = self.proc_of(a.label)?;
                 let now = now_ns();
@@ -1276,6 +1294,7 @@ fn main(epoch: u64) -> i64 {
         keeper_nodes: [false; MAX_PROCS / 16],
         tty: &mut tty,
         epoch_ns: epoch * 1_000_000_000,
+        gen: [(0, procfs::Gen::None); procfs::MAX_GEN],
     };
     match boot::build(&mut d) {
         Ok(s) => println!(
@@ -1286,6 +1305,13 @@ fn main(epoch: u64) -> i64 {
             s.bytes / 1024
         ),
         Err(e) => println!("unixd: the initial file system is incomplete: {e}"),
+    }
+    d.proc_boot();
+    // The node of the keepers' start-key nodes (the image leaves the slot
+    // void: without it no keeper could say where it is, and a signal
+    // reached a running process only with its next call's answer).
+    if bank::alloc_node(BANK, KEEPERS).is_err() {
+        println!("unixd: no node for the keepers' start keys");
     }
     let mut inbuf = [0u8; 4096];
     let mut out = [0u8; 4096];

@@ -326,6 +326,21 @@ fn load(k: &mut Keeper, path: &[u8], st: &Strings) -> Result<(), i64> {
         c.copy_from_slice(&v.to_le_bytes());
     }
     ok(Msg::new(PROC, domain::SET_REGS).string(&b).call())?;
+    // /proc/<pid>/exe and cmdline.
+    let mut info = [0u8; 4096];
+    let mut n = 0;
+    for part in core::iter::once(path).chain((0..st.argc).map(|i| st.get(i))) {
+        if n + part.len() < info.len() {
+            info[n..n + part.len()].copy_from_slice(part);
+            info[n + part.len()] = 0;
+            n += part.len() + 1;
+        }
+    }
+    let a = Msg::new(UNIXD, proto::PROCINFO)
+        .w0(k.cwd as u64)
+        .string(&info[..n])
+        .call();
+    crate::signals::note(a.w[proto::INTR_WORD]);
     ok(Msg::new(PROC, domain::SET_STATE)
         .words([state::RUNNING, state::FOREIGN as u64, 0, 0])
         .call())

@@ -132,12 +132,40 @@ impl Keeper {
     }
 
     /// Reads a path argument from the process into `buf` → its length.
-    fn path<'b>(&mut self, a: u64, buf: &'b mut [u8; 4096]) -> Result<&'b [u8], i64> {
-        match self.space.read_cstr(a, &mut buf[..]) {
-            Ok(n) => Ok(&buf[..n]),
-            Err(Some(t)) => Err(t.errno()),
-            Err(None) => Err(ENAMETOOLONG),
+    /// `/proc/self` becomes `/proc/<pid>` (unixd's directory of this
+    /// process), but `/proc/self/fd/N`, which `openat` answers itself.
+    pub fn path<'b>(&mut self, a: u64, buf: &'b mut [u8; 4096]) -> Result<&'b [u8], i64> {
+        let n = match self.space.read_cstr(a, &mut buf[..]) {
+            Ok(n) => n,
+            Err(Some(t)) => return Err(t.errno()),
+            Err(None) => return Err(ENAMETOOLONG),
+        };
+        const SELF: &[u8] = b"/proc/self";
+        let is_self = buf[..n].starts_with(SELF)
+            && (n == SELF.len() || buf[SELF.len()] == b'/')
+            && !buf[..n].starts_with(b"/proc/self/fd/");
+        if !is_self {
+            return Ok(&buf[..n]);
         }
+        let mut digits = [0u8; 20];
+        let mut d = 0;
+        let mut v = self.pid;
+        loop {
+            digits[19 - d] = b'0' + (v % 10) as u8;
+            d += 1;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        let rest = n - SELF.len();
+        let new_len = 6 + d + rest;
+        if new_len >= buf.len() {
+            return Err(ENAMETOOLONG);
+        }
+        buf.copy_within(SELF.len()..n, 6 + d);
+        buf[6..6 + d].copy_from_slice(&digits[20 - d..]);
+        Ok(&buf[..new_len])
     }
 
     /// `openat`.
