@@ -193,6 +193,9 @@ pub enum Command<'a> {
     Notes,
     /// `count`: the persistent counter, one more.
     Count,
+    /// `unix`: the UNIX personality's processes, memory and the system
+    /// calls its programs asked for that are not implemented.
+    Unix,
     /// `echo <text>`.
     Echo(&'a str),
     /// An empty line.
@@ -200,7 +203,7 @@ pub enum Command<'a> {
 }
 
 /// Every command: (name, arguments, what it does) — `help` prints these.
-pub const COMMANDS: [(&str, &str, &str); 15] = [
+pub const COMMANDS: [(&str, &str, &str); 16] = [
     ("help", "", "list the commands"),
     (
         "ps",
@@ -254,6 +257,11 @@ pub const COMMANDS: [(&str, &str, &str); 15] = [
         "count",
         "",
         "a counter that survives killing QEMU: one more",
+    ),
+    (
+        "unix",
+        "",
+        "UNIX processes, memory, unimplemented calls by number",
     ),
     ("echo", "<text>", "print the text"),
 ];
@@ -321,6 +329,7 @@ pub fn parse(line: &str) -> Result<Command<'_>, ParseError<'_>> {
         ("start", 2) => Command::Start(w[0], number(w[1]).ok_or(usage(cmd))?),
         ("notes", 0) => Command::Notes,
         ("count", 0) => Command::Count,
+        ("unix", 0) => Command::Unix,
         (c, _) if known => return Err(usage(c)),
         (c, _) => return Err(ParseError::Unknown(c)),
     };

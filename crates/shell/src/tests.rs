@@ -108,3 +108,9 @@ proptest! {
         prop_assert!(ed.pending().len() <= MAX_LINE);
     }
 }
+
+#[test]
+fn unix_takes_no_arguments() {
+    assert_eq!(parse("unix"), Ok(Command::Unix));
+    assert_eq!(parse("unix x"), Err(ParseError::Usage("unix", "")));
+}

@@ -156,6 +156,18 @@ pub const SYSINFO: u64 = 48;
 /// arguments, each NUL-terminated: `/proc/<pid>/exe` and `cmdline`.
 pub const PROCINFO: u64 = 49;
 
+/// A process's keeper, as the process ends: the string is its
+/// unimplemented calls, each a little-endian `u16` call number (511: any
+/// higher) and `u32` count, added to the system's tally.
+pub const ENOSYS: u64 = 50;
+/// The native shell's `unix` command → `w0` processes, `w1` pages in
+/// all, `w2` pages free, and as the string the tally of unimplemented
+/// calls in `ENOSYS`'s format.
+pub const STATUS: u64 = 51;
+/// The name unixd publishes its start key under in the data store (for
+/// the native shell).
+pub const STORE_NAME: &[u8] = b"unix";
+
 /// A call that may park carries in `w3` the signals that end the wait
 /// (those neither blocked nor ignored): a signal among them answers the
 /// parked call `-EINTR`. Every answer to a process's keeper carries in

@@ -219,6 +219,44 @@ fn start(demo: &str, arg: u64) {
     }
 }
 
+/// `unix`: unixd's key from the data store (it publishes itself), its
+/// `STATUS`: processes, memory and the tally of unimplemented calls.
+fn unix() {
+    let g = Msg::new(LOOKUP, so::GET)
+        .string(stet_unix::proto::STORE_NAME)
+        .recv([T1, 0, 0, 0])
+        .call();
+    if g.code != code::OK {
+        return println!("unix: no UNIX personality in the data store");
+    }
+    let mut b = [0u8; 4096];
+    let a = Msg::new(T1, stet_unix::proto::STATUS).call_into(&mut b);
+    if a.code != code::OK {
+        return println!("unix: {} ({})", code::name(a.code), a.code);
+    }
+    println!(
+        "unix: processes {}, memory {} of {} KiB free",
+        a.w[0],
+        a.w[2] * 4,
+        a.w[1] * 4
+    );
+    print!("unix: unimplemented calls (number:count):");
+    let n = a.len.min(b.len());
+    if n == 0 {
+        print!(" none");
+    }
+    for c in b[..n].chunks_exact(6) {
+        let nr = u16::from_le_bytes([c[0], c[1]]);
+        let v = u32::from_le_bytes([c[2], c[3], c[4], c[5]]);
+        if nr == 511 {
+            print!(" other:{v}");
+        } else {
+            print!(" {nr}:{v}");
+        }
+    }
+    println!();
+}
+
 /// `read <service> <block>`: the service's current key from the data
 /// store, one READ, every byte checked against `blk::byte`.
 fn read(name: &str, n: u64) {
@@ -324,6 +362,7 @@ fn run(c: Command<'_>) {
                 println!("no notes yet (note <text> adds one)");
             }
         }
+        Command::Unix => unix(),
         Command::Count => {
             let a = Msg::new(NOTES, no::COUNT).call();
             println!("count: {}", a.w[0]);

@@ -6,6 +6,10 @@ use stet_rt::key::Slot;
 pub const CONSOLE: Slot = 1;
 /// The kernel's sleep key (file times).
 pub const SLEEP: Slot = 2;
+/// The data store, as a publisher (`make run`): unixd publishes its start
+/// key there for the native shell. Any other key (tests give discrim):
+/// nothing is published.
+pub const STORE: Slot = 3;
 /// The bank every file's pages and nodes come from.
 pub const BANK: Slot = 4;
 /// The initial file system: a file node (sense key: slot 0 the segment of

@@ -68,6 +68,9 @@ pub struct Keeper {
     /// Print every system call and its result (argument bit 62 of the
     /// first keeper; children inherit it).
     pub trace: bool,
+    /// Print nothing when a process ends but a crash (argument bit 61 of
+    /// the first keeper, `make run`; children inherit it).
+    pub quiet: bool,
     /// `struct sigaction` of each signal, as the process gave it.
     pub actions: [[u8; 32]; 64],
     /// The blocked signals.
@@ -86,6 +89,7 @@ impl Keeper {
             cwd: fds::NONE,
             umask: 0o022,
             trace: false,
+            quiet: false,
             name: [0; 16],
             suspend_mask: None,
             actions: [[0; 32]; 64],
@@ -157,26 +161,46 @@ impl Keeper {
             End::Exit(s) => (s as u64) << 8,
             End::Signal(s, ..) => s as u64,
         };
-        match how {
-            End::Exit(s) => println!("unix: pid {} exited with status {s}", self.pid),
-            End::Signal(s, what, addr, rip) => println!(
-                "unix: pid {} killed by signal {s} ({what} {addr:#x} at rip {rip:#x})",
-                self.pid
-            ),
-        }
-        let mut first = true;
-        for (n, &c) in self.enosys.iter().enumerate().filter(|(_, &c)| c > 0) {
-            if first {
-                stet_rt::print!("unix: pid {} unimplemented calls:", self.pid);
-                first = false;
-            }
-            if n == self.enosys.len() - 1 {
-                stet_rt::print!(" other:{c}");
-            } else {
-                stet_rt::print!(" {n}:{c}");
+        // Quiet (`make run`): the terminal is the user's; only a program's
+        // crash is worth a line there (its shell reports the rest).
+        let crashed =
+            matches!(how, End::Signal(s, ..) if matches!(s, SIGILL | SIGFPE | SIGSEGV | SIGBUS));
+        if !self.quiet || crashed {
+            match how {
+                End::Exit(s) => println!("unix: pid {} exited with status {s}", self.pid),
+                End::Signal(s, what, addr, rip) => println!(
+                    "unix: pid {} killed by signal {s} ({what} {addr:#x} at rip {rip:#x})",
+                    self.pid
+                ),
             }
         }
-        if !first {
+        // The unimplemented calls go to unixd's tally (the native shell's
+        // `unix` command), and are printed unless quiet.
+        let mut tally = [0u8; 6 * 64];
+        let mut n = 0;
+        for (nr, &c) in self.enosys.iter().enumerate().filter(|(_, &c)| c > 0) {
+            if n + 6 <= tally.len() {
+                tally[n..n + 2].copy_from_slice(&(nr as u16).to_le_bytes());
+                tally[n + 2..n + 6].copy_from_slice(&(c as u32).to_le_bytes());
+                n += 6;
+            }
+        }
+        if n > 0 {
+            let _ = Msg::new(UNIXD, stet_unix::proto::ENOSYS)
+                .string(&tally[..n])
+                .call();
+        }
+        if n > 0 && !self.quiet {
+            stet_rt::print!("unix: pid {} unimplemented calls:", self.pid);
+            for c in tally[..n].chunks_exact(6) {
+                let nr = u16::from_le_bytes([c[0], c[1]]) as usize;
+                let v = u32::from_le_bytes([c[2], c[3], c[4], c[5]]);
+                if nr == self.enosys.len() - 1 {
+                    stet_rt::print!(" other:{v}");
+                } else {
+                    stet_rt::print!(" {nr}:{v}");
+                }
+            }
             println!();
         }
         self.close_all(false);
@@ -224,6 +248,8 @@ fn bytes_of(r: &[u64; NREGS]) -> [u8; REGS_SIZE] {
 
 /// Argument bit: trace every system call.
 const TRACE: u64 = 1 << 62;
+/// Argument bit: quiet (see `Keeper::quiet`).
+const QUIET: u64 = 1 << 61;
 
 /// The tag of the keeper's state in its heap (`stet_rt::carry`).
 const TAG: u64 = u64::from_le_bytes(*b"UNIXKPR1");
@@ -243,9 +269,10 @@ fn main(arg: u64) -> i64 {
         signals::PENDING.store(0, core::sync::atomic::Ordering::Relaxed);
         k
     } else {
-        let k = stet_rt::carry::place(TAG, Keeper::new(arg & !TRACE));
+        let k = stet_rt::carry::place(TAG, Keeper::new(arg & !(TRACE | QUIET)));
         k.trace = arg & TRACE != 0;
-        let arg = arg & !TRACE;
+        k.quiet = arg & QUIET != 0;
+        let arg = arg & !(TRACE | QUIET);
         if let Err(e) = exec::start(k) {
             println!("unix: cannot start pid {arg}: {e}");
             let _ = bank::destroy(PBANK);
