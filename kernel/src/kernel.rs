@@ -49,6 +49,11 @@ pub struct Kernel {
     pub nnames: usize,
     /// Times all hardware page tables were discarded.
     pub flushes: u64,
+    /// The last page-table generation handed out (`Context::tgen`).
+    pub table_gen: u32,
+    /// Discards of one context's tables because an object it mapped
+    /// changed (the rest keep theirs).
+    pub targeted_flushes: u64,
     /// The `fs` and `gs` bases loaded in the CPU.
     pub user_bases: (u64, u64),
     /// The ports open in the TSS I/O bitmap (`Context::io` form: the

@@ -142,6 +142,8 @@ fn kmain(mut p: Platform) -> Kernel {
         names: [(0, [0; NAME_LEN]); MAX_NAMES],
         nnames: 0,
         flushes: 0,
+        table_gen: 0,
+        targeted_flushes: 0,
         module: p.module,
         user_bases: (0, 0),
         io_open: 0,

@@ -17,18 +17,28 @@ use stet_segment::{Access, Invalid};
 
 const PAGE: u64 = 4096;
 
-/// The segment walk's view of the object cache. Every node it passes is
-/// marked as backing a hardware mapping.
+/// The segment walk's view of the object cache. For a walk that builds a
+/// context's hardware mapping (`ctx`), every node it passes is marked as
+/// backing a mapping of that context; a walk for a kernel copy through a
+/// segment key builds none and marks nothing.
 struct Walker<'a> {
     objs: &'a mut Objects,
     pool: &'a mut FramePool<'static>,
     store: &'a mut Store,
+    ctx: Option<(usize, &'a [domain::context::Context])>,
+}
+
+/// Whether context `ci` still has the tables of generation `tgen`.
+fn live(ctxs: &[domain::context::Context]) -> impl Fn(usize, u32) -> bool + '_ {
+    |ci, tgen| ctxs.get(ci).is_some_and(|c| c.used && c.tgen == tgen)
 }
 
 impl stet_segment::Store for Walker<'_> {
     fn slot(&mut self, node: Key, slot: usize) -> Option<Key> {
         let i = self.objs.node_of(node, self.store).ok()?;
-        self.objs.mark_node_mapped(i);
+        if let Some((ci, ctxs)) = self.ctx {
+            self.objs.mark_node_mapped(i, ci, ctxs[ci].tgen, live(ctxs));
+        }
         Some(self.objs.nodes[i as usize].keys[slot])
     }
 
@@ -58,6 +68,7 @@ pub fn walk(
         objs: &mut k.objs,
         pool: &mut k.pool,
         store: &mut k.store,
+        ctx: Some((ci, &*k.ctxs)),
     };
     let found =
         stet_segment::walk(&mut w, space, va, access, &mut |_| {}).map_err(MemFault::Invalid)?;
@@ -78,6 +89,7 @@ pub fn segment_frame(
         objs: &mut k.objs,
         pool: &mut k.pool,
         store: &mut k.store,
+        ctx: None,
     };
     let found = stet_segment::walk(&mut w, entry, addr, access, &mut |_| {}).map_err(|i| i.why)?;
     let page = k
@@ -131,7 +143,8 @@ pub fn resolve(
     } else {
         k.objs.frame(page)
     };
-    k.objs.mark_page_mapped(page);
+    let tgen = k.ctxs[ci].tgen;
+    k.objs.mark_page_mapped(page, ci, tgen, live(k.ctxs));
     let perm = UserPerm {
         write,
         exec: executable,
@@ -237,6 +250,37 @@ pub fn copy_between(
         done += n;
     }
     done
+}
+
+/// Node slot `i` is about to change (a key in it replaced, or the node
+/// destroyed): the contexts whose tables were built through it lose
+/// them; everyone else keeps theirs.
+pub fn unmap_node(k: &mut Kernel, i: u32) {
+    if k.objs.node_mapped(i) {
+        let m = k.objs.unmark_node(i);
+        discard_mappers(k, m);
+    }
+}
+
+/// Page slot `i` is about to be destroyed: as [`unmap_node`].
+pub fn unmap_page(k: &mut Kernel, i: u32) {
+    if k.objs.page_mapped(i) {
+        let m = k.objs.unmark_page(i);
+        discard_mappers(k, m);
+    }
+}
+
+fn discard_mappers(k: &mut Kernel, m: crate::obj::Mappers) {
+    if m.many() {
+        flush_all(k);
+        return;
+    }
+    for (ci, tgen) in m.pairs() {
+        if k.ctxs[ci].used && k.ctxs[ci].tgen == tgen {
+            domain::discard_tables(k, ci);
+            k.targeted_flushes += 1;
+        }
+    }
 }
 
 /// Discards every hardware page table (they are rebuilt on demand). Called

@@ -36,6 +36,7 @@
 #[cfg(test)]
 extern crate std;
 
+pub mod mappers;
 mod size;
 mod walk;
 

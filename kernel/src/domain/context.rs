@@ -53,6 +53,11 @@ pub struct Context {
     pub fault_info: u64,
     /// Hardware page-table root frame (0: none built yet).
     pub pml4: u32,
+    /// Which generation of page tables it has: a new value (from the
+    /// kernel's counter) each time its tables are discarded, so a record
+    /// "context c mapped this object in generation g" is stale once
+    /// c's `tgen` is not g (`obj::Mappers`).
+    pub tgen: u32,
     /// Cache slots of the root node, general keys node, annex, FPU page.
     pub root: u32,
     /// General keys node slot.

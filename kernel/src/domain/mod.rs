@@ -80,8 +80,10 @@ pub fn prepare(k: &mut Kernel, root: u32) -> Result<usize, PrepareError> {
             e => e,
         });
     }
+    k.table_gen = k.table_gen.wrapping_add(1);
     let c = &mut k.ctxs[ci];
     c.pml4 = 0;
+    c.tgen = k.table_gen;
     c.queue = Queue::None;
     c.next = 0;
     c.stalled = 0;
@@ -121,6 +123,8 @@ pub fn sync(k: &mut Kernel, ci: usize) {
 
 /// Drops the hardware page tables of context `ci`.
 pub fn discard_tables(k: &mut Kernel, ci: usize) {
+    k.table_gen = k.table_gen.wrapping_add(1);
+    k.ctxs[ci].tgen = k.table_gen;
     let f = core::mem::take(&mut k.ctxs[ci].pml4);
     if f != 0 {
         arch::paging::UserRoot::from_frame(FrameNumber(f)).discard(&mut k.pool);

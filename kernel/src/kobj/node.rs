@@ -17,12 +17,12 @@ use stet_abi::domain::{root, state};
 use stet_abi::order::node as o;
 use stet_keys::{rights, Key, KeyType, MAX_LSS};
 
-/// Stores `key` in slot `slot` of node `i`, flushing hardware mappings if
-/// a mapped key is replaced. No domain bookkeeping: for the kernel's own
+/// Stores `key` in slot `slot` of node `i`, discarding the hardware
+/// mappings built through the node if a non-void key is replaced. No domain bookkeeping: for the kernel's own
 /// writes into general key slots and domain parts it keeps in step itself.
 pub fn set_slot(k: &mut Kernel, i: u32, slot: usize, key: Key) {
-    if k.objs.node_mapped(i) && !k.objs.nodes[i as usize].keys[slot].is_void() {
-        memory::flush_all(k);
+    if !k.objs.nodes[i as usize].keys[slot].is_void() {
+        memory::unmap_node(k, i);
     }
     k.objs.node_mut(i).keys[slot] = key;
 }

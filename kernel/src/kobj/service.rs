@@ -144,9 +144,7 @@ pub fn range(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) {
                     if let Some(d) = domain::unlink(k.objs.pages[i as usize].ctx) {
                         drop_domain(k, d);
                     }
-                    if k.objs.page_mapped(i) {
-                        memory::flush_all(k);
-                    }
+                    memory::unmap_page(k, i);
                     if k.objs.destroy_page(i, &mut k.pool).is_err() {
                         r.fail(code::NO_SPACE);
                         return;
@@ -167,9 +165,7 @@ fn destroy_node(k: &mut Kernel, i: u32) {
     if let Some(d) = domain::unlink(k.objs.nodes[i as usize].ctx) {
         drop_domain(k, d);
     }
-    if k.objs.node_mapped(i) {
-        memory::flush_all(k);
-    }
+    memory::unmap_node(k, i);
     k.objs.destroy_node(i);
 }
 

@@ -25,6 +25,7 @@ use crate::arch::phys;
 use stet_keys::{Key, KeyType, Space};
 use stet_oidindex::Index;
 use stet_physmem::pool::{FrameNumber, FramePool};
+pub use stet_segment::mappers::Mappers;
 use zerocopy::FromZeros;
 
 /// Slots in a node.
@@ -45,6 +46,8 @@ pub struct NodeEntry {
     /// The flush generation in which a hardware mapping was built through
     /// this node (mapped iff equal to the cache's current generation).
     pub mapped_gen: u32,
+    /// Which contexts' page tables were built through it.
+    pub mappers: Mappers,
     /// Context index + 1 if this node is part of a prepared domain (0: none).
     pub ctx: u16,
     /// Changed since the last checkpoint snapshot.
@@ -68,6 +71,8 @@ pub struct PageEntry {
     pub frame: u32,
     /// The flush generation of its last hardware mapping (see `NodeEntry`).
     pub mapped_gen: u32,
+    /// Which contexts map it.
+    pub mappers: Mappers,
     /// Index + 1 of its entry in the checkpoint being written, while the
     /// writer has not written it yet: writes must copy it first (0: none).
     pub ckpt: u32,
@@ -496,16 +501,58 @@ impl Objects {
         self.pages[i as usize].mapped_gen == self.flush_gen
     }
 
-    /// Notes a hardware mapping built through node slot `i`.
+    /// Notes a hardware mapping built through node slot `i` for context
+    /// `ci` (its tables' generation `tgen`; `live` as in `Mappers::note`).
     #[inline]
-    pub fn mark_node_mapped(&mut self, i: u32) {
-        self.nodes[i as usize].mapped_gen = self.flush_gen;
+    pub fn mark_node_mapped(
+        &mut self,
+        i: u32,
+        ci: usize,
+        tgen: u32,
+        live: impl Fn(usize, u32) -> bool,
+    ) {
+        let gen = self.flush_gen;
+        let e = &mut self.nodes[i as usize];
+        if e.mapped_gen != gen {
+            e.mapped_gen = gen;
+            e.mappers = Mappers::one(ci, tgen);
+        } else {
+            e.mappers.note(ci, tgen, live);
+        }
     }
 
-    /// Notes a hardware mapping of page slot `i`.
+    /// Notes a hardware mapping of page slot `i` for context `ci`.
     #[inline]
-    pub fn mark_page_mapped(&mut self, i: u32) {
-        self.pages[i as usize].mapped_gen = self.flush_gen;
+    pub fn mark_page_mapped(
+        &mut self,
+        i: u32,
+        ci: usize,
+        tgen: u32,
+        live: impl Fn(usize, u32) -> bool,
+    ) {
+        let gen = self.flush_gen;
+        let e = &mut self.pages[i as usize];
+        if e.mapped_gen != gen {
+            e.mapped_gen = gen;
+            e.mappers = Mappers::one(ci, tgen);
+        } else {
+            e.mappers.note(ci, tgen, live);
+        }
+    }
+
+    /// Node slot `i` will no longer be mapped (the caller discards the
+    /// tables of the contexts returned) → who mapped it.
+    pub fn unmark_node(&mut self, i: u32) -> Mappers {
+        let e = &mut self.nodes[i as usize];
+        e.mapped_gen = 0;
+        e.mappers
+    }
+
+    /// Page slot `i` will no longer be mapped → who mapped it.
+    pub fn unmark_page(&mut self, i: u32) -> Mappers {
+        let e = &mut self.pages[i as usize];
+        e.mapped_gen = 0;
+        e.mappers
     }
 
     /// Every hardware page table was discarded: no slot is mapped now.

@@ -52,6 +52,8 @@ const STASH: u64 = 8;
 const CHILD_UNIXD: u64 = 12;
 const CHILD_PBANK: u64 = 13;
 const CHILD_DIR: u64 = 14;
+/// The segment key of the 16 text pages `own_page` last walked to.
+const TEXT_BLOCK: u64 = 15;
 
 fn ok(a: stet_rt::key::Answer) -> Result<stet_rt::key::Answer, Code> {
     if a.code == code::OK {
@@ -286,6 +288,7 @@ impl Keeper {
             .call())?;
         let guard = stet_rt::image::carry_guard();
         let mut cur_depth = u8::MAX;
+        let mut text_block = u64::MAX;
         plan::steps(&pages, &mut |s| -> Result<(), Code> {
             match s {
                 Step::Node { depth: 0, .. } => {
@@ -332,7 +335,7 @@ impl Keeper {
                     }
                     let addr = pg * 4096;
                     match source {
-                        Source::Text => own_page(addr, T, X)?,
+                        Source::Text => own_page(addr, T, X, &mut text_block)?,
                         Source::Data => {
                             bank::alloc_page(KB, T)?;
                             ok(Msg::new(T, page::WRITE).w0(0).raw_string(addr, 4096).call())?;
@@ -402,13 +405,29 @@ impl Keeper {
 
 /// This keeper's own page at `addr` (read-only: text) into `into`, by
 /// walking its own tree from its space root (`d`: scratch for discrim).
-fn own_page(addr: u64, into: Slot, d: Slot) -> Result<(), Code> {
+/// The segment key of the last 16-page block walked to waits in the
+/// `KEYS` node (`TEXT_BLOCK`; `*block` says which block), so the next
+/// page of that block is two calls, not a walk.
+fn own_page(addr: u64, into: Slot, d: Slot, block: &mut u64) -> Result<(), Code> {
+    let mut q = addr / 4096;
+    if q / 16 == *block {
+        fetch(KEYS, TEXT_BLOCK, into)?;
+        ok(Msg::new(into, segment::FETCH)
+            .w0(q % 16)
+            .recv([into, 0, 0, 0])
+            .call())?;
+        return make(into, page::MAKE_RO, [0; 4], into);
+    }
     fetch(KEYS, STASH + 2, d)?;
     fetch(KEYS, keys::SELF_SPACE, into)?;
-    let mut q = addr / 4096;
     let mut lss = plan::ROOT_LSS as u64;
     let mut order = node::FETCH;
     loop {
+        if lss == 1 {
+            // The block's node: kept for the pages after this one.
+            swap(KEYS, TEXT_BLOCK, into, 0)?;
+            *block = addr / 4096 / 16;
+        }
         let span = 1u64 << (4 * (lss - 1));
         ok(Msg::new(into, order)
             .w0(q / span)

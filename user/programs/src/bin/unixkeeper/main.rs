@@ -209,7 +209,12 @@ impl Keeper {
             .w0(self.cwd as u64)
             .call();
         let _ = bank::destroy(PBANK);
-        if keydir::fetch(KEYS, slots::keys::SELF_SPACE, T).is_ok() {
+        // The windows onto the process are closed, unless this keeper
+        // goes too (a forked keeper: its bank is destroyed below, and
+        // clearing a slot of its own space would only discard its page
+        // tables for nothing).
+        let forked = self.ppid != 0;
+        if !forked && keydir::fetch(KEYS, slots::keys::SELF_SPACE, T).is_ok() {
             for slot in [WINDOW_SLOT, EXEC_SLOT] {
                 let _ = Msg::new(T, node::SWAP).w0(slot).call();
             }
