@@ -96,6 +96,7 @@ pub mod nr {
     pub const SCHED_GET_PRIORITY_MAX: u64 = 146;
     pub const SCHED_GET_PRIORITY_MIN: u64 = 147;
     pub const SYNC: u64 = 162;
+    pub const SYNCFS: u64 = 306;
     pub const GETTID: u64 = 186;
     pub const TKILL: u64 = 200;
     pub const TIME: u64 = 201;

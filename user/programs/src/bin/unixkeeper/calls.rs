@@ -3,9 +3,10 @@
 //! descriptors. A call it does not implement answers `-ENOSYS` and is
 //! counted, never harms anything.
 
-use crate::slots::{SLEEP, UNIXD};
+use crate::slots::{keys, KEYS, SLEEP, T, UNIXD};
 use crate::space::Touch;
 use crate::Keeper;
+use stet_programs::keydir;
 use stet_rt::abi::domain::Reg;
 use stet_rt::abi::order;
 use stet_rt::key::{call, Msg};
@@ -156,7 +157,8 @@ impl Keeper {
             nr::SELECT => self.select(int(a[0]), [a[1], a[2], a[3]], a[4], false),
             nr::PSELECT6 => self.select(int(a[0]), [a[1], a[2], a[3]], a[4], true),
             nr::PPOLL => self.ppoll(a[0], a[1], a[2]),
-            nr::FSYNC | nr::FDATASYNC => self.fid(a[0]).map(|_| 0),
+            nr::FSYNC | nr::FDATASYNC | nr::SYNCFS => self.fid(a[0]).and_then(|_| self.sync()),
+            nr::SYNC => self.sync(),
             nr::SENDFILE => self.sendfile(a[0], a[1], a[2], a[3]),
             nr::BRK => Ok(self.brk(a[0])),
             nr::MMAP => self.mmap(a[0], a[1], a[2], a[3], a[4], a[5]),
@@ -282,6 +284,25 @@ impl Keeper {
                     .write(wstatus, &(a.w[1] as u32).to_le_bytes());
             }
             return Ok(a.w[0]);
+        }
+    }
+
+    /// `sync`, `fsync`, `fdatasync`, `syncfs`: the file system is part of
+    /// the single-level store, so making a file durable is taking a
+    /// checkpoint and waiting for it to commit (everything else becomes
+    /// durable with it). Without a checkpoint key (no disk) there is
+    /// nothing to commit to: done at once, as on tmpfs.
+    fn sync(&mut self) -> R {
+        use stet_rt::abi::order::checkpoint;
+        if keydir::fetch(KEYS, keys::CHECKPOINT, T).is_err() {
+            return Ok(0);
+        }
+        let a = Msg::new(T, checkpoint::TAKE).call();
+        match a.code {
+            stet_rt::abi::code::OK => Ok(0),
+            // Void: no store.
+            c if c == stet_rt::abi::code::VOID => Ok(0),
+            _ => Err(EIO),
         }
     }
 

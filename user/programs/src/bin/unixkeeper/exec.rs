@@ -93,8 +93,8 @@ pub fn start(k: &mut Keeper) -> Result<(), &'static str> {
     if !a.ok() {
         return Err("no command line");
     }
-    for (i, &s) in keys::AT_START.iter().enumerate() {
-        swap(KEYS, i as u64, s, 0).map_err(|_| "no keys node")?;
+    for (s, i) in keys::AT_START {
+        swap(KEYS, i, s, 0).map_err(|_| "no keys node")?;
     }
     k.open_terminal().map_err(|_| "no terminal")?;
     let end = line.iter().position(|&b| b == 0).unwrap_or(line.len());

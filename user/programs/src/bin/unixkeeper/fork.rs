@@ -370,6 +370,8 @@ impl Keeper {
         fetch(KEYS, keys::METER, T)?;
         swap(CCACHE, keys::METER, T, 0)?;
         swap(CCACHE, keys::OWN_BANK, KB, 0)?;
+        fetch(KEYS, keys::CHECKPOINT, T2)?;
+        swap(CCACHE, keys::CHECKPOINT, T2, 0)?;
         ok(Msg::new(CPB, domain::SET_METER).keys([T, 0, 0, 0]).call())?;
         swap(CDIR, KEYS as u64, CCACHE, 0)?;
         for (i, s) in [1u64, 2, 3].into_iter().enumerate() {

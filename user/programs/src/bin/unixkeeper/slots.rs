@@ -50,6 +50,15 @@ pub mod keys {
     /// The bank the keeper itself came from (a forked keeper's; void for
     /// one the image made): destroyed when its process has ended.
     pub const OWN_BANK: u64 = 4;
-    /// General slots holding them at start, in the order above.
-    pub const AT_START: [super::Slot; 4] = [7, 9, 10, 11];
+    /// The checkpoint key (`fsync`, `sync`): void when the system has none
+    /// to give (tests without a disk); then those calls return at once.
+    pub const CHECKPOINT: u64 = 5;
+    /// The general slot holding each at start, and its slot here.
+    pub const AT_START: [(super::Slot, u64); 5] = [
+        (7, BANK),
+        (9, SELF_SPACE),
+        (10, SELF_START),
+        (11, METER),
+        (12, CHECKPOINT),
+    ];
 }
