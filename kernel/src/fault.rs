@@ -108,7 +108,13 @@ fn to_keeper(
     );
     let c = &mut k.ctxs[ci];
     c.state = state::WAITING as u8;
-    c.fault_code = order;
+    // An exception's code also holds its vector and error code
+    // (`exception`): kept, so that a keeper's answer that leaves the fault
+    // pending (an order other than a resume) has it delivered again as it
+    // was.
+    if c.fault_code & 0xff != order {
+        c.fault_code = order;
+    }
     k.ctxs[t].state = state::RUNNING as u8;
     Outcome::Delivered(t)
 }

@@ -3,12 +3,17 @@
 //! resume key of the *fault* kind. Invoking it with order
 //! [`RESUME`] clears the fault and lets the domain run; with
 //! [`RESUME_WITH_REGS`] the string (the register block) also becomes its
-//! registers. Not invoking it leaves the domain stopped.
+//! registers; with [`RESUME_SYSCALL`] only `rax` changes. Not invoking it
+//! leaves the domain stopped.
 
 /// Keeper reply: clear the fault, run.
 pub const RESUME: u64 = 0;
 /// Keeper reply: set the registers from the string, clear the fault, run.
 pub const RESUME_WITH_REGS: u64 = 1;
+/// Keeper reply to a [`code::SYSCALL`] fault: `rax` = `w0` (the call's
+/// result), every other register as it was; clear the fault, run. The
+/// common answer to an emulated system call, without the register block.
+pub const RESUME_SYSCALL: u64 = 2;
 
 /// Fault codes: the order code of the keeper message, and the domain's
 /// fault code while the fault is pending.

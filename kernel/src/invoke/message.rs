@@ -9,7 +9,7 @@ use crate::kobj::{self, Reply};
 use crate::obj::Miss;
 use crate::{memory, sched};
 use stet_abi::domain::state;
-use stet_abi::fault::{RESUME, RESUME_WITH_REGS};
+use stet_abi::fault::{RESUME, RESUME_SYSCALL, RESUME_WITH_REGS};
 use stet_abi::invoke::{source, Control, Kind};
 use stet_abi::{code, MAX_STRING};
 use stet_keys::{resume_kind, Key, KeyType, CALL_COUNT_MASK};
@@ -316,6 +316,11 @@ fn to_resume(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
             if k.ctxs[t].set_regs(&regs).is_err() {
                 reply_code(k, ci, code::BAD_VALUE);
             }
+            k.ctxs[t].fault_code = 0;
+        }
+        // Only for a system call: rax is its result.
+        RESUME_SYSCALL if k.ctxs[t].fault_code == stet_abi::fault::code::SYSCALL => {
+            k.ctxs[t].frame.rax = m.w[0];
             k.ctxs[t].fault_code = 0;
         }
         // Any other order leaves the fault pending: the domain runs only to

@@ -1,7 +1,11 @@
 //! A domain keeper that emulates `ud2`: the faulting domain's `rax`
 //! becomes `rax + 1000` and it resumes after the instruction, with one
 //! reply carrying the new registers. It also answers a foreign domain's
-//! `syscall` (as a Linux personality would): `rax` becomes `rax + 2000`.
+//! `syscall` (as a Linux personality would): `rax` becomes `rax + 2000`,
+//! through `RESUME_SYSCALL` for call numbers below 1000 and the whole
+//! register block above. The first `ud2` is first answered
+//! `RESUME_SYSCALL`, which is not for exceptions: the kernel must leave
+//! the fault pending and deliver it again.
 //! Any other fault is reported and the domain left stopped.
 #![no_std]
 #![no_main]
@@ -37,7 +41,20 @@ fn put(b: &mut [u8], r: Reg, v: u64) {
 fn main(_arg: u64) -> i64 {
     let mut regs = [0u8; REGS_SIZE];
     let mut a = wait([DOMAIN, 0, 0, 0], RESUME, &mut regs);
+    let mut tried_wrong_order = false;
     loop {
+        if a.code == fault::code::EXCEPTION && a.w[0] == 6 && !tried_wrong_order {
+            tried_wrong_order = true;
+            a = Msg::new(RESUME, fault::RESUME_SYSCALL)
+                .w0(1)
+                .recv([DOMAIN, 0, 0, 0])
+                .resume_into(RESUME)
+                .ret_into(&mut regs);
+            if a.code == fault::code::EXCEPTION && a.w[0] == 6 {
+                println!("keeper: RESUME_SYSCALL left the exception pending; delivered again");
+            }
+            continue;
+        }
         if a.code == fault::code::EXCEPTION && a.w[0] == 6 && a.len == REGS_SIZE {
             let rax = get(&regs, Reg::Rax);
             put(&mut regs, Reg::Rax, rax + 1000);
@@ -53,10 +70,14 @@ fn main(_arg: u64) -> i64 {
             // `rip` is already past the `syscall`.
             let rax = get(&regs, Reg::Rax);
             println!("keeper: foreign syscall {rax}");
-            put(&mut regs, Reg::Rax, rax + 2000);
-            let out = regs;
-            a = Msg::new(RESUME, fault::RESUME_WITH_REGS)
-                .string(&out)
+            let mut out = regs;
+            let m = if rax < 1000 {
+                Msg::new(RESUME, fault::RESUME_SYSCALL).w0(rax + 2000)
+            } else {
+                put(&mut out, Reg::Rax, rax + 2000);
+                Msg::new(RESUME, fault::RESUME_WITH_REGS).string(&out)
+            };
+            a = m
                 .recv([DOMAIN, 0, 0, 0])
                 .resume_into(RESUME)
                 .ret_into(&mut regs);

@@ -294,9 +294,10 @@ fn main(arg: u64) -> i64 {
         signals::note(a.w[stet_unix::proto::INTR_WORD]);
     }
     let mut buf = [0u8; REGS_SIZE];
-    let mut a: Answer = wait([T, 0, 0, 0], RESUME, &mut buf);
+    let mut a: Answer = wait([0; 4], RESUME, &mut buf);
     loop {
         let mut regs = regs_of(&buf);
+        let before = regs;
         // Whether the answer replaces all registers (a system call, or a
         // fault turned into a signal handler's frame).
         let mut with_regs = a.code == fault::code::SYSCALL;
@@ -306,7 +307,7 @@ fn main(arg: u64) -> i64 {
                 Next::Exit(s) => Some(End::Exit(s)),
                 Next::Killed(s) => Some(End::Signal(s, "signal", 0, regs[Reg::Rip as usize])),
                 Next::Started => {
-                    a = wait([T, 0, 0, 0], RESUME, &mut buf);
+                    a = wait([0; 4], RESUME, &mut buf);
                     continue;
                 }
             },
@@ -331,12 +332,12 @@ fn main(arg: u64) -> i64 {
                 if let Some(s) = k.signal_running() {
                     k.end(End::Signal(s, "signal", 0, 0));
                 }
-                a = wait([T, 0, 0, 0], RESUME, &mut buf);
+                a = wait([0; 4], RESUME, &mut buf);
                 continue;
             }
             other => {
                 println!("unix: pid {pid}: unexpected message {other}; ignored");
-                a = wait([T, 0, 0, 0], RESUME, &mut buf);
+                a = wait([0; 4], RESUME, &mut buf);
                 continue;
             }
         };
@@ -344,21 +345,26 @@ fn main(arg: u64) -> i64 {
             None => {
                 // A memory fault re-executes the instruction; a system
                 // call resumes after it with the result in rax.
-                let order = if with_regs {
-                    fault::RESUME_WITH_REGS
-                } else {
-                    fault::RESUME
-                };
+                // A call that changed only rax (nearly every one) is
+                // answered with rax alone, not the register block.
+                let rax = Reg::Rax as usize;
+                let only_rax = a.code == fault::code::SYSCALL
+                    && (0..NREGS).all(|i| i == rax || regs[i] == before[i]);
                 let out = bytes_of(&regs);
-                let m = Msg::new(RESUME, order)
-                    .recv([T, 0, 0, 0])
-                    .resume_into(RESUME);
-                let m = if with_regs { m.string(&out) } else { m };
-                a = m.ret_into(&mut buf);
+                let m = if only_rax {
+                    Msg::new(RESUME, fault::RESUME_SYSCALL).w0(regs[rax])
+                } else if with_regs {
+                    Msg::new(RESUME, fault::RESUME_WITH_REGS).string(&out)
+                } else {
+                    Msg::new(RESUME, fault::RESUME)
+                };
+                // The domain key that comes with each fault is not needed
+                // (the process's is in PROC): received into no slot.
+                a = m.recv([0; 4]).resume_into(RESUME).ret_into(&mut buf);
             }
             Some(how) => {
                 k.end(how);
-                a = wait([T, 0, 0, 0], RESUME, &mut buf);
+                a = wait([0; 4], RESUME, &mut buf);
             }
         }
     }
