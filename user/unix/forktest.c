@@ -123,6 +123,36 @@ int main(void)
     printf("forktest: three children, statuses add to %d\n", sum);
     CHECK(wait(&status) == -1 && errno == ECHILD, "ECHILD");
 
+    /* A small process's child gets copies of its pages (from the child's
+     * own bank); grown past the copy-on-write threshold, that child forks
+     * a grandchild and ends at once: the grandchild must still have its
+     * memory (the copies it got are its own, not the ended child's). */
+    int gp[2];
+    CHECK(pipe(gp) == 0, "pipe");
+    shared_value = 31;
+    c = fork();
+    if (c == 0) {
+        char *more = malloc(100 * 4096);
+        for (int i = 0; i < 100; i++)
+            more[i * 4096] = (char)i;
+        if (fork() == 0) {
+            /* Until its parent has ended (its keeper gives the process's
+             * bank back before it tells unixd, which makes this process
+             * pid 1's). */
+            struct timespec t = {0, 10 * 1000 * 1000};
+            while (getppid() != 1)
+                nanosleep(&t, NULL);
+            int ok = shared_value == 31 && more[99 * 4096] == 99 && big[0] == 'p';
+            write(gp[1], ok ? "ok" : "no", 2);
+            _exit(0);
+        }
+        _exit(0);
+    }
+    CHECK(waitpid(c, &status, 0) == c, "waitpid");
+    char gr[3] = {0};
+    CHECK(read(gp[0], gr, 2) == 2, "read");
+    printf("forktest: a grandchild outliving its parent has its memory: %s\n", gr);
+
     printf("forktest: %s\n", failures ? "FAILED" : "all ok");
     return failures ? 1 : 0;
 }

@@ -57,6 +57,13 @@ pub mod bank {
     pub const SET_LIMITS: u64 = 7;
     /// Key 0: any key → `w0` 1 if it is a live bank key of this space bank.
     pub const VERIFY: u64 = 8;
+    /// Key 0: a key (of any rights) to a page or node allocated through
+    /// this bank or one of its sub-banks → `w0` the object's index (its
+    /// identity among the bank service's objects of that space), `w1` the
+    /// space (0 pages, 1 nodes), key 0 a full key to it. `BAD_VALUE` for
+    /// anyone else's object (a UNIX keeper names its processes' shared
+    /// pages this way and gets back write access to one it alone holds).
+    pub const IDENTIFY: u64 = 9;
 }
 
 /// The data store (`datastore`): names → keys and small blobs. A start

@@ -17,6 +17,7 @@ pub mod fs;
 pub mod layout;
 pub mod proto;
 pub mod shadow;
+pub mod share;
 pub mod stack;
 pub mod sys;
 pub mod tty;

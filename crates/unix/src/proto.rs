@@ -168,6 +168,20 @@ pub const STATUS: u64 = 51;
 /// the native shell).
 pub const STORE_NAME: &[u8] = b"unix";
 
+/// Copy-on-write after `fork`: the string is pages by their bank identity
+/// (`u32`s, little-endian), each now held by one more process → string:
+/// a byte per page, 1 if counted, 0 if the table is full (the keeper
+/// copies that page instead); `w0` how many were counted.
+pub const SHARE: u64 = 52;
+/// The caller lets go of shared pages (written and copied, unmapped, or
+/// its process ended): the string as `SHARE`'s → string: a byte per
+/// page, 1 if the caller was its last holder (the page is its own again:
+/// to write without a copy, or to free). With `w0` 1 it only asks: 1 if
+/// the caller is the page's only holder now, and nothing changes (a
+/// writer that is not copies the page first and lets go after, so no
+/// other holder can free it during the copy).
+pub const UNSHARE: u64 = 53;
+
 /// A call that may park carries in `w3` the signals that end the wait
 /// (those neither blocked nor ignored): a signal among them answers the
 /// parked call `-EINTR`. Every answer to a process's keeper carries in

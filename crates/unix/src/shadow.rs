@@ -25,6 +25,13 @@ pub mod page {
     /// someone else's (a file's page, shared text) and is never freed
     /// or written by the keeper.
     pub const OWNED: u8 = 2;
+    /// An own page shared copy-on-write with other processes since a
+    /// `fork` (read-only until written; unixd counts its holders).
+    pub const SHARED: u8 = 4;
+    /// An own page from the process's bank rather than the common one (a
+    /// small process's pages copied at `fork`): it goes with that bank,
+    /// never freed one by one.
+    pub const LOCAL: u8 = 8;
 }
 
 /// One slot.

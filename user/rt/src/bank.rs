@@ -68,3 +68,13 @@ pub fn verify(bank: Slot, key: Slot) -> Result<bool, u64> {
     let a = Msg::new(bank, o::VERIFY).keys([key, 0, 0, 0]).call();
     ok(a.code).map(|_| a.w[0] == 1)
 }
+
+/// The identity of the page or node in `key` (allocated through `bank` or
+/// a sub-bank) → its index; a full key to it lands in `into`.
+pub fn identify(bank: Slot, key: Slot, into: Slot) -> Result<u64, u64> {
+    let a = Msg::new(bank, o::IDENTIFY)
+        .keys([key, 0, 0, 0])
+        .recv([into, 0, 0, 0])
+        .call();
+    ok(a.code).map(|_| a.w[0])
+}

@@ -120,6 +120,41 @@ fn tester() -> i64 {
     check_info("prime after sub", PRIME, [1, 1, MAX, MAX]);
     check_info("sub", SUB, [0, 0, 4, 3]);
 
+    // IDENTIFY: a read-only key to a sub-bank's page names the same
+    // object through the sub-bank and its ancestor, and gives back a
+    // full key; another bank's object is refused.
+    check(
+        "identify: alloc",
+        code_of(bank::alloc_page(SUB, T)),
+        code::OK,
+    );
+    Msg::new(T, page::MAKE_RO).recv([T2, 0, 0, 0]).call();
+    let via_sub = bank::identify(SUB, T2, K);
+    let via_prime = bank::identify(PRIME, T2, K);
+    check("identify: via sub", via_sub.is_ok() as u64, 1);
+    check(
+        "identify: same object via prime",
+        (via_sub == via_prime) as u64,
+        1,
+    );
+    let w = Msg::new(K, page::WRITE_WORD)
+        .words([0, 77, 0, 0])
+        .call()
+        .code;
+    check("identify: the key back is writable", w, code::OK);
+    check(
+        "identify: wrote the page",
+        Msg::new(T, page::READ_WORD).w0(0).call().w[0],
+        77,
+    );
+    check(
+        "identify: the prime bank's page through the sub-bank",
+        code_of(bank::identify(SUB, P1, K).map(|_| ())),
+        code::BAD_VALUE,
+    );
+    check("identify: free", code_of(bank::free(SUB, T)), code::OK);
+    check_info("sub after identify", SUB, [0, 0, 4, 3]);
+
     // Limits.
     for i in 0..4 {
         check(

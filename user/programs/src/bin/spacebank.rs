@@ -207,6 +207,18 @@ fn order(banks: &mut Banks<Heap>, b: u32, ord: u64, w: [u64; 4]) -> Result<([u64
             _ => Err(code::BAD_VALUE),
         },
         o::VERIFY => Ok(([bank_of_key(banks, ARG0).is_some() as u64, 0, 0, 0], 0)),
+        o::IDENTIFY => {
+            let (s, i, _) = identify(ARG0)?;
+            match banks.owner(s, i) {
+                Some((owner, false)) if owner == b || banks.is_descendant(owner, b) => {}
+                _ => return Err(code::BAD_VALUE),
+            }
+            let c = get(s, i, OUT);
+            if c != code::OK {
+                return Err(c);
+            }
+            Ok(([i as u64, (s == Space::Node) as u64, 0, 0], OUT))
+        }
         _ => Err(code::NO_SUCH_ORDER),
     }
 }

@@ -169,6 +169,8 @@ pub struct Unixd<'a> {
     /// Unimplemented calls of every process that has ended, by number
     /// (the last counts all higher numbers).
     enosys: [u32; 512],
+    /// Pages shared copy-on-write after fork, and their holders.
+    shares: &'a mut stet_unix::share::Shares,
 }
 
 impl Unixd<'_> {
@@ -1194,6 +1196,25 @@ impl Unixd<'_> {
                 }
                 r(Ok(0))
             }
+            p::SHARE | p::UNSHARE => {
+                let mut n = 0;
+                let mut counted = 0;
+                for c in s.chunks_exact(4).take(out.len()) {
+                    let page = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                    let b = if a.code == p::SHARE {
+                        self.shares.add(page).is_some()
+                    } else if w[0] == 1 {
+                        // Only a question: is the caller its only holder?
+                        self.shares.holders(page) == 1
+                    } else {
+                        self.shares.release(page)
+                    };
+                    out[n] = b as u8;
+                    counted += b as u64;
+                    n += 1;
+                }
+                Ok(Reply::Now([counted, 0, 0], n, false))
+            }
             p::STATUS => {
                 let (procs, total, free) = self.sysinfo();
                 let mut n = 0;
@@ -1305,6 +1326,7 @@ fn main(epoch: u64) -> i64 {
     let mut open = [FREE; MAX_OPEN];
     let mut pipes = [NO_PIPE; MAX_PIPES];
     let mut tty = Tty::new();
+    let mut shares = stet_unix::share::Shares::new();
     // The terminal's first foreground group: the first process's.
     tty.fg = 1;
     let mut d = Unixd {
@@ -1322,6 +1344,7 @@ fn main(epoch: u64) -> i64 {
         epoch_ns: epoch * 1_000_000_000,
         gen: [(0, procfs::Gen::None); procfs::MAX_GEN],
         enosys: [0; 512],
+        shares: &mut shares,
     };
     match boot::build(&mut d) {
         Ok(s) => println!(

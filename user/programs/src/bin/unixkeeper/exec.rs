@@ -229,6 +229,7 @@ fn load(k: &mut Keeper, path: &[u8], st: &Strings) -> Result<(), i64> {
     let plan = stet_unix::elf::plan(&head[..hl], len).map_err(|e| e.errno())?;
 
     // Past this point the old image goes.
+    k.space.release_pages(0, stet_unix::layout::USER_END);
     let _ = bank::destroy(PBANK);
     k.space.close_files();
     k.space = Space::new();

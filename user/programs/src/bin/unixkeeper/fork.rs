@@ -2,9 +2,9 @@
 //!
 //! * **The child process** is a new domain from a new bank whose tree has
 //!   the parent's exact shape (same shadow indices, so the child keeper's
-//!   shadow is a plain copy): shared text pages are the same keys, every
-//!   page the process owns is copied now (copy-on-write is to come:
-//!   docs/UNIX.md).
+//!   shadow is a plain copy): every page is the same key, the process's
+//!   own pages read-only in both and shared copy-on-write (`Space::
+//!   share_own_pages`; unixd counts each page's holders).
 //! * **The child keeper** is a new domain that shares this keeper's text,
 //!   gets copies of its data and heap pages (the heap holds the whole
 //!   `Keeper`, `stet_rt::carry`) and a fresh stack, and starts at `_start`
@@ -96,6 +96,10 @@ impl Keeper {
             return Err(if v < 0 { -v } else { EAGAIN });
         }
         let pid = a.w[0];
+        // Copy-on-write: the parent's own pages become shared, read-only
+        // in both, before anything is built (slot MEMBANK is still the
+        // bank here).
+        self.space.share_own_pages();
         swap(KEYS, CHILD_UNIXD, T3, 0).map_err(|_| ENOMEM)?;
         for (i, s) in [1u8, 2, 3, 4].into_iter().enumerate() {
             swap(KEYS, STASH + i as u64, s, 0).map_err(|_| ENOMEM)?;
@@ -105,6 +109,8 @@ impl Keeper {
         for (i, s) in [1u8, 2, 3, 4].into_iter().enumerate() {
             let _ = fetch(KEYS, STASH + i as u64, s);
         }
+        // MEMBANK served as the child keeper's bank.
+        let _ = fetch(KEYS, keys::BANK, crate::slots::MEMBANK);
         for s in [CHILD_UNIXD, CHILD_PBANK, CHILD_DIR] {
             let _ = swap(KEYS, s, 0, 0);
         }
@@ -213,7 +219,12 @@ impl Keeper {
         // The child keeper (CPB and CDIR are reused for it).
         swap(KEYS, CHILD_PBANK, CPB, 0)?;
         swap(KEYS, CHILD_DIR, CDIR, 0)?;
-        self.build_keeper(pid)?;
+        // The child keeper starts from a copy of this state, in which the
+        // pages just copied (from its process's bank) are marked so.
+        self.space.mark_copies_local(true);
+        let built = self.build_keeper(pid);
+        self.space.mark_copies_local(false);
+        built?;
         ok(Msg::new(CPROC, domain::SET_STATE)
             .words([state::RUNNING, state::FOREIGN as u64, 0, 0])
             .call())?;
@@ -229,7 +240,9 @@ impl Keeper {
         slot: u8,
         flags: u8,
     ) -> Result<(), Code> {
-        if flags & pf::OWNED != 0 {
+        if flags & (pf::OWNED | pf::SHARED) == pf::OWNED {
+            // Not shared (unixd's table was full): a copy, from the child
+            // process's bank.
             bank::alloc_page(CPB, T)?;
             ok(Msg::new(T, page::WRITE)
                 .w0(0)
@@ -386,6 +399,8 @@ impl Keeper {
         swap(CDIR, PBANK as u64, T, 0)?;
         fetch(KEYS, CHILD_DIR, T)?;
         swap(CDIR, DIR as u64, T, 0)?;
+        fetch(KEYS, keys::BANK, T)?;
+        swap(CDIR, crate::slots::MEMBANK as u64, T, 0)?;
 
         // Registers: `_start`, the stack top, rdi = FORKED | pid.
         let mut r = [0u64; NREGS];

@@ -126,6 +126,12 @@ impl Keeper {
         if why != fault::why::NOT_PRESENT && !(why == fault::why::PROTECTION && write) {
             return Err(SIGSEGV);
         }
+        // A page this keeper put there and the kernel finds missing was
+        // destroyed under the process (a bug elsewhere): a bus error, not
+        // the same fault forever.
+        if why == fault::why::NOT_PRESENT && self.space.tree.page(addr / 4096).is_some() {
+            return Err(SIGBUS);
+        }
         self.space.make_page(&v, addr, write).map_err(|e| match e {
             Touch::Fault => SIGSEGV,
             Touch::NoMemory => SIGBUS,
@@ -205,6 +211,9 @@ impl Keeper {
         }
         self.close_all(false);
         self.space.close_files();
+        // Its own pages come from the common bank: each back (shared ones
+        // by their last holder) before the process's bank goes.
+        self.space.release_pages(0, stet_unix::layout::USER_END);
         let _ = Msg::new(UNIXD, stet_unix::proto::CLOSE)
             .w0(self.cwd as u64)
             .call();

@@ -16,6 +16,12 @@ pub const UNIXD: Slot = 4;
 pub const KEYS: Slot = 5;
 /// Scratch.
 pub const T3: Slot = 6;
+/// The bank the process's own pages come from: the keepers' common bank
+/// (`keys::BANK`), not the process's, because a page shared copy-on-write
+/// after `fork` must outlive whichever process ends first. Pages are
+/// freed one by one (unixd counts the holders of shared ones). During
+/// `fork` the slot is scratch and refilled after.
+pub const MEMBANK: Slot = 7;
 /// The executable's segment (read-only), also in the exec window.
 pub const EXEC: Slot = 8;
 /// The process's own bank (a sub-bank of the keeper's bank): all its

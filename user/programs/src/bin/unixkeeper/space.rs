@@ -13,7 +13,7 @@
 //! kept in slot `LEAF`, so sequential touches cost one bank call and one
 //! swap per page.
 
-use crate::slots::{DIR, DISCRIM, EXEC, LEAF, PBANK, T, T2, UNIXD};
+use crate::slots::{DIR, DISCRIM, EXEC, LEAF, MEMBANK, PBANK, T, T2, UNIXD};
 use stet_keys::KeyType;
 use stet_programs::keydir::{self, fetch, swap, KeyDir};
 use stet_rt::abi::code;
@@ -104,6 +104,10 @@ pub struct Space {
     /// executable, in `EXEC`), each holding one reference.
     files: [u32; MAX_FILES],
 }
+
+/// Fewest own pages a process has for `fork` to share them copy-on-write
+/// rather than copy them (`share_own_pages`).
+pub const COW_MIN_PAGES: usize = 64;
 
 /// Most files mapped at once, the executable included.
 pub const MAX_FILES: usize = 16;
@@ -248,6 +252,9 @@ impl Space {
             if !write || flags & pf::WRITABLE != 0 {
                 return Ok(());
             }
+            if flags & pf::SHARED != 0 {
+                return self.unshare_for_write(p, base);
+            }
             if !v.shared {
                 return self.break_page(p, base);
             }
@@ -297,7 +304,7 @@ impl Space {
                     self.file_page(fo).map_err(|_| Touch::NoMemory)?;
                     0
                 } else {
-                    bank::alloc_page(PBANK, T).map_err(|_| Touch::NoMemory)?;
+                    bank::alloc_page(MEMBANK, T).map_err(|_| Touch::NoMemory)?;
                     let n = (zero_from - base)
                         .min(PAGE)
                         .min(self.exec_len.saturating_sub(fo));
@@ -310,7 +317,7 @@ impl Space {
                 }
             }
             _ => {
-                bank::alloc_page(PBANK, T).map_err(|_| Touch::NoMemory)?;
+                bank::alloc_page(MEMBANK, T).map_err(|_| Touch::NoMemory)?;
                 pf::OWNED | pf::WRITABLE
             }
         };
@@ -335,7 +342,7 @@ impl Space {
     fn break_page(&mut self, p: u64, base: u64) -> Result<(), Touch> {
         let (leaf, slot, flags) = self.tree.page(p).ok_or(Touch::Fault)?;
         self.keys.leaf(leaf).map_err(|_| Touch::NoMemory)?;
-        bank::alloc_page(PBANK, T).map_err(|_| Touch::NoMemory)?;
+        bank::alloc_page(MEMBANK, T).map_err(|_| Touch::NoMemory)?;
         ok(Msg::new(T, page::WRITE)
             .w0(0)
             .raw_string(self.win.addr(base), PAGE)
@@ -343,10 +350,239 @@ impl Space {
         .map_err(|_| Touch::NoMemory)?;
         swap(LEAF, slot as u64, T, T).map_err(|_| Touch::NoMemory)?;
         self.tree.set_page(p, Entry::Page(pf::OWNED | pf::WRITABLE));
-        if flags & pf::OWNED != 0 {
-            let _ = bank::free(PBANK, T);
+        if flags & (pf::OWNED | pf::SHARED | pf::LOCAL) == pf::OWNED {
+            let _ = bank::free(MEMBANK, T);
         }
         Ok(())
+    }
+
+    /// A write to a page shared copy-on-write. If this process is its
+    /// only holder (the others have let go) the page is simply its own
+    /// again: its full key back from the bank, no copy. Otherwise it gets
+    /// a copy first and lets go of the shared page after — in that order,
+    /// so the page cannot be freed by another holder while it is being
+    /// copied (and if the others let go meanwhile, this process was the
+    /// last and frees it).
+    fn unshare_for_write(&mut self, p: u64, base: u64) -> Result<(), Touch> {
+        let (leaf, slot, _) = self.tree.page(p).ok_or(Touch::Fault)?;
+        // LEAF stays this leaf's node key until the swap: nothing between
+        // uses the key directory (whose scratch slot is T2).
+        self.keys.leaf(leaf).map_err(|_| Touch::NoMemory)?;
+        fetch(LEAF, slot as u64, T).map_err(|_| Touch::NoMemory)?;
+        let id = bank::identify(MEMBANK, T, T).map_err(|_| Touch::NoMemory)?;
+        if sole_holder(id as u32) {
+            swap(LEAF, slot as u64, T, 0).map_err(|_| Touch::NoMemory)?;
+            self.tree.set_page(p, Entry::Page(pf::OWNED | pf::WRITABLE));
+            return Ok(());
+        }
+        // The copy; `break_page` leaves the shared page's key in T and
+        // does not free it.
+        self.break_page(p, base)?;
+        let mut last = [0u8; 1];
+        unshare(&[id as u32], &mut last);
+        if last[0] == 1 {
+            let _ = bank::free(MEMBANK, T);
+        }
+        Ok(())
+    }
+
+    /// `fork`: every own page becomes shared copy-on-write — counted in
+    /// unixd (one more holder: the child) and read-only here (the child's
+    /// tree gets the same read-only key). A page unixd cannot count (its
+    /// table is full) stays as it was, and the child gets a copy.
+    pub fn share_own_pages(&mut self) {
+        // A small process is copied instead: with a page copy cheaper than
+        // the messages sharing costs here (the page's identity from the
+        // bank at fork, and again when each holder lets go), copying wins
+        // below this many own pages; above it sharing saves time and, by
+        // far, memory.
+        let mut own = 0;
+        self.tree.pages(0, u64::MAX, |_, _, _, flags| {
+            own += (flags & pf::OWNED != 0) as usize;
+        });
+        if own < COW_MIN_PAGES {
+            return;
+        }
+        let mut found = [(0u64, 0u16, 0u8, 0u8); 64];
+        let mut from = 0;
+        loop {
+            let mut n = 0;
+            // A page of this process's own bank (`LOCAL`) cannot outlive
+            // it: the child gets a copy of that one.
+            self.tree.pages(from, u64::MAX, |p, leaf, slot, flags| {
+                if n < found.len() && flags & (pf::OWNED | pf::LOCAL) == pf::OWNED {
+                    found[n] = (p, leaf, slot, flags);
+                    n += 1;
+                }
+            });
+            if n == 0 {
+                return;
+            }
+            let mut ids = [0u32; 64];
+            let mut have = [false; 64];
+            for (j, &(_, leaf, slot, _)) in found[..n].iter().enumerate() {
+                if self.keys.leaf(leaf).is_ok() && fetch(LEAF, slot as u64, T).is_ok() {
+                    if let Ok(id) = bank::identify(MEMBANK, T, T) {
+                        ids[j] = id as u32;
+                        have[j] = true;
+                    }
+                }
+            }
+            let mut b = [0u8; 4 * 64];
+            let mut k = 0;
+            for j in (0..n).filter(|&j| have[j]) {
+                b[4 * k..4 * k + 4].copy_from_slice(&ids[j].to_le_bytes());
+                k += 1;
+            }
+            let mut counted = [0u8; 64];
+            let a = Msg::new(UNIXD, proto::SHARE)
+                .string(&b[..4 * k])
+                .call_into(&mut counted[..k]);
+            crate::signals::note(a.w[proto::INTR_WORD]);
+            if a.code != code::OK {
+                counted.fill(0);
+            }
+            let mut k = 0;
+            for (j, &(p, leaf, slot, flags)) in found[..n].iter().enumerate() {
+                from = p + 1;
+                if !have[j] {
+                    continue;
+                }
+                let ok_ = counted[k] == 1;
+                k += 1;
+                if !ok_ || flags & pf::SHARED != 0 && flags & pf::WRITABLE == 0 {
+                    // Not counted, or already shared and read-only.
+                    if ok_ {
+                        self.tree.set_page(p, Entry::Page(flags));
+                    }
+                    continue;
+                }
+                let ro = self.keys.leaf(leaf).is_ok()
+                    && fetch(LEAF, slot as u64, T).is_ok()
+                    && Msg::new(T, page::MAKE_RO).recv([T, 0, 0, 0]).call().code == code::OK
+                    && swap(LEAF, slot as u64, T, 0).is_ok();
+                if ro {
+                    self.tree.set_page(p, Entry::Page(pf::OWNED | pf::SHARED));
+                } else {
+                    // Counted but still writable here: give the count back
+                    // (the child then gets a copy).
+                    let mut last = [0u8; 1];
+                    unshare(&ids[j..j + 1], &mut last);
+                }
+            }
+            if n < found.len() {
+                return;
+            }
+        }
+    }
+
+    /// Sets or clears `LOCAL` on every own, unshared page: around the
+    /// copy of this keeper's state that a child keeper starts from, so the
+    /// child knows its copies of them came from its process's bank.
+    pub fn mark_copies_local(&mut self, on: bool) {
+        let mut from = 0;
+        loop {
+            let mut found = [(0u64, 0u8); 64];
+            let mut n = 0;
+            self.tree.pages(from, u64::MAX, |p, _, _, flags| {
+                if n < found.len() && flags & (pf::OWNED | pf::SHARED) == pf::OWNED {
+                    found[n] = (p, flags);
+                    n += 1;
+                }
+            });
+            for &(p, flags) in &found[..n] {
+                let f = if on {
+                    flags | pf::LOCAL
+                } else {
+                    flags & !pf::LOCAL
+                };
+                self.tree.set_page(p, Entry::Page(f));
+                from = p + 1;
+            }
+            if n < found.len() {
+                return;
+            }
+        }
+    }
+
+    /// Lets go of every own page of `[a, b)` without touching the tree
+    /// (`execve` and exit, whose tree goes with the process's bank):
+    /// unshared ones go back to the bank, shared ones to unixd's count,
+    /// and are freed by their last holder.
+    pub fn release_pages(&mut self, a: u64, b: u64) {
+        self.for_own_pages(a, b, false);
+    }
+
+    /// Shared work of `drop_pages` and `release_pages`: each own page of
+    /// `[a, b)` is freed (shared ones only by their last holder); with
+    /// `clear`, every page also leaves the tree.
+    fn for_own_pages(&mut self, a: u64, b: u64, clear: bool) {
+        let mut found = [(0u64, 0u16, 0u8, 0u8); 64];
+        let mut from = a / PAGE;
+        let end = b.div_ceil(PAGE);
+        loop {
+            let mut n = 0;
+            self.tree.pages(from, end, |p, leaf, slot, flags| {
+                if n < found.len() && (clear || flags & pf::OWNED != 0) {
+                    found[n] = (p, leaf, slot, flags);
+                    n += 1;
+                }
+            });
+            if n == 0 {
+                return;
+            }
+            // The shared ones' identities, and whether this process is
+            // the last holder of each.
+            let mut ids = [0u32; 64];
+            let mut which = [usize::MAX; 64];
+            let mut k = 0;
+            for (j, &(_, leaf, slot, flags)) in found[..n].iter().enumerate() {
+                if flags & pf::SHARED != 0
+                    && self.keys.leaf(leaf).is_ok()
+                    && fetch(LEAF, slot as u64, T).is_ok()
+                {
+                    if let Ok(id) = bank::identify(MEMBANK, T, T) {
+                        ids[k] = id as u32;
+                        which[j] = k;
+                        k += 1;
+                    }
+                }
+            }
+            let mut last = [0u8; 64];
+            if k > 0 {
+                unshare(&ids[..k], &mut last[..k]);
+            }
+            for (j, &(p, leaf, slot, flags)) in found[..n].iter().enumerate() {
+                if self.keys.leaf(leaf).is_err() {
+                    return;
+                }
+                let got = if clear {
+                    swap(LEAF, slot as u64, 0, T)
+                } else {
+                    fetch(LEAF, slot as u64, T)
+                };
+                if got.is_err() {
+                    return;
+                }
+                if clear {
+                    self.tree.set_page(p, Entry::Empty);
+                }
+                let free = match (flags & pf::OWNED != 0, flags & pf::SHARED != 0) {
+                    // A page of the process's own bank goes with it.
+                    _ if flags & pf::LOCAL != 0 => false,
+                    (true, false) => true,
+                    (true, true) => which[j] != usize::MAX && last[which[j]] == 1,
+                    _ => false,
+                };
+                if free {
+                    let _ = bank::free(MEMBANK, T);
+                }
+                from = p + 1;
+            }
+            if n < found.len() {
+                return;
+            }
+        }
     }
 
     /// The executable's page at file offset `fo` (page-aligned) into `T`,
@@ -440,31 +676,10 @@ impl Space {
     }
 
     /// Drops the pages of `[a, b)` (after an unmap or a shrink): each
-    /// leaves the tree, and the process's own pages go back to the bank.
+    /// leaves the tree, and the process's own pages go back to the bank
+    /// (a shared one only when this process was its last holder).
     pub fn drop_pages(&mut self, a: u64, b: u64) {
-        let mut found = [(0u64, 0u16, 0u8, 0u8); 64];
-        loop {
-            let mut n = 0;
-            self.tree
-                .pages(a / PAGE, b.div_ceil(PAGE), |p, leaf, slot, flags| {
-                    if n < found.len() {
-                        found[n] = (p, leaf, slot, flags);
-                        n += 1;
-                    }
-                });
-            if n == 0 {
-                return;
-            }
-            for &(p, leaf, slot, flags) in &found[..n] {
-                if self.keys.leaf(leaf).is_err() || swap(LEAF, slot as u64, 0, T).is_err() {
-                    return;
-                }
-                self.tree.set_page(p, Entry::Empty);
-                if flags & pf::OWNED != 0 {
-                    let _ = bank::free(PBANK, T);
-                }
-            }
-        }
+        self.for_own_pages(a, b, true);
     }
 
     /// Takes write access away from the existing pages of `[a, b)`
@@ -502,3 +717,33 @@ impl Space {
 
 /// The size code of a process's space (for `MAKE_SEGMENT` of the root).
 pub const ROOT_LSS: u64 = SPACE_LSS as u64;
+
+/// Whether this process is the only holder of shared page `id` (unixd's
+/// `UNSHARE` with `w0` 1: a question, nothing changes).
+fn sole_holder(id: u32) -> bool {
+    let mut sole = [0u8; 1];
+    let a = Msg::new(UNIXD, proto::UNSHARE)
+        .w0(1)
+        .string(&id.to_le_bytes())
+        .call_into(&mut sole);
+    crate::signals::note(a.w[proto::INTR_WORD]);
+    a.code == code::OK && sole[0] == 1
+}
+
+/// unixd's `UNSHARE` of pages `ids` → `last[i]` 1 where this process was
+/// the last holder. Should unixd not answer, nothing is freed (a leak,
+/// never a page freed under another process).
+pub fn unshare(ids: &[u32], last: &mut [u8]) {
+    let mut b = [0u8; 4 * 64];
+    for (c, id) in b.chunks_exact_mut(4).zip(ids) {
+        c.copy_from_slice(&id.to_le_bytes());
+    }
+    last.fill(0);
+    let a = Msg::new(UNIXD, proto::UNSHARE)
+        .string(&b[..4 * ids.len()])
+        .call_into(last);
+    crate::signals::note(a.w[proto::INTR_WORD]);
+    if a.code != code::OK {
+        last.fill(0);
+    }
+}
