@@ -31,6 +31,26 @@ use zerocopy::FromZeros;
 /// Slots in a node.
 pub const SLOTS: usize = 16;
 
+/// Notes context `ci` (tables of generation `tgen`) as mapping an object
+/// whose marks are `mapped_gen` and `mappers`: the first mapping since the
+/// last flush starts a new record.
+#[inline]
+fn mark(
+    flush_gen: u32,
+    mapped_gen: &mut u32,
+    mappers: &mut Mappers,
+    ci: usize,
+    tgen: u32,
+    live: impl Fn(usize, u32) -> bool,
+) {
+    if *mapped_gen != flush_gen {
+        *mapped_gen = flush_gen;
+        *mappers = Mappers::one(ci, tgen);
+    } else {
+        mappers.note(ci, tgen, live);
+    }
+}
+
 /// A cached node.
 #[derive(FromZeros)]
 #[repr(C)]
@@ -511,14 +531,15 @@ impl Objects {
         tgen: u32,
         live: impl Fn(usize, u32) -> bool,
     ) {
-        let gen = self.flush_gen;
         let e = &mut self.nodes[i as usize];
-        if e.mapped_gen != gen {
-            e.mapped_gen = gen;
-            e.mappers = Mappers::one(ci, tgen);
-        } else {
-            e.mappers.note(ci, tgen, live);
-        }
+        mark(
+            self.flush_gen,
+            &mut e.mapped_gen,
+            &mut e.mappers,
+            ci,
+            tgen,
+            live,
+        );
     }
 
     /// Notes a hardware mapping of page slot `i` for context `ci`.
@@ -530,14 +551,15 @@ impl Objects {
         tgen: u32,
         live: impl Fn(usize, u32) -> bool,
     ) {
-        let gen = self.flush_gen;
         let e = &mut self.pages[i as usize];
-        if e.mapped_gen != gen {
-            e.mapped_gen = gen;
-            e.mappers = Mappers::one(ci, tgen);
-        } else {
-            e.mappers.note(ci, tgen, live);
-        }
+        mark(
+            self.flush_gen,
+            &mut e.mapped_gen,
+            &mut e.mappers,
+            ci,
+            tgen,
+            live,
+        );
     }
 
     /// Node slot `i` will no longer be mapped (the caller discards the
