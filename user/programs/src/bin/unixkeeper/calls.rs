@@ -39,6 +39,20 @@ fn int(v: u64) -> u64 {
     v as u32 as i32 as i64 as u64
 }
 
+/// unixd's answer as a system call's result (its signals noted): `w0`,
+/// or `-errno` in it; `EIO` if unixd could not be invoked.
+pub(crate) fn result(a: &stet_rt::key::Answer) -> R {
+    crate::signals::note(a.w[proto::INTR_WORD]);
+    let v = a.w[0] as i64;
+    if a.code != stet_rt::abi::code::OK {
+        Err(EIO)
+    } else if (-4095..0).contains(&v) {
+        Err(-v)
+    } else {
+        Ok(a.w[0])
+    }
+}
+
 pub(crate) fn now_ns() -> u64 {
     call(SLEEP, order::sleep::NOW, [0; 4]).w[0]
 }
@@ -222,16 +236,7 @@ impl Keeper {
 
     /// A words-only call to the file-system domain.
     pub(crate) fn unixd(&mut self, order: u64, w: [u64; 4]) -> R {
-        let a = Msg::new(UNIXD, order).words(w).call();
-        crate::signals::note(a.w[proto::INTR_WORD]);
-        let v = a.w[0] as i64;
-        if a.code != stet_rt::abi::code::OK {
-            Err(EIO)
-        } else if (-4095..0).contains(&v) {
-            Err(-v)
-        } else {
-            Ok(a.w[0])
-        }
+        result(&Msg::new(UNIXD, order).words(w).call())
     }
 
     /// `clone` as `fork` does it (only `SIGCHLD`, and the tid flags, which

@@ -43,20 +43,6 @@ mod futex {
 }
 
 impl Keeper {
-    /// A unixd call → `w0` as a result.
-    fn mem_call(&mut self, m: Msg) -> R {
-        let a = m.call();
-        crate::signals::note(a.w[proto::INTR_WORD]);
-        let v = a.w[0] as i64;
-        if a.code != code::OK {
-            Err(EIO)
-        } else if (-4095..0).contains(&v) {
-            Err(-v)
-        } else {
-            Ok(a.w[0])
-        }
-    }
-
     pub(crate) fn brk(&mut self, new: u64) -> u64 {
         let old_end = self.space.map.brk.next_multiple_of(PAGE);
         let r = self.space.map.set_brk(new, |_| {});
@@ -86,7 +72,7 @@ impl Keeper {
             S_IFCHR if rdev == DEV_ZERO => return Ok(None),
             _ => return Err(ENODEV),
         }
-        let flags = self.mem_call(Msg::new(crate::slots::UNIXD, proto::FLAGS).w0(fid))?;
+        let flags = self.unixd(proto::FLAGS, [fid, 0, 0, 0])?;
         let acc = flags & proto::o::ACCMODE;
         if acc == proto::o::WRONLY || (shared && p & prot::WRITE != 0 && acc != proto::o::RDWR) {
             return Err(EACCES);
@@ -129,12 +115,10 @@ impl Keeper {
         // description, or a new nameless file for shared anonymous memory.
         let fid = match file {
             Some(fid) => {
-                self.mem_call(Msg::new(crate::slots::UNIXD, proto::DUP).w0(fid))?;
+                self.unixd(proto::DUP, [fid, 0, 0, 0])?;
                 Some(fid)
             }
-            None if shared => {
-                Some(self.mem_call(Msg::new(crate::slots::UNIXD, proto::MEMFD).w0(len))?)
-            }
+            None if shared => Some(self.unixd(proto::MEMFD, [len, 0, 0, 0])?),
             None => None,
         };
         let backing = match fid {
@@ -282,24 +266,11 @@ impl Keeper {
                     if a.code == code::BUSY {
                         continue;
                     }
-                    crate::signals::note(a.w[proto::INTR_WORD]);
-                    let v = a.w[0] as i64;
-                    return if a.code != code::OK {
-                        Err(EIO)
-                    } else if v < 0 {
-                        Err(-v)
-                    } else {
-                        Ok(0)
-                    };
+                    return crate::calls::result(&a).map(|_| 0);
                 }
             }
             futex::WAKE | futex::WAKE_BITSET => {
-                self.mem_call(Msg::new(crate::slots::UNIXD, proto::FUTEX_WAKE).words([
-                    fid,
-                    off,
-                    val as u32 as u64,
-                    0,
-                ]))
+                self.unixd(proto::FUTEX_WAKE, [fid, off, val as u32 as u64, 0])
             }
             _ => {
                 self.count_enosys(nr::FUTEX);
