@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -99,9 +100,18 @@ static void sync_clock(void)
         ;
 }
 
+/* Profile mode (`linuxbench ROW COUNT`): measure() runs op() this many
+ * times, timing and printing nothing (see main). */
+static long profile_count;
+
 /* Times op() n times after n/10 warm-up calls. */
 static void measure(const char *name, int n, void (*op)(void))
 {
+    if (profile_count) {
+        for (long i = 0; i < profile_count; i++)
+            op();
+        return;
+    }
     for (int i = 0; i < n / 10; i++)
         op();
     for (int i = 0; i < n; i++) {
@@ -382,8 +392,38 @@ static void file_row(void)
 
 /* --------------------------------------------------------------------------- */
 
-int main(void)
+static void row_null(void) { measure("linux_null_syscall", N, op_null); }
+static void row_getpid(void) { measure("linux_getpid", N, op_getpid); }
+static void row_fork_exit(void) { measure("linux_fork_exit_wait", N_FORK, op_fork_exit_wait); }
+static void row_fork_exec(void) { measure("linux_fork_exec_wait", N_FORK, op_fork_exec_wait); }
+static void row_open_close(void) { measure("linux_open_close", N, op_open_close); }
+
+/* Rows profile mode can run: the operation alone, for a tool that counts
+ * where each instruction goes (tools/insnprof). */
+static const struct {
+    const char *name;
+    void (*row)(void);
+} profile_rows[] = {
+    {"null_syscall", row_null},     {"getpid", row_getpid},
+    {"futex_rt", futex_rt},         {"pipe_rt", pipe_rows},
+    {"fork_exit_wait", row_fork_exit}, {"fork_exec_wait", row_fork_exec},
+    {"open_close", row_open_close}, {"pipe_1mb_echo", pipe_1mb_row},
+};
+
+int main(int argc, char **argv)
 {
+    if (argc == 3) {
+        profile_count = atol(argv[2]);
+        for (size_t i = 0; i < sizeof profile_rows / sizeof profile_rows[0]; i++) {
+            if (strcmp(argv[1], profile_rows[i].name) == 0 && profile_count > 0) {
+                profile_rows[i].row();
+                printf("linuxbench: ran %s %ld times\n", argv[1], profile_count);
+                return 0;
+            }
+        }
+        fprintf(stderr, "linuxbench: usage: linuxbench [ROW COUNT]\n");
+        return 2;
+    }
     /* SCHED_FIFO (inherited by the children): a wake-up never preempts the
      * waker, so each round trip takes one path. Under CFS the woken process
      * preempts the waker in about half the round trips, depending on

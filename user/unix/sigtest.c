@@ -85,11 +85,19 @@ int main(void)
     pipe(p);
     pid_t c = fork();
     if (c == 0) {
+        /* `while (!got) pause();` would be racy here as on Linux: a
+         * signal landing between the test and the pause is handled
+         * before the call, which then waits forever. The signal is
+         * blocked until sigsuspend atomically unblocks and waits. */
+        sigset_t usr1, before;
+        sigemptyset(&usr1);
+        sigaddset(&usr1, SIGUSR1);
+        sigprocmask(SIG_BLOCK, &usr1, &before);
         handle(SIGUSR1, 0);
         got_usr1 = 0;
         write(p[1], "r", 1);
         while (!got_usr1)
-            pause();
+            sigsuspend(&before);
         _exit(21);
     }
     char ch;

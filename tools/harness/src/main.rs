@@ -59,6 +59,10 @@ enum Cmd {
         /// Run only the test with this exact name.
         #[arg(long)]
         only: Option<String>,
+        /// Run the spec in this file instead (anywhere: e.g. one written
+        /// by tools/insnprof/profile.sh).
+        #[arg(long, value_name = "FILE", conflicts_with = "only")]
+        spec: Option<PathBuf>,
         /// Tests run at once.
         #[arg(long, default_value_t = 2)]
         jobs: usize,
@@ -116,9 +120,10 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Cmd::Test {
             only,
+            spec,
             jobs,
             host_results,
-        } => test(&layout, only.as_deref(), jobs, &host_results),
+        } => test(&layout, only.as_deref(), spec, jobs, &host_results),
         Cmd::Bench {
             out,
             only,
@@ -139,12 +144,28 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-fn test(layout: &Layout, only: Option<&str>, jobs: usize, host: &[PathBuf]) -> Result<ExitCode> {
+fn test(
+    layout: &Layout,
+    only: Option<&str>,
+    file: Option<PathBuf>,
+    jobs: usize,
+    host: &[PathBuf],
+) -> Result<ExitCode> {
     let mut totals = Totals::default();
     for path in host {
         totals += host_results::read(path)?;
     }
-    let mut tests = spec::discover(&layout.specs())?;
+    let mut tests = match file {
+        Some(path) => vec![spec::TestFile {
+            name: path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("spec")
+                .to_string(),
+            path,
+        }],
+        None => spec::discover(&layout.specs())?,
+    };
     if let Some(only) = only {
         tests.retain(|t| t.name == only);
         if tests.is_empty() {
