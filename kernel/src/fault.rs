@@ -31,14 +31,9 @@ enum Outcome {
     NoKeeper,
 }
 
-/// The register block of context `ci` as bytes.
-fn regs_bytes(k: &Kernel, ci: usize) -> [u8; REGS_SIZE] {
-    let regs = k.ctxs[ci].regs();
-    let mut b = [0u8; REGS_SIZE];
-    for (i, r) in regs.iter().enumerate() {
-        b[i * 8..i * 8 + 8].copy_from_slice(&r.to_le_bytes());
-    }
-    b
+/// The register block of context `ci` as bytes (little-endian words).
+pub fn regs_bytes(k: &Kernel, ci: usize) -> [u8; REGS_SIZE] {
+    zerocopy::transmute!(k.ctxs[ci].regs())
 }
 
 /// Sends a fault message for `ci` to the keeper behind start key `keeper`.

@@ -222,6 +222,28 @@ pub fn write_user(k: &mut Kernel, ci: usize, va: u64, data: &[u8]) -> usize {
     done
 }
 
+/// Writes all of `data` (at most a page) to `ci`'s memory at `va`, or
+/// nothing: both pages are found writable before a byte is written. For
+/// the fast paths, which must not change anything when they fall back.
+pub fn write_user_all(k: &mut Kernel, ci: usize, va: u64, data: &[u8]) -> bool {
+    let Some(last) = va.checked_add(data.len() as u64 - 1) else {
+        return false;
+    };
+    let Ok(f0) = frame_for(k, ci, va, true) else {
+        return false;
+    };
+    let off = (va % PAGE) as usize;
+    let first = (PAGE as usize - off).min(data.len());
+    if first < data.len() {
+        let Ok(f1) = frame_for(k, ci, last, true) else {
+            return false;
+        };
+        phys::write_frame(f1, 0, &data[first..]);
+    }
+    phys::write_frame(f0, off, &data[..first]);
+    true
+}
+
 /// Copies `len` bytes from `src` at `sva` to `dst` at `dva`, page by page.
 /// The source was checked readable; returns the bytes the destination
 /// accepted.

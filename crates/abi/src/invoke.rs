@@ -87,6 +87,7 @@ impl Control {
     }
 
     /// Encodes the control word.
+    #[inline(always)]
     pub const fn encode(&self) -> u64 {
         let mut w = (self.slot & 15) as u64 | ((self.kind & 3) as u64) << 4;
         let mut i = 0;

@@ -199,7 +199,31 @@ impl Context {
 
     /// The register block.
     pub fn regs(&self) -> [u64; NREGS] {
-        core::array::from_fn(|i| self.reg(i))
+        // Spelled out (not `from_fn(reg)`): every foreign system call
+        // copies this block to its keeper.
+        let f = &self.frame;
+        [
+            f.rax,
+            f.rbx,
+            f.rcx,
+            f.rdx,
+            f.rsi,
+            f.rdi,
+            f.rbp,
+            f.rsp,
+            f.r8,
+            f.r9,
+            f.r10,
+            f.r11,
+            f.r12,
+            f.r13,
+            f.r14,
+            f.r15,
+            f.rip,
+            f.rflags,
+            self.fs_base,
+            self.gs_base,
+        ]
     }
 }
 

@@ -6,14 +6,18 @@
 //! * a words-only **call** through a start key to a prepared, available
 //!   domain that receives no keys but the resume key;
 //! * a words-only **return** through a resume key to a domain waiting on
-//!   that call that receives no keys.
+//!   that call that receives no keys;
+//! * a foreign domain's **system call** to its keeper (`try_syscall_fault`)
+//!   and the keeper's `RESUME_SYSCALL` answer (rax only): the two halves
+//!   of every emulated Linux system call.
 
 use crate::arch::entry::TrapFrame;
 use crate::domain::{self, unlink};
 use crate::kernel::Kernel;
 use crate::sched;
 use stet_abi::code;
-use stet_abi::domain::state;
+use stet_abi::domain::{root as dom_root, state, REGS_SIZE};
+use stet_abi::fault::{code as fault_code, RESUME_SYSCALL};
 use stet_abi::invoke::{fast, source};
 use stet_keys::{resume_kind, Key, KeyType, CALL_COUNT_MASK};
 
@@ -136,9 +140,15 @@ fn fast_call(k: &mut Kernel, ci: usize, key: Key) {
 
 #[inline(always)]
 fn fast_return(k: &mut Kernel, ci: usize, key: Key) {
-    let Some((count, resume_kind::REPLY)) = key.resume_parts() else {
+    let Some((count, kind)) = key.resume_parts() else {
         return;
     };
+    if kind == resume_kind::FAULT {
+        return resume_syscall(k, ci, key, count);
+    }
+    if kind != resume_kind::REPLY {
+        return;
+    }
     let Some(root) = hinted_node(k, key, false) else {
         return;
     };
@@ -165,6 +175,126 @@ fn fast_return(k: &mut Kernel, ci: usize, key: Key) {
     copy_words(&me.frame, &mut tc.frame, source::RESUME << 8);
     if me.stalled != 0 {
         domain::wake_stalled(k, ci);
+    }
+    sched::switch_fast(k, t)
+}
+
+/// Whether the resume key for a message to `tc` may be stored in its
+/// resume slot `rslot` here: the general path must first discard mappings
+/// of a general-keys node that is also mapped as memory.
+#[inline(always)]
+fn resume_slot_ok(k: &Kernel, general: u32, rslot: usize) -> bool {
+    rslot == 0
+        || !k.objs.node_mapped(general)
+        || k.objs.nodes[general as usize].keys[rslot].is_void()
+}
+
+/// A foreign domain's `syscall` (`fault::syscall_fault` is the general
+/// path): the fault message goes straight to its keeper when the keeper is
+/// prepared, available, receives no keys but the resume key, and has room
+/// for the register block, which must be writable now.
+#[inline(always)]
+pub fn try_syscall_fault(k: &mut Kernel, ci: usize) {
+    let root = k.ctxs[ci].root as usize;
+    let mut key = k.objs.nodes[root].keys[dom_root::KEEPER];
+    if key.key_type() != KeyType::Start {
+        return;
+    }
+    if hinted_node(k, key, true).is_none() {
+        // Refresh the hint (as for general keys in `try_fast`).
+        if let Ok(i) = k.node_of(key) {
+            key = key.with_hint(i);
+            k.objs.nodes[root].keys[dom_root::KEEPER] = key;
+        }
+    }
+    let Some(kroot) = hinted_node(k, key, true) else {
+        return;
+    };
+    let Some(t) = unlink(k.objs.nodes[kroot as usize].ctx) else {
+        return;
+    };
+    let Ok([_, tc]) = k.ctxs.get_disjoint_mut([ci, t]) else {
+        return;
+    };
+    if tc.root != kroot
+        || tc.state != state::AVAILABLE as u8
+        || tc.flags & state::STOPPED != 0
+        || tc.reserved != 0
+        || tc.frame.rax & RECV_KEYS != 0
+        || tc.frame.r13 < REGS_SIZE as u64
+    {
+        return;
+    }
+    let (rslot, general, buf) = (fast::resume_slot(tc.frame.rax), tc.general, tc.frame.r12);
+    if !resume_slot_ok(k, general, rslot) {
+        return;
+    }
+    let regs = crate::fault::regs_bytes(k, ci);
+    if !crate::memory::write_user_all(k, t, buf, &regs) {
+        return;
+    }
+    // Written; nothing below can fail.
+    let n = k.objs.node_mut(root as u32);
+    n.calls = n.calls.wrapping_add(1);
+    let resume = Key::resume(n.oid, n.calls, resume_kind::FAULT).with_hint(root as u32);
+    if rslot != 0 {
+        k.objs.node_mut(general).keys[rslot] = resume;
+    }
+    let Ok([me, tc]) = k.ctxs.get_disjoint_mut([ci, t]) else {
+        return;
+    };
+    me.state = state::WAITING as u8;
+    me.fault_code = fault_code::SYSCALL;
+    tc.state = state::RUNNING as u8;
+    let f = &mut tc.frame;
+    f.rax = key.info() as u64 | source::START << 8;
+    f.rdi = fault_code::SYSCALL;
+    // The keeper sees `rip` after the instruction (where it resumes).
+    f.rsi = me.frame.rax;
+    f.rdx = me.frame.rip;
+    f.r10 = 0;
+    f.r8 = 0;
+    f.r9 = REGS_SIZE as u64;
+    sched::switch_fast(k, t)
+}
+
+/// A keeper's `RESUME_SYSCALL` (a words-only return through the fault
+/// resume key of a system call): rax is the result; the domain runs on.
+#[inline(always)]
+fn resume_syscall(k: &mut Kernel, ci: usize, key: Key, count: u64) {
+    if k.ctxs[ci].frame.rdi != RESUME_SYSCALL {
+        return;
+    }
+    let Some(root) = hinted_node(k, key, false) else {
+        return;
+    };
+    let n = &k.objs.nodes[root as usize];
+    if n.calls & CALL_COUNT_MASK != count {
+        return;
+    }
+    let Some(t) = unlink(n.ctx) else {
+        return;
+    };
+    let Ok([me, tc]) = k.ctxs.get_disjoint_mut([ci, t]) else {
+        return;
+    };
+    if tc.root != root
+        || tc.state != state::WAITING as u8
+        || tc.flags & state::STOPPED != 0
+        || tc.fault_code != fault_code::SYSCALL
+    {
+        return;
+    }
+    tc.frame.rax = me.frame.rsi;
+    tc.fault_code = 0;
+    tc.state = state::RUNNING as u8;
+    me.state = state::AVAILABLE as u8;
+    let (me_stalled, t_stalled) = (me.stalled != 0, tc.stalled != 0);
+    if me_stalled {
+        domain::wake_stalled(k, ci);
+    }
+    if t_stalled {
+        domain::wake_stalled(k, t);
     }
     sched::switch_fast(k, t)
 }

@@ -27,6 +27,7 @@ pub fn on_syscall(k: &mut Kernel) -> ! {
     };
     if k.ctxs[ci].flags & state::FOREIGN != 0 {
         // A foreign (Linux ABI) domain's `syscall` belongs to its keeper.
+        fast::try_syscall_fault(k, ci);
         fault::syscall_fault(k, ci)
     }
     fast::try_fast(k, ci);

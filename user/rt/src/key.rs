@@ -59,6 +59,7 @@ pub struct Msg<'a> {
 
 impl<'a> Msg<'a> {
     /// Order `order` to the key in `slot`.
+    #[inline(always)]
     pub fn new(slot: Slot, order: u64) -> Msg<'a> {
         Msg {
             ctl: Control::call(slot),
@@ -70,12 +71,14 @@ impl<'a> Msg<'a> {
     }
 
     /// Data words.
+    #[inline(always)]
     pub fn words(mut self, w: [u64; 4]) -> Self {
         self.w = w;
         self
     }
 
     /// Word 0.
+    #[inline(always)]
     pub fn w0(mut self, v: u64) -> Self {
         self.w[0] = v;
         self
@@ -95,23 +98,27 @@ impl<'a> Msg<'a> {
     }
 
     /// Keys to send (slots; 0 sends void).
+    #[inline(always)]
     pub fn keys(mut self, k: [Slot; 4]) -> Self {
         self.ctl.send = k;
         self
     }
 
     /// Slots that receive the keys of the answer (0: discard).
+    #[inline(always)]
     pub fn recv(mut self, k: [Slot; 4]) -> Self {
         self.ctl.recv = k;
         self
     }
 
     /// Slot that receives the resume key of a caller (servers).
+    #[inline(always)]
     pub fn resume_into(mut self, s: Slot) -> Self {
         self.ctl.resume = s;
         self
     }
 
+    #[inline(always)]
     fn regs(&self, kind: Kind) -> Regs {
         let mut c = self.ctl;
         c.kind = kind as u8;
@@ -161,6 +168,14 @@ impl<'a> Msg<'a> {
             buf.as_mut_ptr() as u64,
             buf.len() as u64,
         ))
+    }
+
+    /// Returns, the next message's string going to this domain's address
+    /// `addr` (at most `cap` bytes): a buffer the caller views as something
+    /// other than bytes, such as the UNIX keeper's register block.
+    #[inline(always)]
+    pub fn ret_into_raw(&self, addr: u64, cap: u64) -> Answer {
+        Answer::from(raw(self.regs(Kind::Return), addr, cap))
     }
 
     /// Returns with no receive buffer.

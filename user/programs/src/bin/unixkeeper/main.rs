@@ -32,7 +32,7 @@ use stet_programs::keydir;
 use stet_rt::abi::domain::{Reg, NREGS, REGS_SIZE};
 use stet_rt::abi::fault;
 use stet_rt::abi::order::node;
-use stet_rt::key::{wait, Answer, Msg};
+use stet_rt::key::{Answer, Msg};
 use stet_rt::{bank, println};
 use stet_unix::elf::prot;
 use stet_unix::layout::{EXEC_SLOT, WINDOW_SLOT};
@@ -252,6 +252,17 @@ fn regs_of(buf: &[u8]) -> [u64; NREGS] {
     r
 }
 
+/// Sends `m` as a return (the answer to the fault being handled, or
+/// nothing to the void key at first) and waits for the next fault: its
+/// register block into the words at address `at` (`NREGS` of them), no
+/// keys but its resume key into `RESUME`.
+#[inline(always)]
+fn wait_regs(at: u64, m: Msg<'_>) -> Answer {
+    m.recv([0; 4])
+        .resume_into(RESUME)
+        .ret_into_raw(at, REGS_SIZE as u64)
+}
+
 fn bytes_of(r: &[u64; NREGS]) -> [u8; REGS_SIZE] {
     let mut b = [0u8; REGS_SIZE];
     for (c, v) in b.chunks_exact_mut(8).zip(r) {
@@ -302,10 +313,12 @@ fn main(arg: u64) -> i64 {
             .call();
         signals::note(a.w[stet_unix::proto::INTR_WORD]);
     }
-    let mut buf = [0u8; REGS_SIZE];
-    let mut a: Answer = wait([0; 4], RESUME, &mut buf);
+    // The register block of each fault arrives here (the kernel writes it
+    // as little-endian words, which these are): no copy on the way in.
+    let mut regs = [0u64; NREGS];
+    let at = regs.as_mut_ptr() as u64;
+    let mut a: Answer = wait_regs(at, Msg::new(0, 0));
     loop {
-        let mut regs = regs_of(&buf);
         let before = regs;
         // Whether the answer replaces all registers (a system call, or a
         // fault turned into a signal handler's frame).
@@ -316,7 +329,7 @@ fn main(arg: u64) -> i64 {
                 Next::Exit(s) => Some(End::Exit(s)),
                 Next::Killed(s) => Some(End::Signal(s, "signal", 0, regs[Reg::Rip as usize])),
                 Next::Started => {
-                    a = wait([0; 4], RESUME, &mut buf);
+                    a = wait_regs(at, Msg::new(0, 0));
                     continue;
                 }
             },
@@ -341,12 +354,12 @@ fn main(arg: u64) -> i64 {
                 if let Some(s) = k.signal_running() {
                     k.end(End::Signal(s, "signal", 0, 0));
                 }
-                a = wait([0; 4], RESUME, &mut buf);
+                a = wait_regs(at, Msg::new(0, 0));
                 continue;
             }
             other => {
                 println!("unix: pid {pid}: unexpected message {other}; ignored");
-                a = wait([0; 4], RESUME, &mut buf);
+                a = wait_regs(at, Msg::new(0, 0));
                 continue;
             }
         };
@@ -359,21 +372,20 @@ fn main(arg: u64) -> i64 {
                 let rax = Reg::Rax as usize;
                 let only_rax = a.code == fault::code::SYSCALL
                     && (0..NREGS).all(|i| i == rax || regs[i] == before[i]);
-                let out = bytes_of(&regs);
-                let m = if only_rax {
-                    Msg::new(RESUME, fault::RESUME_SYSCALL).w0(regs[rax])
-                } else if with_regs {
-                    Msg::new(RESUME, fault::RESUME_WITH_REGS).string(&out)
-                } else {
-                    Msg::new(RESUME, fault::RESUME)
-                };
                 // The domain key that comes with each fault is not needed
                 // (the process's is in PROC): received into no slot.
-                a = m.recv([0; 4]).resume_into(RESUME).ret_into(&mut buf);
+                a = if only_rax {
+                    wait_regs(at, Msg::new(RESUME, fault::RESUME_SYSCALL).w0(regs[rax]))
+                } else if with_regs {
+                    let out = bytes_of(&regs);
+                    wait_regs(at, Msg::new(RESUME, fault::RESUME_WITH_REGS).string(&out))
+                } else {
+                    wait_regs(at, Msg::new(RESUME, fault::RESUME))
+                };
             }
             Some(how) => {
                 k.end(how);
-                a = wait([0; 4], RESUME, &mut buf);
+                a = wait_regs(at, Msg::new(0, 0));
             }
         }
     }
