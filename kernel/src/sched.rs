@@ -174,7 +174,9 @@ fn meter_node(k: &mut Kernel, key: Key) -> Option<u32> {
     if key.key_type() != KeyType::Meter {
         return None;
     }
-    k.node_of(key).ok()
+    let m = k.node_of(key).ok()?;
+    k.objs.nodes[m as usize].meter = true;
+    Some(m)
 }
 
 fn time_left(k: &Kernel, m: u32) -> u64 {

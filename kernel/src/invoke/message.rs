@@ -56,9 +56,13 @@ pub fn invoke(k: &mut Kernel, ci: usize) -> ! {
         order: f.rdi,
         w: [f.rsi, f.rdx, f.r10, f.r8],
         // Slot 0 of the general keys is always void, whatever the node holds.
-        keys: ctl
-            .send
-            .map(|s| if s == 0 { Key::VOID } else { gk[s as usize] }),
+        keys: if ctl.send == [0; 4] {
+            // The common case, without four slot lookups.
+            [Key::VOID; 4]
+        } else {
+            ctl.send
+                .map(|s| if s == 0 { Key::VOID } else { gk[s as usize] })
+        },
         addr: f.r9,
         len: ctl.len as usize,
     };

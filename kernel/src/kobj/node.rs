@@ -40,16 +40,34 @@ pub fn before_read(k: &mut Kernel, i: u32) {
     }
 }
 
+/// The slots of node `i` that cached meter checks depend on: a meter's
+/// time left and superior, if it was ever walked as one. (A change to a
+/// prepared domain's root reloads it, which forgets its check.)
+fn meter_slots(k: &Kernel, i: u32) -> [Key; 2] {
+    use stet_abi::domain::meter;
+    let n = &k.objs.nodes[i as usize];
+    if n.meter {
+        [n.keys[meter::TIME], n.keys[meter::SUPERIOR]]
+    } else {
+        [Key::VOID; 2]
+    }
+}
+
 /// A change to node `i` through a key: write back the domain it belongs
 /// to, change, reload the domain.
 pub fn write(k: &mut Kernel, i: u32, f: impl FnOnce(&mut Kernel)) {
-    // The node may be a meter: every chain is checked again.
-    k.meter_gen += 1;
     let d = owner(k, i);
     if let Some(d) = d {
         domain::sync(k, d);
     }
+    let before = meter_slots(k, i);
     f(k);
+    if meter_slots(k, i) != before {
+        // A meter's time or superior, or a domain's meter, changed: every
+        // chain is checked again. Only then: servers swap keys in nodes
+        // all the time, and a re-check walks a chain at every switch.
+        k.meter_gen += 1;
+    }
     if let Some(d) = d {
         // The general keys node is read at each use, never cached.
         if k.ctxs[d].general != i {

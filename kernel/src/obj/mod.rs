@@ -77,6 +77,10 @@ pub struct NodeEntry {
     pub insnap: bool,
     /// Whether the slot holds an object.
     pub used: bool,
+    /// Walked as a meter since it was loaded (`sched::meter_check`): a
+    /// change to its time or superior makes every domain's cached meter
+    /// check stale. Eviction does too, since this flag goes with it.
+    pub meter: bool,
 }
 
 /// A cached page.

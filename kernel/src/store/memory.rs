@@ -75,6 +75,8 @@ pub fn low(k: &Kernel) -> bool {
 pub fn replenish(k: &mut Kernel) -> bool {
     if k.objs.free_node_slots() < RESERVE {
         let (_, mapped) = k.objs.evict_nodes(BATCH);
+        // An evicted meter loses its `meter` mark: checks start afresh.
+        k.meter_gen += 1;
         if mapped {
             memory::flush_all(k);
         }

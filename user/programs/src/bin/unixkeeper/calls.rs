@@ -629,7 +629,7 @@ impl Keeper {
         if act != 0 {
             let mut b = [0u8; 32];
             self.space.read(act, &mut b).map_err(Touch::errno)?;
-            self.actions[i] = b;
+            self.set_action(i, b);
         }
         Ok(0)
     }

@@ -190,10 +190,10 @@ impl Keeper {
         load(self, &pb[..n], &st)?;
         self.close_all(true);
         // Caught signals go back to their defaults; ignored stay ignored.
-        for a in self.actions.iter_mut() {
-            let h = u64::from_le_bytes(a[..8].try_into().unwrap_or_default());
+        for i in 0..self.actions.len() {
+            let h = u64::from_le_bytes(self.actions[i][..8].try_into().unwrap_or_default());
             if h > 1 {
-                *a = [0; 32];
+                self.set_action(i, [0; 32]);
             }
         }
         Ok(())

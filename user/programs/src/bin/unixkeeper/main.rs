@@ -71,8 +71,12 @@ pub struct Keeper {
     /// Print nothing when a process ends but a crash (argument bit 61 of
     /// the first keeper, `make run`; children inherit it).
     pub quiet: bool,
-    /// `struct sigaction` of each signal, as the process gave it.
+    /// `struct sigaction` of each signal, as the process gave it (written
+    /// only through `Keeper::set_action`, which keeps `ignored` true).
     pub actions: [[u8; 32]; 64],
+    /// The signals whose action is to ignore them (`SIG_IGN`, or `SIG_DFL`
+    /// of a signal ignored by default): every read, write and wait asks.
+    pub ignored: u64,
     /// The blocked signals.
     pub sigmask: u64,
     rng: u64,
@@ -93,6 +97,7 @@ impl Keeper {
             name: [0; 16],
             suspend_mask: None,
             actions: [[0; 32]; 64],
+            ignored: signals::ignored_by_default(),
             sigmask: 0,
             rng: stet_rt::cpu::rdtsc() | 1,
         }

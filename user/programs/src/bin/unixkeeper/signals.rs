@@ -49,7 +49,26 @@ enum Default {
     Terminate,
 }
 
-fn default_of(sig: u64) -> Default {
+/// Whether handler `h` ignores signal `sig` (never `SIGKILL`, `SIGSTOP`).
+fn ignores(sig: u64, h: u64) -> bool {
+    UNBLOCKABLE & (1 << (sig - 1)) == 0
+        && (h == SIG_IGN || (h == SIG_DFL && matches!(default_of(sig), Default::Ignore)))
+}
+
+/// The signals ignored while every action is `SIG_DFL`.
+pub const fn ignored_by_default() -> u64 {
+    let mut m = 0;
+    let mut sig = 1;
+    while sig <= 64 {
+        if UNBLOCKABLE & (1 << (sig - 1)) == 0 && matches!(default_of(sig), Default::Ignore) {
+            m |= 1 << (sig - 1);
+        }
+        sig += 1;
+    }
+    m
+}
+
+const fn default_of(sig: u64) -> Default {
     match sig {
         // SIGCHLD, SIGCONT, SIGURG, SIGWINCH; the stop signals too until
         // job control stops processes.
@@ -94,18 +113,21 @@ impl Keeper {
         (w(0), w(1), w(2), w(3))
     }
 
+    /// Sets the action of signal `i + 1`.
+    pub fn set_action(&mut self, i: usize, a: [u8; 32]) {
+        self.actions[i] = a;
+        let h = u64::from_le_bytes(a[..8].try_into().unwrap_or_default());
+        let bit = 1u64 << i;
+        if ignores(i as u64 + 1, h) {
+            self.ignored |= bit;
+        } else {
+            self.ignored &= !bit;
+        }
+    }
+
     /// The signals that end a parked call now: neither blocked nor ignored.
     pub fn interrupting(&self) -> u64 {
-        let mut m = !self.sigmask | UNBLOCKABLE;
-        for sig in 1..=64u64 {
-            let (h, ..) = self.action(sig);
-            let ignored =
-                h == SIG_IGN || (h == SIG_DFL && matches!(default_of(sig), Default::Ignore));
-            if ignored && UNBLOCKABLE & (1 << (sig - 1)) == 0 {
-                m &= !(1 << (sig - 1));
-            }
-        }
-        m
+        (!self.sigmask | UNBLOCKABLE) & !self.ignored
     }
 
     /// Whether a signal already handed to this keeper ends a wait now (a
@@ -172,7 +194,7 @@ impl Keeper {
                     }
                     self.sigmask &= !UNBLOCKABLE;
                     if flags & SA_RESETHAND != 0 {
-                        self.actions[sig as usize - 1] = [0; 32];
+                        self.set_action(sig as usize - 1, [0; 32]);
                     }
                     return None;
                 }
