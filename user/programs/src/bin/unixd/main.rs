@@ -29,7 +29,7 @@ mod slots;
 
 use content::Content;
 use open::{Kind, Open, Pipe, FREE, MAX_OPEN, MAX_PIPES, NO_PIPE, PIPE_BUF};
-use slots::{BANK, CONSOLE, K0, KEEPERS, RESUME, SELF, SLEEP, STORE, T, WAITS};
+use slots::{BANK, CONSOLE, K0, KEEPERS, RESUME, SELF, SLEEP, STORE, T, T2, WAITS};
 use stet_programs::keydir::{fetch, swap};
 use stet_rt::abi::invoke::source;
 use stet_rt::abi::order::node;
@@ -94,6 +94,9 @@ fn bit(sig: u64) -> u64 {
 
 /// Most processes.
 const MAX_PROCS: usize = 128;
+/// `KEEPERS` slots 0..8 hold nodes of keepers' start keys, slots 8..16
+/// nodes of forwarder node keys, 16 processes each.
+const FWD_NODES: u64 = (MAX_PROCS / 16) as u64;
 
 /// A process table entry (`pid` 0: free).
 #[derive(Clone, Copy, Debug)]
@@ -111,6 +114,9 @@ struct Proc {
     alarm: u64,
     /// Whether its keeper said where it is (`HELLO`).
     keeper: bool,
+    /// Whether unixd made its keeper's forwarder (a forked process): the
+    /// node is freed when the process is reaped (`release_forwarder`).
+    fwd: bool,
     /// Its program's name (`/proc/<pid>/stat`), NUL-padded.
     comm: [u8; 16],
 }
@@ -125,6 +131,7 @@ const NO_PROC: Proc = Proc {
     pending: 0,
     alarm: 0,
     keeper: false,
+    fwd: false,
     comm: [0; 16],
 };
 
@@ -160,6 +167,8 @@ pub struct Unixd<'a> {
     intr: u64,
     /// Which nodes of the keepers' start-key directory exist.
     keeper_nodes: [bool; MAX_PROCS / 16],
+    /// Which of `KEEPERS`' forwarder-node groups exist.
+    fwd_nodes: [bool; MAX_PROCS / 16],
     /// The terminal.
     tty: &'a mut Tty,
     /// Seconds since 1970 at boot: file times are `epoch + now`.
@@ -567,30 +576,30 @@ impl Unixd<'_> {
             let f = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64;
             self.fid(f)?;
         }
-        // The child's forwarder: a node of the UNIX bank naming this
-        // domain and the pid.
-        bank::alloc_node(BANK, T).map_err(|_| EAGAIN)?;
-        let fwd = swap(T, 0, SELF, 0)
+        // The child's forwarder (into `T`): a node of the UNIX bank naming
+        // this domain and the pid, its node key kept by table index until
+        // the child is reaped.
+        let group = FWD_NODES + slot as u64 / 16;
+        if !self.fwd_nodes[slot / 16] {
+            bank::alloc_node(BANK, T).map_err(|_| EAGAIN)?;
+            swap(KEEPERS, group, T, 0).map_err(|_| EIO)?;
+            self.fwd_nodes[slot / 16] = true;
+        }
+        bank::alloc_node(BANK, T2).map_err(|_| EAGAIN)?;
+        let made = |a: Answer| if a.ok() { Ok(()) } else { Err(a.code) };
+        let fwd = swap(T2, 0, SELF, 0)
             .and_then(|_| {
-                let a = Msg::new(T, node::WRITE_NUMBER)
-                    .words([1, pid as u64, 0, 0])
-                    .call();
-                if a.ok() {
-                    Ok(())
-                } else {
-                    Err(a.code)
-                }
+                made(
+                    Msg::new(T2, node::WRITE_NUMBER)
+                        .words([1, pid as u64, 0, 0])
+                        .call(),
+                )
             })
-            .and_then(|_| {
-                let a = Msg::new(T, node::MAKE_FORWARDER).recv([T, 0, 0, 0]).call();
-                if a.ok() {
-                    Ok(())
-                } else {
-                    Err(a.code)
-                }
-            });
+            .and_then(|_| made(Msg::new(T2, node::MAKE_FORWARDER).recv([T, 0, 0, 0]).call()))
+            .and_then(|_| fetch(KEEPERS, group, K0))
+            .and_then(|_| swap(K0, slot as u64 % 16, T2, 0));
         if fwd.is_err() {
-            let _ = bank::free(BANK, T);
+            let _ = bank::free(BANK, T2);
             return Err(EAGAIN);
         }
         for c in fids.chunks_exact(4) {
@@ -607,6 +616,7 @@ impl Unixd<'_> {
             ppid: parent,
             pgid,
             sid,
+            fwd: true,
             ..NO_PROC
         };
         self.next_pid = if pid >= 32767 { 2 } else { pid + 1 };
@@ -628,8 +638,7 @@ impl Unixd<'_> {
         // A process whose parent is gone (or never existed) is reaped now.
         let parent_alive = ppid != 0 && self.procs.iter().any(|p| p.pid == ppid && !p.zombie);
         if !parent_alive {
-            self.procs[i] = NO_PROC;
-            self.proc_gone(pid);
+            self.reap(i);
         }
         for w in 0..MAX_WAITERS {
             if self.waiters[w].on == Wait::Child(ppid) || self.waiters[w].on == Wait::Child(1) {
@@ -645,6 +654,21 @@ impl Unixd<'_> {
             }
         }
         Ok(0)
+    }
+
+    /// Process `i` is gone for good: its entry, its /proc files, and the
+    /// node of its keeper's forwarder (which voids every copy of that key,
+    /// so a later process given the pid cannot be named by it).
+    fn reap(&mut self, i: usize) {
+        let p = self.procs[i];
+        self.procs[i] = NO_PROC;
+        self.proc_gone(p.pid);
+        if p.fwd
+            && fetch(KEEPERS, FWD_NODES + i as u64 / 16, K0).is_ok()
+            && fetch(K0, i as u64 % 16, T2).is_ok()
+        {
+            let _ = bank::free(BANK, T2);
+        }
     }
 
     /// `WAIT4` for the caller `pid`.
@@ -664,8 +688,7 @@ impl Unixd<'_> {
             }
             any = true;
             if p.zombie {
-                self.procs[i] = NO_PROC;
-                self.proc_gone(p.pid);
+                self.reap(i);
                 return Ok(Reply::Now([p.pid as u64, p.status as u64, 0], 0, false));
             }
         }
@@ -1340,6 +1363,7 @@ fn main(epoch: u64) -> i64 {
         caller: 0,
         intr: 0,
         keeper_nodes: [false; MAX_PROCS / 16],
+        fwd_nodes: [false; MAX_PROCS / 16],
         tty: &mut tty,
         epoch_ns: epoch * 1_000_000_000,
         gen: [(0, procfs::Gen::None); procfs::MAX_GEN],

@@ -248,12 +248,15 @@ impl Unixd<'_> {
             Gen::Meminfo => {
                 let (_, total, free) = self.sysinfo();
                 let (total, free) = (total * 4, free * 4);
+                // Stet's own line: nodes in use by the UNIX system (files,
+                // processes, keepers), for finding leaks.
+                let nodes = stet_rt::bank::info(crate::slots::BANK).map_or(0, |i| i[1]);
                 let _ = write!(
                     t,
                     "MemTotal:       {total:8} kB\nMemFree:        {free:8} kB\n\
                      MemAvailable:   {free:8} kB\nBuffers:        {:8} kB\n\
                      Cached:         {:8} kB\nSwapTotal:      {:8} kB\n\
-                     SwapFree:       {:8} kB\n",
+                     SwapFree:       {:8} kB\nStetNodes:      {nodes:8}\n",
                     0, 0, 0, 0
                 );
             }
