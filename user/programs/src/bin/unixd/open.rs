@@ -1,5 +1,7 @@
 //! Open file descriptions (what a file id names) and pipes.
 
+use stet_unix::ring::Ring;
+
 /// What an open file is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -54,9 +56,7 @@ pub const FREE: Open = Open {
 pub struct Pipe {
     /// Whether it is in use.
     pub used: bool,
-    buf: [u8; PIPE_BUF],
-    head: usize,
-    len: usize,
+    buf: Ring<PIPE_BUF>,
     /// Open read ends (file ids referring to it, counted by references).
     pub readers: u32,
     /// Open write ends.
@@ -66,9 +66,7 @@ pub struct Pipe {
 /// An unused pipe.
 pub const NO_PIPE: Pipe = Pipe {
     used: false,
-    buf: [0; PIPE_BUF],
-    head: 0,
-    len: 0,
+    buf: Ring::new(),
     readers: 0,
     writers: 0,
 };
@@ -76,32 +74,21 @@ pub const NO_PIPE: Pipe = Pipe {
 impl Pipe {
     /// Bytes waiting.
     pub fn len(&self) -> usize {
-        self.len
+        self.buf.len()
     }
 
     /// Room left.
     pub fn room(&self) -> usize {
-        PIPE_BUF - self.len
+        self.buf.room()
     }
 
     /// Takes up to `out.len()` bytes → how many.
     pub fn take(&mut self, out: &mut [u8]) -> usize {
-        let n = out.len().min(self.len);
-        for (i, b) in out[..n].iter_mut().enumerate() {
-            *b = self.buf[(self.head + i) % PIPE_BUF];
-        }
-        self.head = (self.head + n) % PIPE_BUF;
-        self.len -= n;
-        n
+        self.buf.take(out)
     }
 
     /// Puts as much of `data` as fits → how many.
     pub fn put(&mut self, data: &[u8]) -> usize {
-        let n = data.len().min(self.room());
-        for (i, &b) in data[..n].iter().enumerate() {
-            self.buf[(self.head + self.len + i) % PIPE_BUF] = b;
-        }
-        self.len += n;
-        n
+        self.buf.put(data)
     }
 }
