@@ -81,6 +81,7 @@ def main():
     import argparse
     ap = argparse.ArgumentParser()
     ap.add_argument("--base")
+    ap.add_argument("--callers", help="also list who calls functions whose name contains this")
     ap.add_argument("counts")
     ap.add_argument("ops", type=int)
     ap.add_argument("elfs", nargs="+")
@@ -99,6 +100,7 @@ def main():
     by_prog = collections.Counter()
     by_fn = collections.Counter()
     calls = collections.Counter()
+    edges = collections.Counter()
     # Longest instructions first: they pin a position-independent base.
     for (va, code), n in sorted(recs.items(), key=lambda r: -len(r[0][1])):
         raw = bytes.fromhex(code)
@@ -119,6 +121,10 @@ def main():
         by_fn[(hit.name, hit.symbol(va))] += n
         if hit.starts(va):
             calls[(hit.name, hit.symbol(va))] += n
+        if raw[0] == 0xE8 and len(raw) == 5:
+            # call rel32: who calls whom, for --callers.
+            target = va + 5 + struct.unpack("<i", raw[1:5])[0]
+            edges[(hit.name, hit.symbol(va), hit.symbol(target))] += n
     total = sum(by_prog.values())
     print(f"{total / ops:,.0f} instructions per operation ({ops} operations)")
     print("\nby program:")
@@ -131,6 +137,11 @@ def main():
             break
         c = calls[(prog, fn)] / ops
         print(f"  {n / ops:>12,.1f}  {c:>8,.1f}  {prog}: {fn}")
+    if a.callers:
+        print(f"\ncalls per operation to functions matching {a.callers!r}, by caller:")
+        for (prog, caller, callee), n in edges.most_common():
+            if a.callers in callee and n >= ops:
+                print(f"  {n / ops:>8,.1f}  {prog}: {caller} -> {callee}")
 
 
 main()

@@ -76,12 +76,16 @@ struct Waiter {
     pid: u32,
     /// The signals that end it (`-EINTR`).
     intr: u64,
+    /// A pipe read's most bytes (0: not a read): it is answered with the
+    /// bytes when they come, not woken to ask again.
+    read_len: u32,
 }
 
 const NO_WAITER: Waiter = Waiter {
     on: Wait::Free,
     pid: 0,
     intr: 0,
+    read_len: 0,
 };
 
 /// Signal numbers unixd sends itself.
@@ -332,8 +336,21 @@ impl Unixd<'_> {
     /// left is freed.
     fn pipe_changed(&mut self, n: u16) {
         for i in 0..MAX_WAITERS {
-            if self.waiters[i].on == Wait::Pipe(n) {
+            if self.waiters[i].on != Wait::Pipe(n) {
+                continue;
+            }
+            let len = self.waiters[i].read_len as usize;
+            let pi = &mut self.pipes[n as usize];
+            if len == 0 {
                 self.wake(i);
+            } else if pi.len() > 0 {
+                // A parked read gets its bytes now: one message, where
+                // waking it to read again took a second call.
+                let mut buf = [0u8; 4096];
+                let got = pi.take(&mut buf[..len.min(4096)]);
+                self.answer_with(i, got as u64, &buf[..got]);
+            } else if pi.writers == 0 {
+                self.answer(i, 0); // end of file
             }
         }
         let pi = &mut self.pipes[n as usize];
@@ -352,12 +369,35 @@ impl Unixd<'_> {
 
     /// Answers parked call `i` with `w0` (and the process's signals).
     fn answer(&mut self, i: usize, w0: u64) {
+        self.answer_with(i, w0, &[]);
+    }
+
+    /// Answers parked call `i` with `w0` and the string `s`.
+    fn answer_with(&mut self, i: usize, w0: u64, s: &[u8]) {
         let pid = self.waiters[i].pid;
         self.waiters[i] = NO_WAITER;
         let sigs = self.take_pending(pid);
         if fetch(WAITS, i as u64, T).is_ok() {
-            Msg::new(T, code::OK).words([w0, 0, 0, sigs]).send();
+            Msg::new(T, code::OK)
+                .words([w0, 0, 0, sigs])
+                .string(s)
+                .send();
         }
+    }
+
+    /// Parks a pipe read of at most `len` bytes (answered with its bytes,
+    /// `pipe_changed`).
+    fn park_read(&mut self, on: Wait, len: usize) -> Result<Reply, i64> {
+        let r = self.park(on)?;
+        if let Some(w) = self
+            .waiters
+            .iter_mut()
+            .find(|w| w.on == on && w.pid == self.caller && self.caller != 0)
+        {
+            // A process has one call at a time: this is the one parked.
+            w.read_len = len as u32;
+        }
+        Ok(r)
     }
 
     fn park(&mut self, on: Wait) -> Result<Reply, i64> {
@@ -379,6 +419,7 @@ impl Unixd<'_> {
             on,
             pid: self.caller,
             intr: self.intr,
+            read_len: 0,
         };
         Ok(Reply::Parked)
     }
@@ -753,7 +794,7 @@ impl Unixd<'_> {
                     } else if o.flags & o::NONBLOCK != 0 {
                         return Err(EAGAIN);
                     } else {
-                        return self.park(Wait::Pipe(n));
+                        return self.park_read(Wait::Pipe(n), len);
                     }
                 } else {
                     let got = pi.take(&mut out[..len]);
