@@ -52,6 +52,20 @@ impl<const N: usize> Ring<N> {
         n
     }
 
+    /// The next waiting bytes, at most `max`, as one slice (up to where the
+    /// ring wraps): to send them without copying first. `consume` them.
+    pub fn front(&self, max: usize) -> &[u8] {
+        let n = max.min(self.len).min(N - self.head);
+        &self.buf[self.head..self.head + n]
+    }
+
+    /// Drops the first `n` waiting bytes (at most `len`).
+    pub fn consume(&mut self, n: usize) {
+        let n = n.min(self.len);
+        self.head = (self.head + n) % N;
+        self.len -= n;
+    }
+
     /// Puts as much of `data` as fits → how many.
     pub fn put(&mut self, data: &[u8]) -> usize {
         let n = data.len().min(self.room());
@@ -85,16 +99,33 @@ mod tests {
         assert_eq!(r.take(&mut all), 8);
         assert_eq!(&all[..8], b"efghijkl");
         assert!(r.is_empty());
+        // front stops where the ring wraps; consume moves on.
+        r.put(b"0123456");
+        assert_eq!(r.front(100), b"0123");
+        assert_eq!(r.front(3), b"012");
+        r.consume(4);
+        assert_eq!(r.front(100), b"456");
+        r.consume(100);
+        assert!(r.is_empty());
     }
 
     proptest! {
         /// Any sequence of puts and takes gives the bytes a queue would.
         #[test]
-        fn behaves_as_a_queue(ops in proptest::collection::vec((any::<bool>(), 0usize..40, any::<u8>()), 0..200)) {
+        fn behaves_as_a_queue(ops in proptest::collection::vec((0u8..3, 0usize..40, any::<u8>()), 0..200)) {
             let mut r = Ring::<32>::new();
             let mut model = VecDeque::new();
-            for (put, n, seed) in ops {
-                if put {
+            for (op, n, seed) in ops {
+                if op == 2 {
+                    // front + consume: a prefix of what waits, then gone.
+                    let got = r.front(n).len();
+                    prop_assert!(got <= n.min(model.len()));
+                    prop_assert!(got > 0 || n == 0 || model.is_empty());
+                    let want: std::vec::Vec<u8> = model.iter().take(got).copied().collect();
+                    prop_assert_eq!(r.front(n), &want[..]);
+                    r.consume(got);
+                    model.drain(..got);
+                } else if op == 1 {
                     let data: std::vec::Vec<u8> = (0..n).map(|i| seed.wrapping_add(i as u8)).collect();
                     let got = r.put(&data);
                     prop_assert_eq!(got, n.min(32 - model.len()));

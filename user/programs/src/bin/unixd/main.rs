@@ -8,9 +8,11 @@
 //!
 //! Keepers call it with the orders of `stet_unix::proto`; every answer is
 //! `OK` with the system call's `rax` in `w0`. A call that must wait (a
-//! pipe with nothing to read, or no room) is parked: its resume key goes
-//! in the `WAITS` node, and when the pipe changes the caller is answered
-//! `BUSY`, on which it asks again (a restartable call, as in Fluke).
+//! pipe with nothing to read, or no room) is parked: its resume key stays
+//! where it arrived if one of the `RESUME_SLOTS` is free for the next
+//! message (no invocation at all), else goes in the `WAITS` node. When the
+//! pipe changes, a parked read is answered with its bytes; other calls are
+//! answered `BUSY`, on which they ask again (restartable, as in Fluke).
 //!
 //! On its first start it builds the file system from a `newc` cpio
 //! archive (`boot`), adds `/dev`, `/tmp` and `/proc`, and prints a line.
@@ -29,13 +31,14 @@ mod slots;
 
 use content::Content;
 use open::{Kind, Open, Pipe, FREE, MAX_OPEN, MAX_PIPES, NO_PIPE, PIPE_BUF};
-use slots::{BANK, CONSOLE, K0, KEEPERS, RESUME, SELF, SLEEP, STORE, T, T2, WAITS};
+use slots::{ARCHIVE, BANK, CONSOLE, K0, KEEPERS, RESUME, SELF, SLEEP, STORE, T, T2, WAITS};
 use stet_programs::keydir::{fetch, swap};
 use stet_rt::abi::invoke::source;
 use stet_rt::abi::order::node;
 use stet_rt::abi::service::store as order_store;
 use stet_rt::abi::{code, order};
 use stet_rt::bank;
+use stet_rt::key::Slot;
 use stet_rt::key::{call, wait, Answer, Msg};
 use stet_rt::println;
 use stet_unix::fs::{self, mode, Fs, ROOT};
@@ -79,6 +82,9 @@ struct Waiter {
     /// A pipe read's most bytes (0: not a read): it is answered with the
     /// bytes when they come, not woken to ask again.
     read_len: u32,
+    /// The general slot holding its resume key (one of `RESUME_SLOTS`), or
+    /// 0: the key is in slot `i` of the `WAITS` node.
+    slot: Slot,
 }
 
 const NO_WAITER: Waiter = Waiter {
@@ -86,7 +92,12 @@ const NO_WAITER: Waiter = Waiter {
     pid: 0,
     intr: 0,
     read_len: 0,
+    slot: 0,
 };
+
+/// General slots a resume key can wait in: `RESUME`, and two used only at
+/// boot (the archive, and the data store publisher) and free after.
+const RESUME_SLOTS: [Slot; 3] = [RESUME, ARCHIVE, STORE];
 
 /// Signal numbers unixd sends itself.
 const SIGCHLD: u64 = 17;
@@ -156,6 +167,15 @@ fn ret(r: Result<u64, i64>) -> [u64; 3] {
     [stet_unix::sys::ret(r), 0, 0]
 }
 
+/// Where parked call `i`'s resume key is: general slot `slot`, or (0)
+/// fetched from the `WAITS` node into `T`.
+fn resume_key(i: usize, slot: Slot) -> Option<Slot> {
+    if slot != 0 {
+        return Some(slot);
+    }
+    fetch(WAITS, i as u64, T).ok().map(|_| T)
+}
+
 /// The domain's state.
 pub struct Unixd<'a> {
     fs: &'a mut Fs,
@@ -169,6 +189,9 @@ pub struct Unixd<'a> {
     /// signals that end its wait if it parks.
     caller: u32,
     intr: u64,
+    /// The slot the message being served brought its resume key in, which
+    /// is where the next one's goes unless `park` leaves a call there.
+    resume: Slot,
     /// Which nodes of the keepers' start-key directory exist.
     keeper_nodes: [bool; MAX_PROCS / 16],
     /// Which of `KEEPERS`' forwarder-node groups exist.
@@ -345,10 +368,22 @@ impl Unixd<'_> {
                 self.wake(i);
             } else if pi.len() > 0 {
                 // A parked read gets its bytes now: one message, where
-                // waking it to read again took a second call.
-                let mut buf = [0u8; 4096];
-                let got = pi.take(&mut buf[..len.min(4096)]);
-                self.answer_with(i, got as u64, &buf[..got]);
+                // waking it to read again took a second call. The bytes go
+                // straight from the ring (as far as it wraps: a pipe read
+                // may return fewer bytes than asked).
+                let (pid, to) = (self.waiters[i].pid, self.waiters[i].slot);
+                self.waiters[i] = NO_WAITER;
+                let sigs = self.take_pending(pid);
+                let pi = &mut self.pipes[n as usize];
+                let s = pi.front(len);
+                if let Some(r) = resume_key(i, to) {
+                    Msg::new(r, code::OK)
+                        .words([s.len() as u64, 0, 0, sigs])
+                        .string(s)
+                        .send();
+                }
+                let got = s.len();
+                pi.consume(got);
             } else if pi.writers == 0 {
                 self.answer(i, 0); // end of file
             }
@@ -361,27 +396,20 @@ impl Unixd<'_> {
 
     /// Answers parked call `i` `BUSY`: its keeper asks again.
     fn wake(&mut self, i: usize) {
+        let to = self.waiters[i].slot;
         self.waiters[i] = NO_WAITER;
-        if fetch(WAITS, i as u64, T).is_ok() {
-            Msg::new(T, code::BUSY).send();
+        if let Some(r) = resume_key(i, to) {
+            Msg::new(r, code::BUSY).send();
         }
     }
 
     /// Answers parked call `i` with `w0` (and the process's signals).
     fn answer(&mut self, i: usize, w0: u64) {
-        self.answer_with(i, w0, &[]);
-    }
-
-    /// Answers parked call `i` with `w0` and the string `s`.
-    fn answer_with(&mut self, i: usize, w0: u64, s: &[u8]) {
-        let pid = self.waiters[i].pid;
+        let (pid, to) = (self.waiters[i].pid, self.waiters[i].slot);
         self.waiters[i] = NO_WAITER;
         let sigs = self.take_pending(pid);
-        if fetch(WAITS, i as u64, T).is_ok() {
-            Msg::new(T, code::OK)
-                .words([w0, 0, 0, sigs])
-                .string(s)
-                .send();
+        if let Some(r) = resume_key(i, to) {
+            Msg::new(r, code::OK).words([w0, 0, 0, sigs]).send();
         }
     }
 
@@ -414,12 +442,32 @@ impl Unixd<'_> {
         let i = (0..MAX_WAITERS)
             .find(|&i| self.waiters[i].on == Wait::Free)
             .ok_or(EAGAIN)?;
-        swap(WAITS, i as u64, RESUME, 0).map_err(|_| EIO)?;
+        // The key stays in its slot if another is free for the next
+        // message's; else it goes to the node.
+        let cur = self.resume;
+        let free = RESUME_SLOTS.into_iter().find(|&s| {
+            s != cur
+                && !self
+                    .waiters
+                    .iter()
+                    .any(|w| w.on != Wait::Free && w.slot == s)
+        });
+        let slot = match free {
+            Some(next) => {
+                self.resume = next;
+                cur
+            }
+            None => {
+                swap(WAITS, i as u64, cur, 0).map_err(|_| EIO)?;
+                0
+            }
+        };
         self.waiters[i] = Waiter {
             on,
             pid: self.caller,
             intr: self.intr,
             read_len: 0,
+            slot,
         };
         Ok(Reply::Parked)
     }
@@ -1403,6 +1451,7 @@ fn main(epoch: u64) -> i64 {
         next_pid: 2,
         caller: 0,
         intr: 0,
+        resume: RESUME,
         keeper_nodes: [false; MAX_PROCS / 16],
         fwd_nodes: [false; MAX_PROCS / 16],
         tty: &mut tty,
@@ -1439,7 +1488,8 @@ fn main(epoch: u64) -> i64 {
         .call();
     let mut inbuf = [0u8; 4096];
     let mut out = [0u8; 4096];
-    let mut a = wait([K0, 0, 0, 0], RESUME, &mut inbuf);
+    d.resume = RESUME;
+    let mut a = wait([K0, 0, 0, 0], d.resume, &mut inbuf);
     loop {
         let n = a.len.min(inbuf.len());
         let s = &inbuf[..n];
@@ -1451,7 +1501,7 @@ fn main(epoch: u64) -> i64 {
             Err(e) => Reply::Now(ret(Err(e)), 0, false),
         };
         a = match reply {
-            Reply::Now(w, len, key) => Msg::new(RESUME, code::OK)
+            Reply::Now(w, len, key) => Msg::new(d.resume, code::OK)
                 .words([
                     w[0],
                     w[1],
@@ -1465,9 +1515,9 @@ fn main(epoch: u64) -> i64 {
                 .string(&out[..len])
                 .keys([if key { T } else { 0 }, 0, 0, 0])
                 .recv([K0, 0, 0, 0])
-                .resume_into(RESUME)
+                .resume_into(d.resume)
                 .ret_into(&mut inbuf),
-            Reply::Parked => wait([K0, 0, 0, 0], RESUME, &mut inbuf),
+            Reply::Parked => wait([K0, 0, 0, 0], d.resume, &mut inbuf),
         };
     }
 }

@@ -91,4 +91,14 @@ impl Pipe {
     pub fn put(&mut self, data: &[u8]) -> usize {
         self.buf.put(data)
     }
+
+    /// The next bytes, at most `max`, without copying (`Ring::front`).
+    pub fn front(&self, max: usize) -> &[u8] {
+        self.buf.front(max)
+    }
+
+    /// Drops the first `n` bytes.
+    pub fn consume(&mut self, n: usize) {
+        self.buf.consume(n)
+    }
 }

@@ -8,12 +8,13 @@ pub const CONSOLE: Slot = 1;
 pub const SLEEP: Slot = 2;
 /// The data store, as a publisher (`make run`): unixd publishes its start
 /// key there for the native shell. Any other key (tests give discrim):
-/// nothing is published.
+/// nothing is published. After that, a parked call's resume key.
 pub const STORE: Slot = 3;
 /// The bank every file's pages and nodes come from.
 pub const BANK: Slot = 4;
 /// The initial file system: a file node (sense key: slot 0 the segment of
-/// a `newc` cpio archive, slot 1 its length).
+/// a `newc` cpio archive, slot 1 its length). After the first start, a
+/// parked call's resume key.
 pub const ARCHIVE: Slot = 5;
 /// A node key to this domain's own address-space root (the archive's
 /// window).
