@@ -187,6 +187,18 @@ pub mod range {
     /// `WRONG_TYPE` if of the other space (or no object), `BAD_VALUE` if
     /// outside the range.
     pub const IDENTIFY: u64 = 4;
+    /// Key 0: a node key (not read-only), string: 1 to 16 indices (`u32`
+    /// each, little-endian), `w0` a first slot → a full key to each object
+    /// (as `GET`) in consecutive slots of that node from `w0`. All or
+    /// nothing: `BAD_VALUE` (an index outside the range, or a bad string),
+    /// `SLOT_RANGE`, `WRONG_TYPE`, `NO_RIGHTS`, `VOID`, `NO_SPACE`.
+    pub const GET_INTO: u64 = 5;
+    /// String: 1 to 16 indices (`u32` each, little-endian) → the objects
+    /// are destroyed in order, as by `RENEW`, stopping at the first that
+    /// cannot be for want of memory → `w0` how many were (the caller asks
+    /// again for the rest). `BAD_VALUE` (nothing done): an index outside
+    /// the range, or a bad string.
+    pub const RENEW_MANY: u64 = 6;
 }
 
 /// The checkpoint key.

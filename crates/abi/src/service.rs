@@ -64,6 +64,12 @@ pub mod bank {
     /// anyone else's object (a UNIX keeper names its processes' shared
     /// pages this way and gets back write access to one it alone holds).
     pub const IDENTIFY: u64 = 9;
+    /// Key 0: a node key (not read-only), `w0` a first slot, `w1` a count
+    /// (1 to 16) → that many fresh zero pages, read-write keys to them in
+    /// consecutive slots of the node from `w0` (what the slots held is
+    /// dropped). All or nothing: `LIMIT` if the bank cannot give them all;
+    /// the range key's `GET_INTO` errors for a bad node key or slots.
+    pub const ALLOC_PAGES_INTO: u64 = 10;
 }
 
 /// The data store (`datastore`): names → keys and small blobs. A start

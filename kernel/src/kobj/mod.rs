@@ -81,7 +81,7 @@ pub fn order(
         KeyType::Sleep => return service::sleep(k, ci, m, r),
         KeyType::Discrim => service::discrim(k, m, r),
         KeyType::KeyBits => service::keybits(m, r, out),
-        KeyType::Range => service::range(k, key, m, r),
+        KeyType::Range => service::range(k, key, m, s, r),
         KeyType::Checkpoint => return checkpoint::order(k, ci, m, r),
         KeyType::Journal => return journal::order(k, ci, m, r),
         KeyType::SysInfo => sysinfo::order(k, m, s, r, out),

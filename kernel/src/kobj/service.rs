@@ -88,11 +88,117 @@ pub fn keybits(m: &Msg, r: &mut Reply, out: &mut [u8; 4096]) {
     }
 }
 
+/// Destroys object `oid` of `space` (zeroed, version bumped; a domain
+/// built on it dropped) → a full key to the fresh object.
+fn renew(k: &mut Kernel, space: Space, oid: u64) -> Result<Key, u64> {
+    match space {
+        Space::Node => {
+            let i = k.node(oid).map_err(|_| code::NO_SPACE)?;
+            destroy_node(k, i);
+            Ok(Key::node(oid, k.objs.nodes[i as usize].version, 0))
+        }
+        Space::Page => {
+            let i = k.page(oid).map_err(|_| code::NO_SPACE)?;
+            if let Some(d) = domain::unlink(k.objs.pages[i as usize].ctx) {
+                drop_domain(k, d);
+            }
+            memory::unmap_page(k, i);
+            k.objs
+                .destroy_page(i, &mut k.pool)
+                .map_err(|_| code::NO_SPACE)?;
+            Ok(Key::page(oid, k.objs.pages[i as usize].version, false))
+        }
+    }
+}
+
+/// How many indices string `s` holds (1 to 16, each below `count`), or
+/// `BAD_VALUE`.
+fn indices(s: &[u8], count: u32) -> Result<usize, u64> {
+    let n = s.len() / 4;
+    let all_in = s
+        .chunks_exact(4)
+        .all(|c| (u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64) < count as u64);
+    if !s.len().is_multiple_of(4) || n == 0 || n > crate::obj::SLOTS || !all_in {
+        return Err(code::BAD_VALUE);
+    }
+    Ok(n)
+}
+
+/// A full key to object `oid` of `space` as it is now (faulting it in).
+fn object_key(k: &mut Kernel, space: Space, oid: u64) -> Result<Key, u64> {
+    match space {
+        Space::Node => k
+            .node(oid)
+            .map(|i| Key::node(oid, k.objs.nodes[i as usize].version, 0)),
+        Space::Page => k
+            .page(oid)
+            .map(|i| Key::page(oid, k.objs.pages[i as usize].version, false)),
+    }
+    .map_err(|_| code::NO_SPACE)
+}
+
+/// `GET_INTO`: keys to up to 16 objects straight into a node's slots (a
+/// bank fills a leaf of a new address space in one invocation, not one
+/// `GET` and one `SWAP` per page). Everything is checked, and every object
+/// found, before the node changes.
+fn get_into(k: &mut Kernel, range: (Space, u64, u32), m: &Msg, s: &[u8]) -> Result<(), u64> {
+    let (space, first, count) = range;
+    let n = indices(s, count)?;
+    let slot = m.w[0];
+    if slot > (crate::obj::SLOTS - n) as u64 {
+        return Err(code::SLOT_RANGE);
+    }
+    let node = m.keys[0];
+    if node.key_type() != KeyType::Node {
+        return Err(code::WRONG_TYPE);
+    }
+    if node.rights() & stet_keys::rights::RO != 0 {
+        return Err(code::NO_RIGHTS);
+    }
+    let mut keys = [Key::VOID; crate::obj::SLOTS];
+    for (j, c) in s.chunks_exact(4).enumerate() {
+        let index = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64;
+        keys[j] = object_key(k, space, first + index)?;
+    }
+    // Last, so that faulting the objects in cannot move it.
+    let ni = match k.node_of(node) {
+        Ok(i) => i,
+        Err(crate::obj::Miss::Void) => return Err(code::VOID),
+        Err(_) => return Err(code::NO_SPACE),
+    };
+    super::node::write(k, ni, |k| {
+        for (j, &key) in keys[..n].iter().enumerate() {
+            super::node::set_slot(k, ni, slot as usize + j, key);
+        }
+    });
+    Ok(())
+}
+
 /// Ranges: keys to the objects of a range, and destroying them.
-pub fn range(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) {
+pub fn range(k: &mut Kernel, key: Key, m: &Msg, s: &[u8], r: &mut Reply) {
     let Some((space, first, count)) = key.range_parts() else {
         return r.fail(code::VOID);
     };
+    if m.order == orr::GET_INTO {
+        if let Err(c) = get_into(k, (space, first, count), m, s) {
+            r.fail(c);
+        }
+        return;
+    }
+    if m.order == orr::RENEW_MANY {
+        match indices(s, count) {
+            Ok(n) => {
+                let done = s[..n * 4]
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64)
+                    .take_while(|&i| renew(k, space, first + i).is_ok())
+                    .count();
+                r.w[0] = done as u64;
+            }
+            Err(c) => r.fail(c),
+        }
+        return;
+    }
     let index = m.w[0];
     let oid = first + index;
     let in_range = index < count as u64 && oid <= stet_keys::MAX_OID;
@@ -131,28 +237,9 @@ pub fn range(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) {
                 Err(_) => r.fail(code::NO_SPACE),
             },
         },
-        orr::RENEW => match space {
-            Space::Node => match k.node(oid) {
-                Ok(i) => {
-                    destroy_node(k, i);
-                    r.keys[0] = Key::node(oid, k.objs.nodes[i as usize].version, 0);
-                }
-                Err(_) => r.fail(code::NO_SPACE),
-            },
-            Space::Page => match k.page(oid) {
-                Ok(i) => {
-                    if let Some(d) = domain::unlink(k.objs.pages[i as usize].ctx) {
-                        drop_domain(k, d);
-                    }
-                    memory::unmap_page(k, i);
-                    if k.objs.destroy_page(i, &mut k.pool).is_err() {
-                        r.fail(code::NO_SPACE);
-                        return;
-                    }
-                    r.keys[0] = Key::page(oid, k.objs.pages[i as usize].version, false);
-                }
-                Err(_) => r.fail(code::NO_SPACE),
-            },
+        orr::RENEW => match renew(k, space, oid) {
+            Ok(key) => r.keys[0] = key,
+            Err(c) => r.fail(c),
         },
         _ => r.fail(code::NO_SUCH_ORDER),
     }

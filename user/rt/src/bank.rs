@@ -29,6 +29,16 @@ pub fn alloc_node(bank: Slot, into: Slot) -> Result<(), u64> {
         .code)
 }
 
+/// `count` (1 to 16) fresh read-write page keys into slots `first..` of
+/// the node whose key is in `node`: all or none.
+pub fn alloc_pages_into(bank: Slot, node: Slot, first: u64, count: u64) -> Result<(), u64> {
+    ok(Msg::new(bank, o::ALLOC_PAGES_INTO)
+        .words([first, count, 0, 0])
+        .keys([node, 0, 0, 0])
+        .call()
+        .code)
+}
+
 /// Destroys the object the key in `obj` designates (the bank must own it).
 pub fn free(bank: Slot, obj: Slot) -> Result<(), u64> {
     ok(Msg::new(bank, o::FREE).keys([obj, 0, 0, 0]).call().code)

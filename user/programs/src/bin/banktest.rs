@@ -155,6 +155,82 @@ fn tester() -> i64 {
     check("identify: free", code_of(bank::free(SUB, T)), code::OK);
     check_info("sub after identify", SUB, [0, 0, 4, 3]);
 
+    // ALLOC_PAGES_INTO: pages straight into slots 5..8 of a node, all or
+    // none.
+    check(
+        "into: three pages",
+        code_of(bank::alloc_pages_into(SUB, FRESH, 5, 3)),
+        code::OK,
+    );
+    check_info("into: counted", SUB, [3, 0, 4, 3]);
+    let mut distinct = true;
+    for s in 5..8u64 {
+        Msg::new(FRESH, node::FETCH).w0(s).recv([T, 0, 0, 0]).call();
+        let w = Msg::new(T, page::WRITE_WORD)
+            .words([8, s, 0, 0])
+            .call()
+            .code;
+        check(format_args!("into: slot {s} a writable page"), w, code::OK);
+        check(
+            format_args!("into: slot {s} was zero"),
+            Msg::new(T, page::READ_WORD).w0(0).call().w[0],
+            0,
+        );
+    }
+    for s in 5..8u64 {
+        Msg::new(FRESH, node::FETCH).w0(s).recv([T, 0, 0, 0]).call();
+        distinct &= Msg::new(T, page::READ_WORD).w0(8).call().w[0] == s;
+    }
+    check("into: three different pages", distinct as u64, 1);
+    check(
+        "into: two more than the limit allows",
+        code_of(bank::alloc_pages_into(SUB, FRESH, 0, 2)),
+        code::LIMIT,
+    );
+    check_info("into: none taken", SUB, [3, 0, 4, 3]);
+    let prime_before = info(PRIME);
+    check(
+        "into: slots past 15",
+        code_of(bank::alloc_pages_into(PRIME, FRESH, 15, 2)),
+        code::SLOT_RANGE,
+    );
+    check(
+        "into: the kernel's refusal gives the pages back",
+        (info(PRIME) == prime_before) as u64,
+        1,
+    );
+    check(
+        "into: a page key is no node",
+        code_of(bank::alloc_pages_into(SUB, P1, 0, 1)),
+        code::WRONG_TYPE,
+    );
+    Msg::new(FRESH, node::MAKE_SENSE).recv([T2, 0, 0, 0]).call();
+    check(
+        "into: a sense key",
+        code_of(bank::alloc_pages_into(SUB, T2, 0, 1)),
+        code::NO_RIGHTS,
+    );
+    check(
+        "into: count 0",
+        code_of(bank::alloc_pages_into(SUB, FRESH, 0, 0)),
+        code::BAD_VALUE,
+    );
+    check(
+        "into: count 17",
+        code_of(bank::alloc_pages_into(PRIME, FRESH, 0, 17)),
+        code::BAD_VALUE,
+    );
+    check_info("into: failures took none", SUB, [3, 0, 4, 3]);
+    for s in 5..8u64 {
+        Msg::new(FRESH, node::SWAP).w0(s).recv([T, 0, 0, 0]).call();
+        check(
+            format_args!("into: free slot {s}'s page"),
+            code_of(bank::free(SUB, T)),
+            code::OK,
+        );
+    }
+    check_info("into: all back", SUB, [0, 0, 4, 3]);
+
     // Limits.
     for i in 0..4 {
         check(

@@ -1596,6 +1596,98 @@ fn ranges(t: &mut T) {
         classify(OLD),
         [ty::VOID, 0, 1],
     );
+    // GET_INTO: keys to pages 40, 41, 42 in slots 3..6 of node 31.
+    let idx = |list: &[u32], out: &mut [u8; 68]| -> usize {
+        for (j, i) in list.iter().enumerate() {
+            out[j * 4..j * 4 + 4].copy_from_slice(&i.to_le_bytes());
+        }
+        list.len() * 4
+    };
+    let mut s = [0u8; 68];
+    t.code("range GET node 31", get(NODES, 31, OLD), OK);
+    let into = |n: Slot, first: u64, s: &[u8]| {
+        Msg::new(PAGES, order::range::GET_INTO)
+            .w0(first)
+            .string(s)
+            .keys([n, 0, 0, 0])
+            .call()
+    };
+    let n = idx(&[40, 41, 42], &mut s);
+    t.code("GET_INTO 3 pages", into(OLD, 3, &s[..n]), OK);
+    t.code("the slot's key", fetch(OLD, 4, NEW), OK);
+    t.code("range GET page 41", get(PAGES, 41, AGAIN), OK);
+    t.same("slot 4 holds page 41", compare(NEW, AGAIN), 1);
+    t.code(
+        "write through it",
+        call(NEW, order::page::WRITE_WORD, [0, 7, 0, 0]),
+        OK,
+    );
+    // Refusals change nothing.
+    let n = idx(&[50, 64], &mut s);
+    t.code(
+        "GET_INTO an index past the range",
+        into(OLD, 8, &s[..n]),
+        BAD_VALUE,
+    );
+    t.code(
+        "slot 8 still void",
+        call(OLD, order::node::READ_NUMBER, [8, 0, 0, 0]),
+        WRONG_TYPE,
+    );
+    t.code(
+        "GET_INTO a string of 6 bytes",
+        into(OLD, 0, &s[..6]),
+        BAD_VALUE,
+    );
+    t.code("GET_INTO no indices", into(OLD, 0, &[]), BAD_VALUE);
+    let n = idx(&[0; 17], &mut s);
+    t.code("GET_INTO 17 indices", into(OLD, 0, &s[..n]), BAD_VALUE);
+    let n = idx(&[50, 51], &mut s);
+    t.code("GET_INTO past slot 15", into(OLD, 15, &s[..n]), SLOT_RANGE);
+    t.code(
+        "GET_INTO into a page key",
+        into(NEW, 0, &s[..n]),
+        WRONG_TYPE,
+    );
+    t.code(
+        "make it read-only",
+        make(OLD, order::node::MAKE_SENSE, [0; 4], AGAIN),
+        OK,
+    );
+    t.code(
+        "GET_INTO through a sense key",
+        into(AGAIN, 0, &s[..n]),
+        NO_RIGHTS,
+    );
+    t.code(
+        "GET_INTO nodes into a node",
+        {
+            Msg::new(NODES, order::range::GET_INTO)
+                .w0(0)
+                .string(&s[..n])
+                .keys([OLD, 0, 0, 0])
+                .call()
+        },
+        OK,
+    );
+    // RENEW_MANY: pages 40..43 destroyed at once; the old keys go void.
+    let many = |s: &[u8]| Msg::new(PAGES, order::range::RENEW_MANY).string(s).call();
+    let n = idx(&[40, 64], &mut s);
+    t.words(
+        "RENEW_MANY with an index past the range",
+        many(&s[..n]),
+        BAD_VALUE,
+        [0],
+    );
+    t.words("page 41 kept its word", page_word(NEW, 0), OK, [7]);
+    let n = idx(&[40, 41, 42], &mut s);
+    t.words("RENEW_MANY 3 pages", many(&s[..n]), OK, [3]);
+    t.code("the old key to page 41", page_word(NEW, 0), VOID);
+    t.code("fresh key to page 41", get(PAGES, 41, AGAIN), OK);
+    t.words("page 41 is zero", page_word(AGAIN, 0), OK, [0]);
+    t.code("the node's old key to page 41", fetch(OLD, 4, NEW), OK);
+    t.same("is void", classify(NEW), [ty::VOID, 0, 1]);
+
     t.code(
         "range unknown order 99",
         call(NODES, 99, [0; 4]),

@@ -125,6 +125,45 @@ fn alloc(banks: &mut Banks<Heap>, b: u32, s: Space) -> Result<(), u64> {
     Ok(())
 }
 
+/// `ALLOC_PAGES_INTO`: `count` pages, their keys straight into the node in
+/// `ARG0` from slot `first` (one kernel invocation for all of them).
+fn alloc_into(banks: &mut Banks<Heap>, b: u32, first: u64, count: u64) -> Result<(), u64> {
+    if count == 0 || count > 16 {
+        return Err(code::BAD_VALUE);
+    }
+    let count = count as usize;
+    let mut got = [0u32; 16];
+    let mut indices = [0u8; 64];
+    for n in 0..count {
+        match banks.alloc(b, Space::Page) {
+            Ok(i) => {
+                got[n] = i;
+                indices[n * 4..n * 4 + 4].copy_from_slice(&i.to_le_bytes());
+            }
+            Err(e) => {
+                for &i in &got[..n] {
+                    let _ = banks.free(b, Space::Page, i);
+                }
+                return Err(err(e));
+            }
+        }
+    }
+    let c = Msg::new(PAGES, range::GET_INTO)
+        .w0(first)
+        .string(&indices[..count * 4])
+        .keys([ARG0, 0, 0, 0])
+        .call()
+        .code;
+    if c != code::OK {
+        // The kernel changed nothing: no key to them ever left.
+        for &i in &got[..count] {
+            let _ = banks.free(b, Space::Page, i);
+        }
+        return Err(c);
+    }
+    Ok(())
+}
+
 fn create_sub(banks: &mut Banks<Heap>, b: u32, pages: u64, nodes: u64) -> Result<(), u64> {
     let (nb, fwd) = banks.create_sub(b, pages, nodes).map_err(err)?;
     let built = (|| {
@@ -160,12 +199,59 @@ fn create_sub(banks: &mut Banks<Heap>, b: u32, pages: u64, nodes: u64) -> Result
 }
 
 fn destroy(banks: &mut Banks<Heap>, b: u32) {
+    // The objects go 16 at a time (`RENEW_MANY`), by space; nothing can
+    // take their numbers before (this order runs to its end first).
+    let mut batch = Renewals {
+        space: None,
+        n: 0,
+        indices: [0; 64],
+    };
     loop {
         match banks.destroy_step(b) {
-            Ok(Step::Renew(s, i)) => renew(s, i),
-            Ok(Step::BankGone(_, fwd)) if fwd != NIL => renew(Space::Node, fwd),
+            Ok(Step::Renew(s, i)) => batch.add(s, i),
+            Ok(Step::BankGone(_, fwd)) if fwd != NIL => batch.add(Space::Node, fwd),
             Ok(Step::BankGone(..)) => {}
-            Ok(Step::Done) | Err(_) => return,
+            Ok(Step::Done) | Err(_) => return batch.flush(),
+        }
+    }
+}
+
+/// Objects to destroy, all of one space.
+struct Renewals {
+    space: Option<Space>,
+    n: usize,
+    indices: [u8; 64],
+}
+
+impl Renewals {
+    fn add(&mut self, s: Space, i: u32) {
+        if self.space != Some(s) || self.n == 16 {
+            self.flush();
+            self.space = Some(s);
+        }
+        self.indices[self.n * 4..self.n * 4 + 4].copy_from_slice(&i.to_le_bytes());
+        self.n += 1;
+    }
+
+    /// Destroys them; what the kernel cannot do yet for want of memory is
+    /// asked again after the checkpoint has made room.
+    fn flush(&mut self) {
+        let (Some(s), n) = (self.space, core::mem::take(&mut self.n)) else {
+            return;
+        };
+        let mut done = 0;
+        while done < n {
+            let a = Msg::new(range_slot(s), range::RENEW_MANY)
+                .string(&self.indices[done * 4..n * 4])
+                .call();
+            if a.code != code::OK {
+                println!("spacebank: renew {s:?}: code {}", a.code);
+                return;
+            }
+            done += a.w[0] as usize;
+            if done < n {
+                stet_rt::kernel::yield_now();
+            }
         }
     }
 }
@@ -178,6 +264,7 @@ fn order(banks: &mut Banks<Heap>, b: u32, ord: u64, w: [u64; 4]) -> Result<([u64
     match ord {
         o::ALLOC_PAGE => alloc(banks, b, Space::Page).map(|_| ([0; 4], OUT)),
         o::ALLOC_NODE => alloc(banks, b, Space::Node).map(|_| ([0; 4], OUT)),
+        o::ALLOC_PAGES_INTO => alloc_into(banks, b, w[0], w[1]).map(|_| ([0; 4], 0)),
         o::FREE => {
             let (s, i, _) = identify(ARG0)?;
             banks.free(b, s, i).map_err(err)?;

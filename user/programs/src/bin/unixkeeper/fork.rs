@@ -299,72 +299,17 @@ impl Keeper {
             .keys([CDIR, CCACHE, X, 0])
             .recv([CPB, 0, 0, 0])
             .call())?;
-        let guard = stet_rt::image::carry_guard();
-        let mut cur_depth = u8::MAX;
-        let mut text_block = u64::MAX;
-        plan::steps(&pages, &mut |s| -> Result<(), Code> {
-            match s {
-                Step::Node { depth: 0, .. } => {
-                    bank::alloc_node(KB, CCACHE)?;
-                    swap(CDIR, 0, CCACHE, 0)?;
-                    cur_depth = 0;
-                    // Its own space root, for its KEYS node; its windows
-                    // onto its process and the executable.
-                    swap(CDIR, 15, CCACHE, 0)?;
-                    make(CPROC, domain::GET_SPACE, [0; 4], T)?;
-                    swap(CCACHE, WINDOW_SLOT, T, 0)?;
-                    swap(CCACHE, EXEC_SLOT, EXEC, 0)?;
-                    make(
-                        CCACHE,
-                        node::MAKE_SEGMENT,
-                        [plan::ROOT_LSS as u64, 0, 0, 0],
-                        T,
-                    )?;
-                    ok(Msg::new(CPB, domain::SET_SPACE).keys([T, 0, 0, 0]).call()).map(|_| ())
-                }
-                Step::Node {
-                    depth, lss, slot, ..
-                } => {
-                    if cur_depth != depth - 1 {
-                        fetch(CDIR, depth as u64 - 1, CCACHE)?;
-                    }
-                    bank::alloc_node(KB, T)?;
-                    swap(CDIR, depth as u64, T, 0)?;
-                    make(T, node::MAKE_SEGMENT, [lss as u64, 0, 0, 0], T)?;
-                    swap(CCACHE, slot as u64, T, 0)?;
-                    fetch(CDIR, depth as u64, CCACHE)?;
-                    cur_depth = depth;
-                    Ok(())
-                }
-                Step::Page {
-                    depth,
-                    slot,
-                    page: pg,
-                    source,
-                } => {
-                    if cur_depth != depth {
-                        fetch(CDIR, depth as u64, CCACHE)?;
-                        cur_depth = depth;
-                    }
-                    let addr = pg * 4096;
-                    match source {
-                        Source::Text => own_page(addr, T, X, &mut text_block)?,
-                        Source::Data => {
-                            bank::alloc_page(KB, T)?;
-                            ok(Msg::new(T, page::WRITE).w0(0).raw_string(addr, 4096).call())?;
-                            if (addr..addr + 4096).contains(&guard) {
-                                ok(Msg::new(T, page::WRITE)
-                                    .w0(guard - addr)
-                                    .string(&[0])
-                                    .call())?;
-                            }
-                        }
-                        Source::Stack => bank::alloc_page(KB, T)?,
-                    }
-                    swap(CCACHE, slot as u64, T, 0)
-                }
-            }
-        })?;
+        let mut b = Build {
+            pages: &pages,
+            guard: stet_rt::image::carry_guard(),
+            cur_depth: u8::MAX,
+            text_block: u64::MAX,
+            lss_at: [0; 16],
+            skip: None,
+            run: None,
+        };
+        plan::steps(&pages, &mut |s| b.step(s))?;
+        b.flush()?;
         // The child keeper's general keys (CDIR holds its general node).
         fetch(CDIR, 15, X)?; // its space root node key
         for s in (0..=plan::MAX_DEPTH as u64).chain([15]) {
@@ -425,6 +370,165 @@ impl Keeper {
 /// The segment key of the last 16-page block walked to waits in the
 /// `KEYS` node (`TEXT_BLOCK`; `*block` says which block), so the next
 /// page of that block is two calls, not a walk.
+/// Builds the child keeper's address space from the plan's steps (the
+/// nodes by depth in `CDIR`, the node being filled in `CCACHE`): text
+/// blocks of 16 read-only pages are this keeper's own nodes, shared
+/// read-only (the first keeper's, which never go away); runs of fresh
+/// (stack) or copied (data) pages come from the bank 16 at a time
+/// (`ALLOC_PAGES_INTO`), the copies written through a segment key.
+struct Build<'a> {
+    pages: &'a plan::Pages,
+    /// The byte `carry` checks: zero in the child's copy.
+    guard: u64,
+    /// The depth whose node is in `CCACHE`.
+    cur_depth: u8,
+    /// The text block cached in `KEYS`' `TEXT_BLOCK`.
+    text_block: u64,
+    /// Size code of the node at each depth.
+    lss_at: [u8; 16],
+    /// A shared text block's depth: its page steps are skipped.
+    skip: Option<u8>,
+    /// Pages waiting for one allocation: (depth, first slot, count,
+    /// first page, copied).
+    run: Option<(u8, u8, u8, u64, bool)>,
+}
+
+impl Build<'_> {
+    fn step(&mut self, s: Step) -> Result<(), Code> {
+        match s {
+            Step::Page { depth, .. } if self.skip == Some(depth) => return Ok(()),
+            Step::Page {
+                depth,
+                slot,
+                page: pg,
+                source: source @ (Source::Stack | Source::Data),
+            } => {
+                let data = source == Source::Data;
+                if let Some((d, first, n, _, copied)) = self.run.as_mut() {
+                    if *d == depth && *first + *n == slot && *copied == data {
+                        *n += 1;
+                        return Ok(());
+                    }
+                }
+                self.flush()?;
+                self.at_depth(depth)?;
+                self.run = Some((depth, slot, 1, pg, data));
+                return Ok(());
+            }
+            _ => {}
+        }
+        self.flush()?;
+        self.skip = None;
+        match s {
+            Step::Node { depth: 0, .. } => {
+                self.lss_at[0] = plan::ROOT_LSS;
+                bank::alloc_node(KB, CCACHE)?;
+                swap(CDIR, 0, CCACHE, 0)?;
+                self.cur_depth = 0;
+                // Its own space root, for its KEYS node; its windows
+                // onto its process and the executable.
+                swap(CDIR, 15, CCACHE, 0)?;
+                make(CPROC, domain::GET_SPACE, [0; 4], T)?;
+                swap(CCACHE, WINDOW_SLOT, T, 0)?;
+                swap(CCACHE, EXEC_SLOT, EXEC, 0)?;
+                make(
+                    CCACHE,
+                    node::MAKE_SEGMENT,
+                    [plan::ROOT_LSS as u64, 0, 0, 0],
+                    T,
+                )?;
+                ok(Msg::new(CPB, domain::SET_SPACE).keys([T, 0, 0, 0]).call()).map(|_| ())
+            }
+            Step::Node {
+                depth,
+                lss: 1,
+                base,
+                slot,
+            } if (base..base + 16).all(|p| self.pages.source(p) == Some(Source::Text)) => {
+                // A whole block of text: this keeper's node, read-only.
+                self.at_depth(depth - 1)?;
+                own_page(base * 4096, T, X, &mut self.text_block)?;
+                fetch(KEYS, TEXT_BLOCK, T)?;
+                make(
+                    T,
+                    segment::RESTRICT,
+                    [stet_keys::rights::RO as u64, 0, 0, 0],
+                    T,
+                )?;
+                swap(CCACHE, slot as u64, T, 0)?;
+                self.skip = Some(depth);
+                Ok(())
+            }
+            Step::Node {
+                depth, lss, slot, ..
+            } => {
+                self.at_depth(depth - 1)?;
+                bank::alloc_node(KB, T)?;
+                swap(CDIR, depth as u64, T, 0)?;
+                make(T, node::MAKE_SEGMENT, [lss as u64, 0, 0, 0], T)?;
+                swap(CCACHE, slot as u64, T, 0)?;
+                fetch(CDIR, depth as u64, CCACHE)?;
+                self.cur_depth = depth;
+                self.lss_at[depth as usize] = lss;
+                Ok(())
+            }
+            Step::Page {
+                depth,
+                slot,
+                page: pg,
+                ..
+            } => {
+                self.at_depth(depth)?;
+                own_page(pg * 4096, T, X, &mut self.text_block)?;
+                swap(CCACHE, slot as u64, T, 0)
+            }
+        }
+    }
+
+    /// The node at `depth` into `CCACHE`.
+    fn at_depth(&mut self, depth: u8) -> Result<(), Code> {
+        if self.cur_depth != depth {
+            fetch(CDIR, depth as u64, CCACHE)?;
+            self.cur_depth = depth;
+        }
+        Ok(())
+    }
+
+    /// Allocates the waiting run into its node (in `CCACHE`), and writes
+    /// this keeper's bytes into copied pages.
+    fn flush(&mut self) -> Result<(), Code> {
+        let Some((depth, first, n, page0, copied)) = self.run.take() else {
+            return Ok(());
+        };
+        self.at_depth(depth)?;
+        bank::alloc_pages_into(KB, CCACHE, first as u64, n as u64)?;
+        if !copied {
+            return Ok(());
+        }
+        let lss = self.lss_at[depth as usize];
+        make(CCACHE, node::MAKE_SEGMENT, [lss as u64, 0, 0, 0], T)?;
+        // Slot `s` of a node of size `lss` starts 16^(lss-1) pages after
+        // slot `s - 1` (a page alone in a bigger node's slot is that
+        // span's first page).
+        let span = 1u64 << (4 * (lss as u32 - 1));
+        for i in 0..n as u64 {
+            let addr = (page0 + i * span) * 4096;
+            let at = (first as u64 + i) * span * 4096;
+            ok(Msg::new(T, segment::WRITE)
+                .w0(at)
+                .raw_string(addr, 4096)
+                .call())?;
+            if (addr..addr + 4096).contains(&self.guard) {
+                ok(Msg::new(T, segment::WRITE)
+                    .w0(at + (self.guard - addr))
+                    .string(&[0])
+                    .call())?;
+            }
+        }
+        Ok(())
+    }
+}
+
 fn own_page(addr: u64, into: Slot, d: Slot, block: &mut u64) -> Result<(), Code> {
     let mut q = addr / 4096;
     if q / 16 == *block {
