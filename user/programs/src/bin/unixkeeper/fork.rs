@@ -445,9 +445,14 @@ impl Build<'_> {
                 base,
                 slot,
             } if (base..base + 16).all(|p| self.pages.source(p) == Some(Source::Text)) => {
-                // A whole block of text: this keeper's node, read-only.
-                self.at_depth(depth - 1)?;
+                // A whole block of text: this keeper's node, read-only —
+                // if its own space has the block as one node (`own_page`
+                // caches it), else page by page.
                 own_page(base * 4096, T, X, &mut self.text_block)?;
+                if self.text_block != base / 16 {
+                    return self.new_node(depth, 1, slot);
+                }
+                self.at_depth(depth - 1)?;
                 fetch(KEYS, TEXT_BLOCK, T)?;
                 make(
                     T,
@@ -461,17 +466,7 @@ impl Build<'_> {
             }
             Step::Node {
                 depth, lss, slot, ..
-            } => {
-                self.at_depth(depth - 1)?;
-                bank::alloc_node(KB, T)?;
-                swap(CDIR, depth as u64, T, 0)?;
-                make(T, node::MAKE_SEGMENT, [lss as u64, 0, 0, 0], T)?;
-                swap(CCACHE, slot as u64, T, 0)?;
-                fetch(CDIR, depth as u64, CCACHE)?;
-                self.cur_depth = depth;
-                self.lss_at[depth as usize] = lss;
-                Ok(())
-            }
+            } => self.new_node(depth, lss, slot),
             Step::Page {
                 depth,
                 slot,
@@ -483,6 +478,20 @@ impl Build<'_> {
                 swap(CCACHE, slot as u64, T, 0)
             }
         }
+    }
+
+    /// A new node of size `lss` at `depth`, in slot `slot` of its parent;
+    /// then in `CCACHE`.
+    fn new_node(&mut self, depth: u8, lss: u8, slot: u8) -> Result<(), Code> {
+        self.at_depth(depth - 1)?;
+        bank::alloc_node(KB, T)?;
+        swap(CDIR, depth as u64, T, 0)?;
+        make(T, node::MAKE_SEGMENT, [lss as u64, 0, 0, 0], T)?;
+        swap(CCACHE, slot as u64, T, 0)?;
+        fetch(CDIR, depth as u64, CCACHE)?;
+        self.cur_depth = depth;
+        self.lss_at[depth as usize] = lss;
+        Ok(())
     }
 
     /// The node at `depth` into `CCACHE`.
