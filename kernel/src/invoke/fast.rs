@@ -9,7 +9,9 @@
 //!   that call that receives no keys;
 //! * a foreign domain's **system call** to its keeper (`try_syscall_fault`)
 //!   and the keeper's `RESUME_SYSCALL` answer (rax only): the two halves
-//!   of every emulated Linux system call.
+//!   of every emulated Linux system call;
+//! * a node key's `FETCH` and `SWAP` (`node_call`): how every server keeps
+//!   keys in nodes (key directories, parked calls, a new domain's tree).
 
 use crate::arch::entry::TrapFrame;
 use crate::domain::{self, unlink};
@@ -32,7 +34,14 @@ const RECV_KEYS: u64 = 0xffff << 24;
 #[inline(always)]
 pub fn try_fast(k: &mut Kernel, ci: usize) {
     let ctl = k.ctxs[ci].frame.rax;
-    if !fast::words_only(ctl) || ctl & stet_abi::invoke::RESERVED != 0 {
+    if ctl & stet_abi::invoke::RESERVED != 0 {
+        return;
+    }
+    if !fast::words_only(ctl) {
+        // A node SWAP sends a key.
+        if ctl & NODE_CALL_MASK == 0 && fast::kind(ctl) == CALL {
+            node_call(k, ci, ctl);
+        }
         return;
     }
     let slot = fast::slot(ctl);
@@ -68,8 +77,69 @@ pub fn try_fast(k: &mut Kernel, ci: usize) {
     match (key.key_type(), kind) {
         (KeyType::Start, CALL) => fast_call(k, ci, key),
         (KeyType::Resume, RETURN) => fast_return(k, ci, key),
+        (KeyType::Node, CALL) if ctl & NODE_CALL_MASK == 0 => node_call(k, ci, ctl),
         _ => {}
     }
+}
+
+/// The control-word fields a fast node call leaves zero: keys sent but the
+/// first, keys received but the first, the resume slot, the string.
+const NODE_CALL_MASK: u64 = 0xfff << 12 | 0xfff << 28 | 0xf << 40 | 0x1fff << 48;
+
+/// A call on a node key with order `FETCH` (`w0` slot → key 0) or `SWAP`
+/// (`w0` slot, key 0 → the old key 0), no string, at most one key each
+/// way: done here and answered straight back, as `kobj::node` would (its
+/// every check is made; anything else goes the general way).
+#[inline(always)]
+fn node_call(k: &mut Kernel, ci: usize, ctl: u64) {
+    use stet_abi::order::node as o;
+    let f = &k.ctxs[ci].frame;
+    let (order, s) = (f.rdi, f.rsi);
+    let swap = match order {
+        o::FETCH => false,
+        o::SWAP => true,
+        _ => return,
+    };
+    let (send, recv) = ((ctl >> 8) & 15, (ctl >> 24) & 15);
+    if s >= crate::obj::SLOTS as u64 || (!swap && send != 0) {
+        return;
+    }
+    let general = k.ctxs[ci].general as usize;
+    let key = k.objs.nodes[general].keys[fast::slot(ctl)];
+    if key.key_type() != KeyType::Node || (swap && key.is_ro()) {
+        return;
+    }
+    let Ok(i) = k.node_of(key) else {
+        return;
+    };
+    // Committed: nothing below fails.
+    crate::kobj::node::before_read(k, i);
+    let old = k.objs.nodes[i as usize].keys[s as usize].canonical();
+    let got = if swap {
+        let new = if send == 0 {
+            Key::VOID
+        } else {
+            k.objs.nodes[general].keys[send as usize].canonical()
+        };
+        crate::kobj::node::write(k, i, |k| crate::kobj::node::set_slot(k, i, s as usize, new));
+        old
+    } else if key.rights() & stet_keys::rights::WEAK != 0 {
+        old.diminish()
+    } else {
+        old
+    };
+    if recv != 0 {
+        crate::kobj::node::set_slot(k, general as u32, recv as usize, got);
+    }
+    let f = &mut k.ctxs[ci].frame;
+    f.rax = source::KERNEL << 8;
+    f.rdi = code::OK;
+    f.rsi = 0;
+    f.rdx = 0;
+    f.r10 = 0;
+    f.r8 = 0;
+    f.r9 = 0;
+    sched::run(k, ci)
 }
 
 /// Delivers a words-only message: the order and four words, no string.

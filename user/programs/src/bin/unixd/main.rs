@@ -1409,7 +1409,17 @@ impl Unixd<'_> {
                 r(Ok(pid as u64))
             }
             p::FORK => self.fork(a.label, s),
-            p::EXIT => r(self.exit(a.label, w[0] as u32)),
+            p::EXIT => {
+                // A forked keeper sends its own bank: destroyed here (the
+                // keeper with it) before the parent's wait can return, so
+                // an ended child's memory is back when wait4 says so. Only
+                // a bank of this space bank (any other key could be a
+                // domain that never answers).
+                if stet_rt::bank::verify(BANK, K0) == Ok(true) {
+                    let _ = stet_rt::bank::destroy(K0);
+                }
+                r(self.exit(a.label, w[0] as u32))
+            }
             p::WAIT4 => self.wait4(a.label, w[0] as i64, w[1]),
             p::GETPPID => {
                 let i = self.proc_of(a.label)?;

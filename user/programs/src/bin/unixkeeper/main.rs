@@ -233,9 +233,14 @@ impl Keeper {
                 let _ = Msg::new(T, node::SWAP).w0(slot).call();
             }
         }
-        let _ = Msg::new(UNIXD, stet_unix::proto::EXIT).w0(status).call();
-        // A forked keeper ends with its process: its bank (which holds it)
-        // is destroyed, and this call is never answered.
+        // A forked keeper ends with its process: unixd destroys its bank
+        // (which holds it) before the parent hears, and this call is never
+        // answered. Should it be answered, the keeper does it itself.
+        let own = forked && keydir::fetch(KEYS, slots::keys::OWN_BANK, T).is_ok();
+        let _ = Msg::new(UNIXD, stet_unix::proto::EXIT)
+            .w0(status)
+            .keys([if own { T } else { 0 }, 0, 0, 0])
+            .call();
         if keydir::fetch(KEYS, slots::keys::OWN_BANK, T).is_ok() {
             let _ = bank::destroy(T);
         }
