@@ -105,12 +105,21 @@ fn node_call(k: &mut Kernel, ci: usize, ctl: u64) {
         return;
     }
     let general = k.ctxs[ci].general as usize;
-    let key = k.objs.nodes[general].keys[fast::slot(ctl)];
+    let slot = fast::slot(ctl);
+    let key = k.objs.nodes[general].keys[slot];
     if key.key_type() != KeyType::Node || (swap && key.is_ro()) {
         return;
     }
-    let Ok(i) = k.node_of(key) else {
-        return;
+    let i = match hinted_node(k, key, true) {
+        Some(i) => i,
+        None => {
+            let Ok(i) = k.node_of(key) else {
+                return;
+            };
+            // The hint goes back into the key (as for start keys).
+            k.objs.nodes[general].keys[slot] = key.with_hint(i);
+            i
+        }
     };
     // Committed: nothing below fails.
     crate::kobj::node::before_read(k, i);

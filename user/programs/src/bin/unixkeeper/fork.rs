@@ -315,22 +315,19 @@ impl Keeper {
         for s in (0..=plan::MAX_DEPTH as u64).chain([15]) {
             swap(CDIR, s, 0, 0)?;
         }
-        // Its KEYS node: bank, own space, own start key, meter.
+        // Its KEYS node: bank, own space, own start key, meter. No domain
+        // order on it before its general node (`CDIR`) is complete: the
+        // first prepares it, and every later change to that node would
+        // write the whole domain back first.
         bank::alloc_node(KB, CCACHE)?;
         fetch(KEYS, keys::BANK, T)?;
         swap(CCACHE, keys::BANK, T, 0)?;
         swap(CCACHE, keys::SELF_SPACE, X, 0)?;
-        make(CPB, domain::MAKE_START, [0; 4], T)?;
-        swap(CCACHE, keys::SELF_START, T, 0)?;
-        ok(Msg::new(CPROC, domain::SET_KEEPER)
-            .keys([T, 0, 0, 0])
-            .call())?;
         fetch(KEYS, keys::METER, T)?;
         swap(CCACHE, keys::METER, T, 0)?;
         swap(CCACHE, keys::OWN_BANK, KB, 0)?;
         fetch(KEYS, keys::CHECKPOINT, T2)?;
         swap(CCACHE, keys::CHECKPOINT, T2, 0)?;
-        ok(Msg::new(CPB, domain::SET_METER).keys([T, 0, 0, 0]).call())?;
         swap(CDIR, KEYS as u64, CCACHE, 0)?;
         for (i, s) in [1u64, 2, 3].into_iter().enumerate() {
             fetch(KEYS, STASH + i as u64, T)?;
@@ -346,6 +343,18 @@ impl Keeper {
         swap(CDIR, DIR as u64, T, 0)?;
         fetch(KEYS, keys::BANK, T)?;
         swap(CDIR, crate::slots::MEMBANK as u64, T, 0)?;
+
+        // Now the domain: its space, meter, start key (its process's
+        // keeper), registers, state.
+        make(X, node::MAKE_SEGMENT, [plan::ROOT_LSS as u64, 0, 0, 0], T)?;
+        ok(Msg::new(CPB, domain::SET_SPACE).keys([T, 0, 0, 0]).call())?;
+        fetch(KEYS, keys::METER, T)?;
+        ok(Msg::new(CPB, domain::SET_METER).keys([T, 0, 0, 0]).call())?;
+        make(CPB, domain::MAKE_START, [0; 4], T)?;
+        swap(CCACHE, keys::SELF_START, T, 0)?;
+        ok(Msg::new(CPROC, domain::SET_KEEPER)
+            .keys([T, 0, 0, 0])
+            .call())?;
 
         // Registers: `_start`, the stack top, rdi = FORKED | pid.
         let mut r = [0u64; NREGS];
@@ -430,14 +439,7 @@ impl Build<'_> {
                 swap(CDIR, 15, CCACHE, 0)?;
                 make(CPROC, domain::GET_SPACE, [0; 4], T)?;
                 swap(CCACHE, WINDOW_SLOT, T, 0)?;
-                swap(CCACHE, EXEC_SLOT, EXEC, 0)?;
-                make(
-                    CCACHE,
-                    node::MAKE_SEGMENT,
-                    [plan::ROOT_LSS as u64, 0, 0, 0],
-                    T,
-                )?;
-                ok(Msg::new(CPB, domain::SET_SPACE).keys([T, 0, 0, 0]).call()).map(|_| ())
+                swap(CCACHE, EXEC_SLOT, EXEC, 0)
             }
             Step::Node {
                 depth,
