@@ -26,6 +26,8 @@ struct Walker<'a> {
     pool: &'a mut FramePool<'static>,
     store: &'a mut Store,
     ctx: Option<(usize, &'a [domain::context::Context])>,
+    /// The node whose slot was read last (the walk's leaf, once it ends).
+    last: u32,
 }
 
 /// Whether context `ci` still has the tables of generation `tgen`.
@@ -36,6 +38,7 @@ fn live(ctxs: &[domain::context::Context]) -> impl Fn(usize, u32) -> bool + '_ {
 impl stet_segment::Store for Walker<'_> {
     fn slot(&mut self, node: Key, slot: usize) -> Option<Key> {
         let i = self.objs.node_of(node, self.store).ok()?;
+        self.last = i;
         if let Some((ci, ctxs)) = self.ctx {
             self.objs.mark_node_mapped(i, ci, ctxs[ci].tgen, live(ctxs));
         }
@@ -63,17 +66,66 @@ pub fn walk(
     va: u64,
     access: Access,
 ) -> Result<(u32, bool, bool), MemFault> {
+    if let Some(hit) = walk_cached(k, ci, va, access) {
+        return Ok(hit);
+    }
     let space = k.objs.nodes[k.ctxs[ci].root as usize].keys[root::SPACE];
     let mut w = Walker {
         objs: &mut k.objs,
         pool: &mut k.pool,
         store: &mut k.store,
         ctx: Some((ci, &*k.ctxs)),
+        last: 0,
     };
     let found =
         stet_segment::walk(&mut w, space, va, access, &mut |_| {}).map_err(MemFault::Invalid)?;
+    let last = w.last;
     let page = k.page_of(found.page).map_err(|_| MemFault::NoSpace)?;
+    if let Some(leaf) = found.leaf {
+        let c = &mut k.ctxs[ci];
+        c.leaf = domain::context::LeafCache {
+            tgen: c.tgen,
+            node: last,
+            oid: leaf.node.oid(),
+            base: va & !(16 * PAGE - 1),
+            ro: leaf.ro,
+            red: leaf.red,
+            valid: true,
+        };
+    }
     Ok((page, found.writable, found.executable))
+}
+
+/// `walk` for an address among the 16 pages of the context's last leaf
+/// (`LeafCache`), when its slot holds a page that allows `access`;
+/// anything else (a void slot, a refusal) takes the whole walk, which
+/// also finds the keeper to tell.
+fn walk_cached(k: &mut Kernel, ci: usize, va: u64, access: Access) -> Option<(u32, bool, bool)> {
+    let c = &k.ctxs[ci];
+    let l = c.leaf;
+    if !l.valid || l.tgen != c.tgen || va & !(16 * PAGE - 1) != l.base {
+        return None;
+    }
+    let n = k.objs.nodes.get(l.node as usize)?;
+    if !n.used || n.oid != l.oid {
+        return None;
+    }
+    let s = ((va / PAGE) % 16) as usize;
+    let key = n.keys[s];
+    if (l.red && s == 15) || key.key_type() != stet_keys::KeyType::Page {
+        return None;
+    }
+    let ro = l.ro || key.is_ro();
+    let allowed = match access {
+        Access::Read => true,
+        Access::Write => !ro,
+        Access::Execute => ro,
+    };
+    if !allowed {
+        return None;
+    }
+    let page = k.page_of(key).ok()?;
+    Some((page, !ro, ro))
 }
 
 /// The frame at byte `addr` of the segment `entry` (a segment or page key),
@@ -90,6 +142,7 @@ pub fn segment_frame(
         pool: &mut k.pool,
         store: &mut k.store,
         ctx: None,
+        last: 0,
     };
     let found = stet_segment::walk(&mut w, entry, addr, access, &mut |_| {}).map_err(|i| i.why)?;
     let page = k

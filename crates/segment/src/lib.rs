@@ -122,6 +122,23 @@ pub struct Found {
     pub executable: bool,
     /// How many nodes the walk passed through (each was given to `visit`).
     pub depth: u8,
+    /// The node whose slot held the page (`None` when the entry key was
+    /// the page, or a page sat in a bigger node's slot): the kernel keeps
+    /// it to translate the node's other pages without a walk.
+    pub leaf: Option<Leaf>,
+}
+
+/// Where a walk found its page: a node of size code 1, whose 16 slots are
+/// the 16 aligned pages around the address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Leaf {
+    /// The segment key the walk reached the node by.
+    pub node: Key,
+    /// Some key above the page is read-only (a page in another slot is
+    /// then read-only too, and executable).
+    pub ro: bool,
+    /// The node is red: slot 15 is its keeper, not a page.
+    pub red: bool,
 }
 
 /// A failed walk: why, and who should hear of it.

@@ -4,7 +4,7 @@
 //! up. Recursive and allocating, fine for test-sized trees.
 
 use crate::model::Model;
-use crate::{size_pages, Access, Found, Invalid, Keeper, PAGE_SHIFT};
+use crate::{size_pages, Access, Found, Invalid, Keeper, Leaf, PAGE_SHIFT};
 use std::vec::Vec;
 use stet_abi::fault::why;
 use stet_keys::{rights, Key, KeyType, MAX_LSS};
@@ -160,6 +160,12 @@ pub fn expect(regions: &[Region], addr: u64, access: Access) -> (Result<Found, I
                 writable: !ro,
                 executable: ro,
                 depth,
+                // A node of size 1 holds 16 pages, aligned.
+                leaf: r.path.last().filter(|n| n.lss() == 1).map(|&n| Leaf {
+                    node: n,
+                    ro: r.path.iter().any(|k| k.is_ro()),
+                    red: n.rights() & rights::KEEPER != 0,
+                }),
             }),
         },
     };

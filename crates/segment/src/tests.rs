@@ -85,6 +85,25 @@ fn finds_a_page() {
     assert_eq!(f.depth, 1);
     assert_eq!(seen, vec![root]);
     assert!(m.run(root, 4 * P - 1, Access::Write).0.is_ok());
+    // The node it came from, for translating its other pages.
+    assert_eq!(
+        f.leaf,
+        Some(crate::Leaf {
+            node: root,
+            ro: false,
+            red: false
+        })
+    );
+}
+
+#[test]
+fn leaf_says_read_only_and_red() {
+    let (mut m, root, _) = one_node(RO);
+    let f = m.run(root, 3 * P, Access::Read).0.unwrap();
+    assert_eq!(f.leaf.map(|l| (l.ro, l.red)), Some((true, false)));
+    let (mut m, root, _) = one_node(KEEPER);
+    let f = m.run(root, 3 * P, Access::Read).0.unwrap();
+    assert_eq!(f.leaf.map(|l| (l.ro, l.red)), Some((false, true)));
 }
 
 #[test]
@@ -129,7 +148,7 @@ fn entry_page_key() {
     let pk = m.page_key(p, false);
     for addr in [0, 1, P - 1] {
         let f = m.run(pk, addr, Access::Write).0.unwrap();
-        assert_eq!((f.page, f.writable, f.depth), (pk, true, 0));
+        assert_eq!((f.page, f.writable, f.depth, f.leaf), (pk, true, 0, None));
     }
     assert_eq!(why_of(m.run(pk, P, Access::Read).0), why::OUT_OF_RANGE);
     assert_eq!(

@@ -20,7 +20,9 @@
 //! gone, is therefore reported to the keeper of the segment that holds the
 //! key, not to a keeper inside it: that is the segment that can fix it.
 
-use crate::{size_pages, Access, Found, Invalid, Keeper, Store, MAX_DEPTH, MAX_STEPS, PAGE_SHIFT};
+use crate::{
+    size_pages, Access, Found, Invalid, Keeper, Leaf, Store, MAX_DEPTH, MAX_STEPS, PAGE_SHIFT,
+};
 use stet_abi::fault::why;
 use stet_keys::{rights, Key, KeyType, MAX_LSS};
 
@@ -142,6 +144,7 @@ pub fn walk<S: Store>(
     let mut max_lss = MAX_LSS;
     let mut ro = false;
     let mut nocall = false;
+    let mut leaf = None;
     // Each node lowers `max_lss` by at least one, from at most MAX_LSS; with
     // `max_lss` 0 only a page key is admitted, and a page ends the walk.
     for _ in 0..MAX_STEPS {
@@ -162,6 +165,7 @@ pub fn walk<S: Store>(
                 writable: !ro,
                 executable: ro,
                 depth,
+                leaf,
             });
         }
         // An admitted segment key: 1 <= lss <= max_lss, and `rel` is below
@@ -183,6 +187,9 @@ pub fn walk<S: Store>(
         }
         if red && slot == KEEPER_SLOT {
             return Err(reds.fail(store, why::OUT_OF_RANGE, depth));
+        }
+        if lss == 1 {
+            leaf = Some(Leaf { node: key, ro, red });
         }
         key = child;
         rel &= (1 << shift) - 1;

@@ -35,6 +35,28 @@ pub enum Queue {
     Sleeping,
 }
 
+/// The node (of size 1: 16 pages) where a context's last walk found its
+/// page: a fault on another of those 16 pages reads the node's slot
+/// instead of walking from the root. Valid while `tgen` is the context's:
+/// every node the walk passed is marked as mapped by the context, so a
+/// change to any of them (but filling a void slot, which the cache reads
+/// afresh) discards its tables and changes its `tgen`.
+#[derive(Clone, Copy, Default, FromZeros)]
+pub struct LeafCache {
+    /// The context's `tgen` when it was filled.
+    pub tgen: u32,
+    /// The node's cache slot and identity.
+    pub node: u32,
+    pub oid: u64,
+    /// The first address of its 16 pages.
+    pub base: u64,
+    /// A key above it is read-only; it is red (slot 15 its keeper).
+    pub ro: bool,
+    pub red: bool,
+    /// Filled at all.
+    pub valid: bool,
+}
+
 /// One prepared domain.
 #[derive(FromZeros)]
 #[repr(C)]
@@ -58,6 +80,8 @@ pub struct Context {
     /// "context c mapped this object in generation g" is stale once
     /// c's `tgen` is not g (`obj::Mappers`).
     pub tgen: u32,
+    /// The leaf node of its last page fault's walk (`memory::walk`).
+    pub leaf: LeafCache,
     /// Cache slots of the root node, general keys node, annex, FPU page.
     pub root: u32,
     /// General keys node slot.
@@ -314,6 +338,7 @@ pub fn load(
     phys::read_frame(frame, 0, &mut c.fpu.0);
     fpu::sanitize(&mut c.fpu);
     c.meter_ok = 0;
+    c.leaf.valid = false;
     c.root = rootslot;
     c.general = general;
     c.annex = annex;
