@@ -14,6 +14,7 @@
 //!   keys in nodes (key directories, parked calls, a new domain's tree).
 
 use crate::arch::entry::TrapFrame;
+use crate::domain::context::Context;
 use crate::domain::{self, unlink};
 use crate::kernel::Kernel;
 use crate::sched;
@@ -49,13 +50,7 @@ pub fn try_fast(k: &mut Kernel, ci: usize) {
     if slot == 0 {
         if kind == CALL {
             let f = &mut k.ctxs[ci].frame;
-            f.rax = source::KERNEL << 8;
-            f.rdi = code::VOID;
-            f.rsi = 0;
-            f.rdx = 0;
-            f.r10 = 0;
-            f.r8 = 0;
-            f.r9 = 0;
+            kernel_answer(f, code::VOID);
             // Same domain, same address space, same FPU: straight out.
             if !k.config.invariants {
                 crate::arch::entry::enter_user(f)
@@ -140,15 +135,21 @@ fn node_call(k: &mut Kernel, ci: usize, ctl: u64) {
     if recv != 0 {
         crate::kobj::node::set_slot(k, general as u32, recv as usize, got);
     }
-    let f = &mut k.ctxs[ci].frame;
+    kernel_answer(&mut k.ctxs[ci].frame, code::OK);
+    sched::run(k, ci)
+}
+
+/// The kernel's answer `code` in an invoker's registers: no words, no
+/// string.
+#[inline(always)]
+fn kernel_answer(f: &mut TrapFrame, code: u64) {
     f.rax = source::KERNEL << 8;
-    f.rdi = code::OK;
+    f.rdi = code;
     f.rsi = 0;
     f.rdx = 0;
     f.r10 = 0;
     f.r8 = 0;
     f.r9 = 0;
-    sched::run(k, ci)
 }
 
 /// Delivers a words-only message: the order and four words, no string.
@@ -217,6 +218,31 @@ fn fast_call(k: &mut Kernel, ci: usize, key: Key) {
     sched::switch_fast(k, t)
 }
 
+/// The prepared, unstopped domain waiting on the call resume key `key`
+/// (call count `count`) names, with pending fault code `fault` (0: a
+/// reply is awaited): its index, and the invoker's context and its.
+#[inline(always)]
+fn waiting(
+    k: &mut Kernel,
+    ci: usize,
+    key: Key,
+    count: u64,
+    fault: u64,
+) -> Option<(usize, &mut Context, &mut Context)> {
+    let root = hinted_node(k, key, false)?;
+    let n = &k.objs.nodes[root as usize];
+    if n.calls & CALL_COUNT_MASK != count {
+        return None;
+    }
+    let t = unlink(n.ctx)?;
+    let [me, tc] = k.ctxs.get_disjoint_mut([ci, t]).ok()?;
+    (tc.root == root
+        && tc.state == state::WAITING as u8
+        && tc.flags & state::STOPPED == 0
+        && tc.fault_code == fault)
+        .then_some((t, me, tc))
+}
+
 #[inline(always)]
 fn fast_return(k: &mut Kernel, ci: usize, key: Key) {
     let Some((count, kind)) = key.resume_parts() else {
@@ -228,25 +254,10 @@ fn fast_return(k: &mut Kernel, ci: usize, key: Key) {
     if kind != resume_kind::REPLY {
         return;
     }
-    let Some(root) = hinted_node(k, key, false) else {
+    let Some((t, me, tc)) = waiting(k, ci, key, count, 0) else {
         return;
     };
-    let n = &k.objs.nodes[root as usize];
-    if n.calls & CALL_COUNT_MASK != count {
-        return;
-    }
-    let Some(t) = unlink(n.ctx) else {
-        return;
-    };
-    let Ok([me, tc]) = k.ctxs.get_disjoint_mut([ci, t]) else {
-        return;
-    };
-    if tc.root != root
-        || tc.state != state::WAITING as u8
-        || tc.flags & state::STOPPED != 0
-        || tc.fault_code != 0
-        || tc.frame.rax & RECV_KEYS != 0
-    {
+    if tc.frame.rax & RECV_KEYS != 0 {
         return;
     }
     tc.state = state::RUNNING as u8;
@@ -344,26 +355,9 @@ fn resume_syscall(k: &mut Kernel, ci: usize, key: Key, count: u64) {
     if k.ctxs[ci].frame.rdi != RESUME_SYSCALL {
         return;
     }
-    let Some(root) = hinted_node(k, key, false) else {
+    let Some((t, me, tc)) = waiting(k, ci, key, count, fault_code::SYSCALL) else {
         return;
     };
-    let n = &k.objs.nodes[root as usize];
-    if n.calls & CALL_COUNT_MASK != count {
-        return;
-    }
-    let Some(t) = unlink(n.ctx) else {
-        return;
-    };
-    let Ok([me, tc]) = k.ctxs.get_disjoint_mut([ci, t]) else {
-        return;
-    };
-    if tc.root != root
-        || tc.state != state::WAITING as u8
-        || tc.flags & state::STOPPED != 0
-        || tc.fault_code != fault_code::SYSCALL
-    {
-        return;
-    }
     tc.frame.rax = me.frame.rsi;
     tc.fault_code = 0;
     tc.state = state::RUNNING as u8;

@@ -199,27 +199,19 @@ fn tester() -> i64 {
         (info(PRIME) == prime_before) as u64,
         1,
     );
-    check(
-        "into: a page key is no node",
-        code_of(bank::alloc_pages_into(SUB, P1, 0, 1)),
-        code::WRONG_TYPE,
-    );
     Msg::new(FRESH, node::MAKE_SENSE).recv([T2, 0, 0, 0]).call();
-    check(
-        "into: a sense key",
-        code_of(bank::alloc_pages_into(SUB, T2, 0, 1)),
-        code::NO_RIGHTS,
-    );
-    check(
-        "into: count 0",
-        code_of(bank::alloc_pages_into(SUB, FRESH, 0, 0)),
-        code::BAD_VALUE,
-    );
-    check(
-        "into: count 17",
-        code_of(bank::alloc_pages_into(PRIME, FRESH, 0, 17)),
-        code::BAD_VALUE,
-    );
+    for (what, b, node, count, want) in [
+        ("into: a page key is no node", SUB, P1, 1, code::WRONG_TYPE),
+        ("into: a sense key", SUB, T2, 1, code::NO_RIGHTS),
+        ("into: count 0", SUB, FRESH, 0, code::BAD_VALUE),
+        ("into: count 17", PRIME, FRESH, 17, code::BAD_VALUE),
+    ] {
+        check(
+            what,
+            code_of(bank::alloc_pages_into(b, node, 0, count)),
+            want,
+        );
+    }
     check_info("into: failures took none", SUB, [3, 0, 4, 3]);
     for s in 5..8u64 {
         Msg::new(FRESH, node::SWAP).w0(s).recv([T, 0, 0, 0]).call();
