@@ -13,7 +13,7 @@ TARGET := x86_64-unknown-none
 BUILD := build
 KERNEL_FLAGS := -C relocation-model=static
 USER_FLAGS := -C relocation-model=static -C code-model=small
-PROGRAMS := hello spin-a spin-b fault-ro fault-ud fault-div fault-kjump badcalls bench segkeeper growtest echo ipc-test bench-server bench-keeper emulate domtest ordertest metertest fuzz foreign ckptload ckptcheck bigmem ckptbench counter spacebank banktest datastore dstest notes blocksvc consoled contest porttest portkeeper factory facprod factest facbench rs rstest shell init rsbench sitest svcload unixkeeper unixd unixtick unixtty
+PROGRAMS := hello spin-a spin-b fault-ro fault-ud fault-div fault-kjump badcalls bench segkeeper growtest echo ipc-test bench-server bench-keeper emulate domtest ordertest metertest fuzz foreign answer-keeper foreign-answers ckptload ckptcheck bigmem ckptbench counter spacebank banktest datastore dstest notes blocksvc consoled contest porttest portkeeper factory facprod factest facbench rs rstest shell init rsbench sitest svcload unixkeeper unixd unixtick unixtty
 # The UNIX personality's C test programs (user/unix/*.c), built with musl
 # twice: static (ET_EXEC) as build/user/unix-<name> and static-PIE as
 # build/user/unix-<name>-pie. musl-gcc's specs cannot make a static PIE, so

@@ -95,7 +95,7 @@ pub fn check(k: &mut Kernel) {
         if let Some(ci) = unlink(node.ctx) {
             let c = &k.ctxs[ci];
             let i = i as u32;
-            if !c.used || (c.root != i && c.general != i && c.annex != i) {
+            if !c.used || !crate::domain::context::uses_node(c, i) {
                 fail(
                     k,
                     format_args!(
@@ -154,6 +154,7 @@ pub fn check(k: &mut Kernel) {
             || k.objs.nodes[c.general as usize].ctx != me
             || k.objs.nodes[c.annex as usize].ctx != me
             || k.objs.pages[c.fpu_page as usize].ctx != me
+            || (c.answers != 0 && k.objs.nodes[c.answers as usize - 1].ctx != me)
         {
             fail(
                 k,

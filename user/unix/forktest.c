@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,6 +57,13 @@ int main(void)
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 42, "status %#x", status);
     printf("forktest: child exited with %d\n", WEXITSTATUS(status));
     CHECK(waitpid(-1, &status, WNOHANG) == -1 && errno == ECHILD, "no children left");
+
+    /* The child's own identity (the kernel answers these for it). */
+    c = fork();
+    if (c == 0)
+        _exit(getpid() == syscall(SYS_gettid) ? getpid() % 128 : 0);
+    CHECK(waitpid(c, &status, 0) == c && WEXITSTATUS(status) == c % 128, "child's getpid %#x", status);
+    CHECK(getpid() == me && syscall(SYS_gettid) == me, "parent's getpid after fork");
 
     /* Memory is the child's own after fork. */
     memset(big, 'p', sizeof big);

@@ -104,6 +104,11 @@ int main(int argc, char **argv, char **envp) {
     errno = 0;
     long x = syscall(999, 1, 2, 3);
     CHECK(x == -1 && errno == ENOSYS, "syscall 999 gave %ld errno %d", x, errno);
+    /* x32 numbers and the highest: ENOSYS too (answered by the kernel,
+     * still counted). */
+    CHECK(syscall(0x40000000 | SYS_getpid) == -1 && errno == ENOSYS, "x32 getpid");
+    CHECK(syscall(-1L) == -1 && errno == ENOSYS, "syscall -1");
+    CHECK(syscall(SYS_gettid) == 1, "tid");
     printf("hello: unimplemented call: %s\n", strerror(ENOSYS));
 
     /* Writes of every size through one descriptor. */

@@ -31,6 +31,37 @@ pub mod root {
     /// The domain's I/O-port key (an ioports key, or void): while the
     /// domain runs, exactly those ports are open to it.
     pub const IOPORTS: usize = 12;
+    /// A foreign domain's *answers node* (a node key, or anything else for
+    /// none): system calls the kernel answers itself, without its keeper
+    /// (see [`super::answers`]).
+    pub const ANSWERS: usize = 13;
+    /// Number key: the *limit rule* of a foreign domain: `high` the first
+    /// call number it covers (every `rax` at or above it), `low` the
+    /// answer. Anything else: no limit rule.
+    pub const LIMIT: usize = 14;
+    /// Number key (`low`): how many calls the limit rule has answered.
+    pub const LIMITED: usize = 15;
+}
+
+/// A foreign domain's trivial system calls, answered by the kernel on the
+/// keeper's behalf (KLOS: a trivial service call should not pay for a
+/// context switch). The keeper states the answers; the kernel only
+/// repeats them, and everything else still goes to the keeper.
+///
+/// * The answers node: slot `nr % 16` may hold a number key whose `high`
+///   is the call number `nr` and `low` the answer: a `syscall` with
+///   `rax == nr` gets `rax = low`. A key for another number in that slot,
+///   or any other key, answers nothing.
+/// * The limit rule (root slot [`root::LIMIT`]): a `syscall` with `rax`
+///   at or above the limit gets its answer and is counted in root slot
+///   [`root::LIMITED`] (for a personality's "unimplemented call" tally).
+pub mod answers {
+    /// The answers node slot for call number `nr`.
+    pub const fn slot(nr: u64) -> usize {
+        (nr % 16) as usize
+    }
+    /// `SET_ANSWERS`'s `w0` for no limit rule.
+    pub const NO_LIMIT: u64 = u64::MAX;
 }
 
 /// Run states (the low byte of the state number key).

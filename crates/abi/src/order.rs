@@ -128,6 +128,18 @@ pub mod domain {
     pub const SET_IOPORTS: u64 = 18;
     /// → key 0: the domain's I/O-port key (void if none).
     pub const GET_IOPORTS: u64 = 19;
+    /// A foreign domain's kernel-answered calls ([`crate::domain::answers`]):
+    /// key 0 (a node key, or void for none) becomes its answers node; `w0`
+    /// the limit (< 2^32, or [`crate::domain::answers::NO_LIMIT`]), `w1` the
+    /// limit's answer. Reply key 0: the old answers node; `w0` how many
+    /// calls the old limit rule answered (the count starts again at 0).
+    /// Another key type: `WRONG_TYPE`; a limit of 2^32 or more but
+    /// `NO_LIMIT`: `BAD_VALUE`; a node that is part of another prepared
+    /// domain: `BAD_STATE`.
+    pub const SET_ANSWERS: u64 = 20;
+    /// → key 0: the answers node (void if none); `w0` the limit (`NO_LIMIT`
+    /// if none), `w1` its answer, `w2` how many calls it has answered.
+    pub const GET_ANSWERS: u64 = 21;
 }
 
 /// Meter keys.

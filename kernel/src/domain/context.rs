@@ -12,6 +12,7 @@ use crate::arch::entry::{TrapFrame, FRESH_VECTOR};
 use crate::arch::fpu::{self, FpuState};
 use crate::arch::{gdt, phys};
 use crate::obj::{Backing, Miss, Objects};
+use stet_abi::domain::answers::NO_LIMIT;
 use stet_abi::domain::{root, state, Reg, NREGS, USER_RFLAGS};
 use stet_keys::{Key, KeyType};
 use stet_physmem::pool::{FrameNumber, FramePool};
@@ -115,6 +116,14 @@ pub struct Context {
     pub meter_ok: u64,
     /// Its I/O ports (root slot 12): `base << 32 | count`, 0 for none.
     pub io: u64,
+    /// Its answers node's cache slot + 1 (0: none), read at each foreign
+    /// `syscall` (`stet_abi::domain::answers`).
+    pub answers: u32,
+    /// The limit rule: the first call number it answers (`NO_LIMIT`:
+    /// none), the answer, how many calls it has answered.
+    pub limit: u64,
+    pub limit_answer: u64,
+    pub limited: u64,
 }
 
 /// The `Context::io` word of the key in a domain's I/O-port slot (anything
@@ -268,6 +277,30 @@ fn part(
     }
 }
 
+/// The answers node a domain's root slot names: none unless it is a node
+/// key to an existing node (answers only spare the keeper work, so a
+/// destroyed or damaged one is simply none).
+fn answers_part(
+    objs: &mut Objects,
+    store: &mut dyn Backing,
+    k: Key,
+) -> Result<Option<u32>, PrepareError> {
+    if k.key_type() != KeyType::Node {
+        return Ok(None);
+    }
+    match objs.node_of(k, store) {
+        Ok(i) => Ok(Some(i)),
+        Err(Miss::Void | Miss::Damaged) => Ok(None),
+        Err(Miss::NoSpace) => Err(PrepareError::NoSpace),
+    }
+}
+
+/// The limit rule a root's `LIMIT` slot states: `(limit, answer)`.
+pub fn limit_rule(k: Key) -> (u64, u64) {
+    k.number_value()
+        .map_or((NO_LIMIT, 0), |(answer, limit)| (limit as u64, answer))
+}
+
 /// Loads the domain rooted at node slot `rootslot` into `c` (index `ci`).
 pub fn load(
     c: &mut Context,
@@ -298,12 +331,14 @@ pub fn load(
     if general == rootslot || annex == rootslot || general == annex {
         return Err(PrepareError::Malformed(root::ANNEX));
     }
+    let answers = answers_part(objs, store, rk[root::ANSWERS])?;
     let mark = ci as u16 + 1;
     for m in [
         objs.nodes[rootslot as usize].ctx,
         objs.nodes[general as usize].ctx,
         objs.nodes[annex as usize].ctx,
         objs.pages[fpu_page as usize].ctx,
+        answers.map_or(0, |a| objs.nodes[a as usize].ctx),
     ] {
         if m != 0 && m != mark {
             return Err(PrepareError::Shared(m as usize - 1));
@@ -318,6 +353,9 @@ pub fn load(
     c.flags = flags & state::FLAGS;
     c.fault_info = number(rk[root::FAULT_INFO]);
     c.io = io_word(rk[root::IOPORTS]);
+    c.answers = answers.map_or(0, |a| a + 1);
+    (c.limit, c.limit_answer) = limit_rule(rk[root::LIMIT]);
+    c.limited = number(rk[root::LIMITED]);
     c.frame = TrapFrame {
         cs: gdt::USER_CS as u64,
         ss: gdt::USER_DS as u64,
@@ -348,6 +386,9 @@ pub fn load(
     objs.nodes[general as usize].ctx = mark;
     objs.nodes[annex as usize].ctx = mark;
     objs.pages[fpu_page as usize].ctx = mark;
+    if let Some(a) = answers {
+        objs.nodes[a as usize].ctx = mark;
+    }
     Ok(())
 }
 
@@ -362,6 +403,9 @@ pub fn write_back(c: &Context, objs: &mut Objects) {
     r[root::FS_BASE] = Key::number(c.fs_base, 0);
     r[root::GS_BASE] = Key::number(c.gs_base, 0);
     r[root::FAULT_INFO] = Key::number(c.fault_info, 0);
+    if c.limit != NO_LIMIT {
+        r[root::LIMITED] = Key::number(c.limited, 0);
+    }
     let a = &mut objs.node_mut(c.annex).keys;
     for (i, slot) in a.iter_mut().enumerate().take(ANNEX_REGS) {
         *slot = Key::number(c.reg(i), 0);
@@ -382,4 +426,12 @@ pub fn unmark(c: &Context, objs: &mut Objects) {
     objs.nodes[c.general as usize].ctx = 0;
     objs.nodes[c.annex as usize].ctx = 0;
     objs.pages[c.fpu_page as usize].ctx = 0;
+    if c.answers != 0 {
+        objs.nodes[c.answers as usize - 1].ctx = 0;
+    }
+}
+
+/// Whether node slot `i` is one of context `c`'s parts.
+pub fn uses_node(c: &Context, i: u32) -> bool {
+    c.root == i || c.general == i || c.annex == i || c.answers == i + 1
 }

@@ -26,7 +26,9 @@ pub fn on_syscall(k: &mut Kernel) -> ! {
         crate::fatal(format_args!("syscall with no current domain"));
     };
     if k.ctxs[ci].flags & state::FOREIGN != 0 {
-        // A foreign (Linux ABI) domain's `syscall` belongs to its keeper.
+        // A foreign (Linux ABI) domain's `syscall` belongs to its keeper,
+        // unless the keeper left the answer with the kernel.
+        fast::try_answer(k, ci);
         fast::try_syscall_fault(k, ci);
         fault::syscall_fault(k, ci)
     }

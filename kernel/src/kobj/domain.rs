@@ -9,6 +9,7 @@ use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
 use crate::kobj::node::set_slot;
 use stet_abi::code;
+use stet_abi::domain::answers::NO_LIMIT;
 use stet_abi::domain::{root, state, NREGS, REGS_SIZE};
 use stet_abi::order::domain as o;
 use stet_keys::{Key, KeyType};
@@ -156,6 +157,22 @@ fn run(
             // invoker itself: on the way out of this call, `sched::run`).
             k.ctxs[t].io = crate::domain::context::io_word(new);
         }
+        o::GET_ANSWERS => {
+            let c = &k.ctxs[t];
+            let node = k.objs.nodes[rootslot as usize].keys[root::ANSWERS].canonical();
+            r.keys[0] = if node.key_type() == KeyType::Node {
+                node
+            } else {
+                Key::VOID
+            };
+            let answer = if c.limit == NO_LIMIT {
+                0
+            } else {
+                c.limit_answer
+            };
+            r.w = [c.limit, answer, c.limited, 0];
+        }
+        o::SET_ANSWERS => set_answers(k, t, m, r)?,
         o::MAKE_START => {
             if m.w[0] > 0xff {
                 return Err(code::BAD_VALUE);
@@ -212,4 +229,64 @@ fn settle(k: &mut Kernel, ci: usize, t: usize) {
     if k.ctxs[t].state == state::AVAILABLE as u8 && k.ctxs[t].flags & state::STOPPED == 0 {
         domain::wake_stalled(k, t);
     }
+}
+
+/// `SET_ANSWERS` on prepared domain `t`: checks everything, then moves the
+/// answers node's mark and the limit rule in the root and the context at
+/// once (the context stays prepared; nothing else about it changes).
+fn set_answers(k: &mut Kernel, t: usize, m: &Msg, r: &mut Reply) -> Result<(), u64> {
+    let new = m.keys[0].canonical();
+    if !new.is_void() && new.key_type() != KeyType::Node {
+        return Err(code::WRONG_TYPE);
+    }
+    let (limit, answer) = (m.w[0], m.w[1]);
+    if limit != NO_LIMIT && limit > u32::MAX as u64 {
+        return Err(code::BAD_VALUE);
+    }
+    let node = if new.is_void() {
+        None
+    } else {
+        match k.node_of(new) {
+            Ok(i) => Some(i),
+            // A key to a destroyed node answers nothing (as at preparation).
+            Err(crate::obj::Miss::Void | crate::obj::Miss::Damaged) => None,
+            Err(crate::obj::Miss::NoSpace) => return Err(code::NO_SPACE),
+        }
+    };
+    let mark = domain::link(t);
+    if let Some(i) = node {
+        let owner = k.objs.nodes[i as usize].ctx;
+        if owner != 0 && owner != mark {
+            return Err(code::BAD_STATE);
+        }
+    }
+    // Committed.
+    let rootslot = k.ctxs[t].root;
+    r.keys[0] = k.objs.nodes[rootslot as usize].keys[root::ANSWERS].canonical();
+    r.w[0] = k.ctxs[t].limited;
+    let c = &k.ctxs[t];
+    if let Some(old) = c.answers.checked_sub(1) {
+        // Unmarked unless it is also another of the domain's parts.
+        let (root_, general, annex) = (c.root, c.general, c.annex);
+        if old != root_ && old != general && old != annex {
+            k.objs.nodes[old as usize].ctx = 0;
+        }
+    }
+    let rule = if limit == NO_LIMIT {
+        [Key::VOID; 2]
+    } else {
+        [Key::number(answer, limit as u32), Key::number(0, 0)]
+    };
+    set_slot(k, rootslot, root::ANSWERS, new);
+    set_slot(k, rootslot, root::LIMIT, rule[0]);
+    set_slot(k, rootslot, root::LIMITED, rule[1]);
+    if let Some(i) = node {
+        k.objs.nodes[i as usize].ctx = mark;
+    }
+    let c = &mut k.ctxs[t];
+    c.answers = node.map_or(0, |i| i + 1);
+    c.limit = limit;
+    c.limit_answer = answer;
+    c.limited = 0;
+    Ok(())
 }

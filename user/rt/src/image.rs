@@ -1,11 +1,12 @@
-//! Where this program's image is: its entry point, and the page-aligned
-//! range of its writable pages (data and bss), from symbols the linker
+//! Where this program's image is: its entry point, the end of its
+//! read-only pages and the page-aligned range of its writable pages (data and bss), from symbols the linker
 //! script (`user/programs/link.ld`) defines. A UNIX keeper uses them to
 //! build a copy of itself: text shared, writable pages copied.
 #![allow(unsafe_code)]
 
 unsafe extern "C" {
     fn _start();
+    static __stet_ro_end: u8;
     static __stet_data: u8;
     static __stet_end: u8;
 }
@@ -13,6 +14,13 @@ unsafe extern "C" {
 /// The entry point (`_start`).
 pub fn entry() -> u64 {
     _start as *const () as u64
+}
+
+/// The end of the read-only pages (text and rodata from `0x400000`;
+/// page-aligned). Between it and the writable pages there is nothing.
+pub fn read_only_end() -> u64 {
+    // Taking the address of the linker's symbol reads nothing.
+    (&raw const __stet_ro_end) as u64
 }
 
 /// `[start, end)` of the writable pages (page-aligned).

@@ -1229,7 +1229,7 @@ fn part7_orders(b: &mut Bank) {
     );
 
     // Unknown orders.
-    for o in [0, 20, 99, u64::MAX] {
+    for o in [0, 22, 99, u64::MAX] {
         ck!(
             call(o, [0; 4]).code,
             code::NO_SUCH_ORDER,

@@ -230,6 +230,7 @@ fn load(k: &mut Keeper, path: &[u8], st: &Strings) -> Result<(), i64> {
 
     // Past this point the old image goes.
     k.space.release_pages(0, stet_unix::layout::USER_END);
+    k.collect_enosys();
     let _ = bank::destroy(PBANK);
     k.space.close_files();
     k.space = Space::new();

@@ -267,7 +267,7 @@ impl Keeper {
         let mut segs = [
             Segment {
                 first: 0x400,
-                count: data / 4096 - 0x400,
+                count: stet_rt::image::read_only_end() / 4096 - 0x400,
                 writable: false,
             },
             Segment {
@@ -446,8 +446,11 @@ impl Build<'_> {
                 lss: 1,
                 base,
                 slot,
-            } if (base..base + 16).all(|p| self.pages.source(p) == Some(Source::Text)) => {
-                // A whole block of text: this keeper's node, read-only —
+            } if self.pages.source(base) == Some(Source::Text)
+                && (base..base + 16)
+                    .all(|p| matches!(self.pages.source(p), Some(Source::Text) | None)) =>
+            {
+                // A block of text (and holes): this keeper's node, read-only —
                 // if its own space has the block as one node (`own_page`
                 // caches it), else page by page.
                 own_page(base * 4096, T, X, &mut self.text_block)?;

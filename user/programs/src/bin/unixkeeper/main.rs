@@ -15,6 +15,7 @@
 #![no_main]
 #![deny(unsafe_code)]
 
+mod answers;
 mod calls;
 mod exec;
 mod fds;
@@ -79,6 +80,11 @@ pub struct Keeper {
     pub ignored: u64,
     /// The blocked signals.
     pub sigmask: u64,
+    /// How many calls the kernel could answer the keeper has answered for
+    /// this process domain, up to [`answers::AFTER`], when it leaves the
+    /// answers with the kernel (`answers`): a process that asks once
+    /// (musl's child asks its tid after `fork`) costs nothing more.
+    pub answered: u8,
     rng: u64,
 }
 
@@ -99,6 +105,7 @@ impl Keeper {
             actions: [[0; 32]; 64],
             ignored: signals::ignored_by_default(),
             sigmask: 0,
+            answered: 0,
             rng: stet_rt::cpu::rdtsc() | 1,
         }
     }
@@ -166,8 +173,32 @@ impl Keeper {
         self.deliver(regs, None)
     }
 
+    /// Leaves the answers of the calls the kernel can answer with it, if
+    /// not done yet for this process domain (failing, the keeper goes on
+    /// answering them itself).
+    pub fn leave_answers(&mut self) {
+        if self.answered < answers::AFTER {
+            self.answered += 1;
+            if self.answered == answers::AFTER {
+                let _ = answers::install(slots::PROC, PBANK, T, self.pid);
+            }
+        }
+    }
+
+    /// Adds the calls the kernel answered `ENOSYS` for the process domain
+    /// (`answers`) to the tally, before that domain goes.
+    pub fn collect_enosys(&mut self) {
+        if core::mem::take(&mut self.answered) < answers::AFTER {
+            return;
+        }
+        let n = answers::enosys_count(slots::PROC);
+        let last = self.enosys.len() - 1;
+        self.enosys[last] = self.enosys[last].saturating_add(n.min(u16::MAX as u64) as u16);
+    }
+
     /// The process has ended: its objects go back to the bank.
     fn end(&mut self, how: End) {
+        self.collect_enosys();
         let status = match how {
             End::Exit(s) => (s as u64) << 8,
             End::Signal(s, ..) => s as u64,
@@ -300,6 +331,7 @@ fn main(arg: u64) -> i64 {
         k.pid = arg & !fork::FORKED;
         k.space.forget_cache();
         k.enosys = [0; 512];
+        k.answered = 0;
         // The child starts with no signals pending (Linux).
         signals::PENDING.store(0, core::sync::atomic::Ordering::Relaxed);
         k

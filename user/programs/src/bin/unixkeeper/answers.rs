@@ -1,0 +1,71 @@
+//! The calls the kernel answers for the process without waking this keeper
+//! (`stet_abi::domain::answers`): the identity calls, whose answers do not
+//! change while the process domain lives, and every number above the
+//! table, which Linux answers `ENOSYS`. A `getpid` then costs a trap and
+//! nothing more, as on Linux. The keeper leaves them at the process's
+//! second call of one ([`AFTER`], `Keeper::leave_answers`), and still
+//! answers all of them itself when the kernel does not.
+
+use stet_rt::abi::domain::answers::slot;
+use stet_rt::abi::order::{domain, node};
+use stet_rt::bank;
+use stet_rt::key::{Msg, Slot};
+use stet_unix::sys::errno::ENOSYS;
+use stet_unix::sys::nr;
+
+/// Call numbers from here up are answered `-ENOSYS` by the kernel (and
+/// counted there): the keeper implements none of them, and its tally's
+/// last bucket stands for them (`Keeper::enosys`).
+pub const LIMIT: u64 = 511;
+
+/// The keeper leaves the answers at the process's second call of one of
+/// them (a call made once is cheaper answered than installed).
+pub const AFTER: u8 = 2;
+
+/// The answers of a process with id `pid` (ids of users and groups are
+/// all 0: there are no users).
+fn table(pid: u64) -> [(u64, u64); 6] {
+    [
+        (nr::GETPID, pid),
+        (nr::GETTID, pid),
+        (nr::GETUID, 0),
+        (nr::GETEUID, 0),
+        (nr::GETGID, 0),
+        (nr::GETEGID, 0),
+    ]
+}
+
+/// Gives process domain `proc` its answers, in a node from `bank` (held
+/// in `scratch` meanwhile). All or nothing for the process: on an error
+/// it simply has none, and the keeper answers everything.
+pub fn install(proc: Slot, bank_slot: Slot, scratch: Slot, pid: u64) -> Result<(), u64> {
+    bank::alloc_node(bank_slot, scratch)?;
+    for (n, v) in table(pid) {
+        let a = Msg::new(scratch, node::WRITE_NUMBER)
+            .words([slot(n) as u64, v, n, 0])
+            .call();
+        if !a.ok() {
+            return Err(a.code);
+        }
+    }
+    let a = Msg::new(proc, domain::SET_ANSWERS)
+        .keys([scratch, 0, 0, 0])
+        .words([LIMIT, (-ENOSYS) as u64, 0, 0])
+        .call();
+    if a.ok() {
+        Ok(())
+    } else {
+        Err(a.code)
+    }
+}
+
+/// How many calls the kernel has answered `ENOSYS` for process domain
+/// `proc` since its answers were installed (0 if it has none).
+pub fn enosys_count(proc: Slot) -> u64 {
+    let a = Msg::new(proc, domain::GET_ANSWERS).call();
+    if a.ok() {
+        a.w[2]
+    } else {
+        0
+    }
+}
