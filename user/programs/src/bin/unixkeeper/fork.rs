@@ -54,6 +54,15 @@ const CHILD_PBANK: u64 = 13;
 const CHILD_DIR: u64 = 14;
 /// The segment key of the 16 text pages `own_page` last walked to.
 const TEXT_BLOCK: u64 = 15;
+/// The segment key of the 256-page node above them.
+const TEXT_PARENT: u64 = 6;
+
+/// Where `own_page` last walked (keys in `KEYS`' `TEXT_BLOCK` and
+/// `TEXT_PARENT`): the block's number, the first page of its parent.
+struct OwnWalk {
+    block: u64,
+    parent: Option<u64>,
+}
 
 fn ok(a: stet_rt::key::Answer) -> Result<stet_rt::key::Answer, Code> {
     if a.code == code::OK {
@@ -303,7 +312,10 @@ impl Keeper {
             pages: &pages,
             guard: stet_rt::image::carry_guard(),
             cur_depth: u8::MAX,
-            text_block: u64::MAX,
+            own: OwnWalk {
+                block: u64::MAX,
+                parent: None,
+            },
             lss_at: [0; 16],
             skip: None,
             run: None,
@@ -391,8 +403,8 @@ struct Build<'a> {
     guard: u64,
     /// The depth whose node is in `CCACHE`.
     cur_depth: u8,
-    /// The text block cached in `KEYS`' `TEXT_BLOCK`.
-    text_block: u64,
+    /// What `own_page` keeps from walk to walk.
+    own: OwnWalk,
     /// Size code of the node at each depth.
     lss_at: [u8; 16],
     /// A shared text block's depth: its page steps are skipped.
@@ -453,8 +465,8 @@ impl Build<'_> {
                 // A block of text (and holes): this keeper's node, read-only —
                 // if its own space has the block as one node (`own_page`
                 // caches it), else page by page.
-                own_page(base * 4096, T, X, &mut self.text_block)?;
-                if self.text_block != base / 16 {
+                own_page(base * 4096, T, X, &mut self.own)?;
+                if self.own.block != base / 16 {
                     return self.new_node(depth, 1, slot);
                 }
                 self.at_depth(depth - 1)?;
@@ -479,7 +491,7 @@ impl Build<'_> {
                 ..
             } => {
                 self.at_depth(depth)?;
-                own_page(pg * 4096, T, X, &mut self.text_block)?;
+                own_page(pg * 4096, T, X, &mut self.own)?;
                 swap(CCACHE, slot as u64, T, 0)
             }
         }
@@ -543,25 +555,37 @@ impl Build<'_> {
     }
 }
 
-fn own_page(addr: u64, into: Slot, d: Slot, block: &mut u64) -> Result<(), Code> {
-    let mut q = addr / 4096;
-    if q / 16 == *block {
+fn own_page(addr: u64, into: Slot, d: Slot, at: &mut OwnWalk) -> Result<(), Code> {
+    let page = addr / 4096;
+    if page / 16 == at.block {
         fetch(KEYS, TEXT_BLOCK, into)?;
         ok(Msg::new(into, segment::FETCH)
-            .w0(q % 16)
+            .w0(page % 16)
             .recv([into, 0, 0, 0])
             .call())?;
         return make(into, page::MAKE_RO, [0; 4], into);
     }
     fetch(KEYS, STASH + 2, d)?;
-    fetch(KEYS, keys::SELF_SPACE, into)?;
-    let mut lss = plan::ROOT_LSS as u64;
-    let mut order = node::FETCH;
+    // From the last walk's 256-page node if it covers the page, else from
+    // the root.
+    let (mut lss, mut q, mut order) = match at.parent {
+        Some(base) if (base..base + 256).contains(&page) => {
+            fetch(KEYS, TEXT_PARENT, into)?;
+            (2, page - base, segment::FETCH)
+        }
+        _ => {
+            fetch(KEYS, keys::SELF_SPACE, into)?;
+            (plan::ROOT_LSS as u64, page, node::FETCH)
+        }
+    };
     loop {
         if lss == 1 {
             // The block's node: kept for the pages after this one.
             swap(KEYS, TEXT_BLOCK, into, 0)?;
-            *block = addr / 4096 / 16;
+            at.block = page / 16;
+        } else if lss == 2 && order == segment::FETCH {
+            swap(KEYS, TEXT_PARENT, into, 0)?;
+            at.parent = Some(page - q);
         }
         let span = 1u64 << (4 * (lss - 1));
         ok(Msg::new(into, order)
