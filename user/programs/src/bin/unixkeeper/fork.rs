@@ -458,11 +458,8 @@ impl Build<'_> {
                 lss: 1,
                 base,
                 slot,
-            } if self.pages.source(base) == Some(Source::Text)
-                && (base..base + 16)
-                    .all(|p| matches!(self.pages.source(p), Some(Source::Text) | None)) =>
-            {
-                // A block of text (and holes): this keeper's node, read-only —
+            } if (base..base + 16).all(|p| self.pages.source(p) == Some(Source::Text)) => {
+                // A whole block of text: this keeper's node, read-only —
                 // if its own space has the block as one node (`own_page`
                 // caches it), else page by page.
                 own_page(base * 4096, T, X, &mut self.own)?;
