@@ -26,8 +26,22 @@ struct Walker<'a> {
     pool: &'a mut FramePool<'static>,
     store: &'a mut Store,
     ctx: Option<(usize, &'a [domain::context::Context])>,
+    /// The top-level page-table entry the address is under (`top`).
+    top: u8,
+    /// The space root's identity (a context's walk), how many slots the
+    /// walk has read, and whether it met the root again below itself
+    /// (`Context::root_below`).
+    root_oid: Option<u64>,
+    depth: u32,
+    root_below: bool,
     /// The node whose slot was read last (the walk's leaf, once it ends).
     last: u32,
+}
+
+/// The top-level page-table entry (of the user half's 256) that `va` is
+/// under: what a mapping's record keeps (`Mappers`).
+fn top(va: u64) -> u8 {
+    ((va >> 39) & 0xff) as u8
 }
 
 /// Whether context `ci` still has the tables of generation `tgen`.
@@ -39,8 +53,13 @@ impl stet_segment::Store for Walker<'_> {
     fn slot(&mut self, node: Key, slot: usize) -> Option<Key> {
         let i = self.objs.node_of(node, self.store).ok()?;
         self.last = i;
+        if self.depth > 0 && self.root_oid == Some(node.oid()) {
+            self.root_below = true;
+        }
+        self.depth += 1;
         if let Some((ci, ctxs)) = self.ctx {
-            self.objs.mark_node_mapped(i, ci, ctxs[ci].tgen, live(ctxs));
+            self.objs
+                .mark_node_mapped(i, ci, ctxs[ci].tgen, self.top, live(ctxs));
         }
         Some(self.objs.nodes[i as usize].keys[slot])
     }
@@ -75,11 +94,16 @@ pub fn walk(
         pool: &mut k.pool,
         store: &mut k.store,
         ctx: Some((ci, &*k.ctxs)),
+        top: top(va),
+        root_oid: Some(space.oid()),
+        depth: 0,
+        root_below: false,
         last: 0,
     };
-    let found =
-        stet_segment::walk(&mut w, space, va, access, &mut |_| {}).map_err(MemFault::Invalid)?;
-    let last = w.last;
+    let found = stet_segment::walk(&mut w, space, va, access, &mut |_| {});
+    let (last, root_below) = (w.last, w.root_below);
+    k.ctxs[ci].root_below |= root_below;
+    let found = found.map_err(MemFault::Invalid)?;
     let page = k.page_of(found.page).map_err(|_| MemFault::NoSpace)?;
     if let Some(leaf) = found.leaf {
         let c = &mut k.ctxs[ci];
@@ -142,6 +166,10 @@ pub fn segment_frame(
         pool: &mut k.pool,
         store: &mut k.store,
         ctx: None,
+        top: 0,
+        root_oid: None,
+        depth: 0,
+        root_below: false,
         last: 0,
     };
     let found = stet_segment::walk(&mut w, entry, addr, access, &mut |_| {}).map_err(|i| i.why)?;
@@ -197,7 +225,8 @@ pub fn resolve(
         k.objs.frame(page)
     };
     let tgen = k.ctxs[ci].tgen;
-    k.objs.mark_page_mapped(page, ci, tgen, live(k.ctxs));
+    k.objs
+        .mark_page_mapped(page, ci, tgen, top(va), live(k.ctxs));
     let perm = UserPerm {
         write,
         exec: executable,
@@ -327,13 +356,14 @@ pub fn copy_between(
     done
 }
 
-/// Node slot `i` is about to change (a key in it replaced, or the node
-/// destroyed): the contexts whose tables were built through it lose
-/// them; everyone else keeps theirs.
-pub fn unmap_node(k: &mut Kernel, i: u32) {
+/// Slot `slot` of node `i` is about to change (a key in it replaced), or
+/// (`None`) the whole node (destroyed): the contexts whose tables were
+/// built through it lose the part built under the top-level entries it
+/// was mapped under; everyone else keeps theirs.
+pub fn unmap_node(k: &mut Kernel, i: u32, slot: Option<usize>) {
     if k.objs.node_mapped(i) {
         let m = k.objs.unmark_node(i);
-        discard_mappers(k, m);
+        discard_mappers(k, m, slot.map(|s| (i, s)));
     }
 }
 
@@ -341,21 +371,61 @@ pub fn unmap_node(k: &mut Kernel, i: u32) {
 pub fn unmap_page(k: &mut Kernel, i: u32) {
     if k.objs.page_mapped(i) {
         let m = k.objs.unmark_page(i);
-        discard_mappers(k, m);
+        discard_mappers(k, m, None);
     }
 }
 
-fn discard_mappers(k: &mut Kernel, m: crate::obj::Mappers) {
+/// Discards what the records in `m` say was built through an object. When
+/// the change is one slot of a context's space root (`root_slot`: node,
+/// slot), only the top-level entries under that slot go: a UNIX keeper
+/// given a new window keeps the tables of its own text, stack and heap.
+fn discard_mappers(k: &mut Kernel, m: crate::obj::Mappers, root_slot: Option<(u32, usize)>) {
     if m.many() {
         flush_all(k);
         return;
     }
-    for (ci, tgen) in m.pairs() {
-        if k.ctxs[ci].used && k.ctxs[ci].tgen == tgen {
-            domain::discard_tables(k, ci);
-            k.targeted_flushes += 1;
+    for r in m.records() {
+        let c = &k.ctxs[r.ctx];
+        if !c.used || c.tgen != r.tgen {
+            continue;
         }
+        let (mut lo, mut hi) = (r.lo, r.hi);
+        if let Some((i, slot)) = root_slot.filter(|_| !c.root_below) {
+            let space = k.objs.nodes[c.root as usize].keys[root::SPACE];
+            let n = &k.objs.nodes[i as usize];
+            if let Some((a, b)) = slot_tops(space, n.oid, n.version, slot) {
+                (lo, hi) = (lo.max(a), hi.min(b));
+                if lo > hi {
+                    continue;
+                }
+            }
+        }
+        if (lo, hi) == (0, 255) {
+            domain::discard_tables(k, r.ctx);
+        } else {
+            domain::discard_top_entries(k, r.ctx, lo, hi);
+        }
+        k.targeted_flushes += 1;
     }
+}
+
+/// The top-level entries slot `slot` of a space root covers, when `space`
+/// (a context's space key) designates the node `oid`/`version` and its
+/// slots are 512 GiB or larger (size code 8 and up); else `None`.
+fn slot_tops(space: Key, oid: u64, version: u32, slot: usize) -> Option<(u8, u8)> {
+    if space.key_type() != stet_keys::KeyType::Segment
+        || space.oid() != oid
+        || space.version() != version
+        || space.lss() < 8
+    {
+        return None;
+    }
+    // Slot span in top-level entries: 16^(lss-1) pages of 2^12 bytes over
+    // 2^39 bytes per entry.
+    let shift = 4 * (space.lss() as u32 - 1) + 12 - 39;
+    let first = (slot as u64) << shift;
+    let last = first + (1u64 << shift) - 1;
+    (first < 256).then(|| (first as u8, last.min(255) as u8))
 }
 
 /// Discards every hardware page table (they are rebuilt on demand). Called

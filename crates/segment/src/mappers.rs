@@ -1,12 +1,15 @@
 //! Which address spaces' hardware page tables were built through an object
-//! (a node on a walk's path, or the page found), so that changing the
-//! object discards only those tables: [`Mappers`].
+//! (a node on a walk's path, or the page found), and where, so that
+//! changing the object discards only those tables: [`Mappers`].
 
 /// Which contexts' hardware page tables were built through an object
-/// (while it is marked mapped): up to two (context, table generation)
-/// pairs, or "many". A change to the object then discards only those
-/// contexts' tables (the kernel's `memory::unmap_node`); a pair whose context has had
-/// its tables discarded since (another generation) no longer counts.
+/// (while it is marked mapped): up to two (context, table generation,
+/// top-level table entries) records, or "many". A change to the object
+/// then discards only those contexts' tables, and of those only the
+/// top-level entries (512 GiB each) its mappings were made under (the
+/// kernel's `memory::unmap_node`): a UNIX keeper's window onto its process
+/// goes without its own text, stack and heap. A record whose context has
+/// had its tables discarded since (another generation) no longer counts.
 /// Shared objects (a program's text mapped by many) fall back to
 /// discarding every context's tables.
 #[derive(zerocopy::FromZeros, Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -14,18 +17,36 @@
 pub struct Mappers {
     /// Context index + 1 (0: none); `ctx[0] == MANY`: more than two.
     ctx: [u16; 2],
+    /// The first and last top-level entry (of the user half's 256) of
+    /// each record's mappings.
+    top: [[u8; 2]; 2],
     /// The table generation of each.
     tgen: [u32; 2],
+}
+
+/// One record: the context, its table generation, and the first and last
+/// top-level entry its mappings through the object were made under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mapper {
+    /// The context's index.
+    pub ctx: usize,
+    /// Its tables' generation.
+    pub tgen: u32,
+    /// First top-level entry.
+    pub lo: u8,
+    /// Last top-level entry.
+    pub hi: u8,
 }
 
 impl Mappers {
     const MANY: u16 = u16::MAX;
 
-    /// Only context `ci` in generation `tgen`.
+    /// Only context `ci` in generation `tgen`, under top-level entry `top`.
     #[inline]
-    pub fn one(ci: usize, tgen: u32) -> Mappers {
+    pub fn one(ci: usize, tgen: u32, top: u8) -> Mappers {
         Mappers {
             ctx: [ci as u16 + 1, 0],
+            top: [[top, top], [0, 0]],
             tgen: [tgen, 0],
         }
     }
@@ -36,35 +57,45 @@ impl Mappers {
         self.ctx[0] == Self::MANY
     }
 
-    /// Records context `ci` (generation `tgen`); `live` says whether a
-    /// recorded pair still holds (its context still has those tables), so
-    /// a stale pair's place can be reused.
+    /// Records context `ci` (generation `tgen`) mapping under top-level
+    /// entry `top`; `live` says whether a recorded pair still holds (its
+    /// context still has those tables), so a stale pair's place can be
+    /// reused.
     #[inline]
-    pub fn note(&mut self, ci: usize, tgen: u32, live: impl Fn(usize, u32) -> bool) {
+    pub fn note(&mut self, ci: usize, tgen: u32, top: u8, live: impl Fn(usize, u32) -> bool) {
         if self.many() {
             return;
         }
         let c = ci as u16 + 1;
-        if (self.ctx[0] == c && self.tgen[0] == tgen) || (self.ctx[1] == c && self.tgen[1] == tgen)
-        {
-            return;
+        for j in 0..2 {
+            if self.ctx[j] == c && self.tgen[j] == tgen {
+                let t = &mut self.top[j];
+                *t = [t[0].min(top), t[1].max(top)];
+                return;
+            }
         }
         for j in 0..2 {
             if self.ctx[j] == 0 || !live(self.ctx[j] as usize - 1, self.tgen[j]) {
                 self.ctx[j] = c;
                 self.tgen[j] = tgen;
+                self.top[j] = [top, top];
                 return;
             }
         }
         self.ctx[0] = Self::MANY;
     }
 
-    /// The recorded (context, generation) pairs (none if many).
+    /// The records (none if many).
     #[inline]
-    pub fn pairs(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
+    pub fn records(&self) -> impl Iterator<Item = Mapper> + '_ {
         (0..2)
             .filter(move |&j| !self.many() && self.ctx[j] != 0)
-            .map(move |j| (self.ctx[j] as usize - 1, self.tgen[j]))
+            .map(move |j| Mapper {
+                ctx: self.ctx[j] as usize - 1,
+                tgen: self.tgen[j],
+                lo: self.top[j][0],
+                hi: self.top[j][1],
+            })
     }
 }
 
@@ -72,45 +103,65 @@ impl Mappers {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use std::collections::BTreeMap;
+    use std::collections::BTreeSet;
     use std::vec::Vec;
+
+    fn pairs(m: &Mappers) -> Vec<(usize, u32)> {
+        m.records().map(|r| (r.ctx, r.tgen)).collect()
+    }
 
     #[test]
     fn records_two_then_many() {
         let live = |_: usize, _: u32| true;
-        let mut m = Mappers::one(3, 7);
-        m.note(3, 7, live);
-        assert_eq!(m.pairs().collect::<Vec<_>>(), [(3, 7)]);
-        m.note(5, 1, live);
-        assert_eq!(m.pairs().collect::<Vec<_>>(), [(3, 7), (5, 1)]);
+        let mut m = Mappers::one(3, 7, 0);
+        m.note(3, 7, 0, live);
+        assert_eq!(pairs(&m), [(3, 7)]);
+        m.note(5, 1, 0, live);
+        assert_eq!(pairs(&m), [(3, 7), (5, 1)]);
         assert!(!m.many());
-        m.note(9, 2, live);
+        m.note(9, 2, 0, live);
         assert!(m.many());
-        assert_eq!(m.pairs().count(), 0);
-        m.note(3, 7, live);
+        assert_eq!(m.records().count(), 0);
+        m.note(3, 7, 0, live);
         assert!(m.many(), "many stays many");
     }
 
     #[test]
     fn a_stale_pair_makes_room() {
-        let mut m = Mappers::one(1, 10);
-        m.note(2, 20, |_, _| true);
+        let mut m = Mappers::one(1, 10, 0);
+        m.note(2, 20, 0, |_, _| true);
         // Context 1 has had its tables discarded (now generation 11).
-        m.note(4, 40, |c, g| !(c == 1 && g == 10));
-        assert_eq!(m.pairs().collect::<Vec<_>>(), [(4, 40), (2, 20)]);
+        m.note(4, 40, 0, |c, g| !(c == 1 && g == 10));
+        assert_eq!(pairs(&m), [(4, 40), (2, 20)]);
         // The same context in a new generation is a new pair.
-        m.note(2, 21, |c, g| !(c == 2 && g == 20));
-        assert_eq!(m.pairs().collect::<Vec<_>>(), [(4, 40), (2, 21)]);
+        m.note(2, 21, 0, |c, g| !(c == 2 && g == 20));
+        assert_eq!(pairs(&m), [(4, 40), (2, 21)]);
+    }
+
+    #[test]
+    fn a_record_spans_its_top_level_entries() {
+        let live = |_: usize, _: u32| true;
+        let mut m = Mappers::one(1, 10, 64);
+        m.note(1, 10, 70, live);
+        m.note(1, 10, 65, live);
+        m.note(2, 5, 0, live);
+        let r: Vec<_> = m.records().map(|r| (r.ctx, r.lo, r.hi)).collect();
+        assert_eq!(r, [(1, 64, 70), (2, 0, 0)]);
+        // A new generation starts a new span.
+        m.note(1, 11, 3, |c, g| !(c == 1 && g == 10));
+        let r: Vec<_> = m.records().map(|r| (r.ctx, r.lo, r.hi)).collect();
+        assert_eq!(r, [(1, 3, 3), (2, 0, 0)]);
     }
 
     proptest! {
         /// Against a model of the page tables: whatever the order of
-        /// mappings and discards, every context whose current tables map
-        /// the object is among the recorded live pairs, or `many` is set.
+        /// mappings, whole discards and discards of some top-level
+        /// entries, every mapping a context's current tables hold is
+        /// within a recorded live record's span, or `many` is set.
         /// (Missing one would leave a stale mapping after a change.)
         #[test]
         fn never_forgets_a_live_mapping(
-            ops in proptest::collection::vec((0usize..6, any::<bool>()), 1..60)
+            ops in proptest::collection::vec((0usize..6, 0u8..6, 0u8..3), 1..80)
         ) {
             let mut tgen = [0u32; 6];
             let mut next = 1u32;
@@ -118,27 +169,39 @@ mod tests {
                 *g = next;
                 next += 1;
             }
-            // Which contexts map the object now, by generation.
-            let mut maps: BTreeMap<usize, u32> = BTreeMap::new();
+            // The mappings through the object now: (context, generation,
+            // top-level entry).
+            let mut maps: BTreeSet<(usize, u32, u8)> = BTreeSet::new();
             let mut m: Option<Mappers> = None;
-            for (c, map) in ops {
-                if map {
-                    let t = tgen;
-                    match &mut m {
-                        None => m = Some(Mappers::one(c, tgen[c])),
-                        Some(m) => m.note(c, tgen[c], |ci, g| t[ci] == g),
+            for (c, top, op) in ops {
+                match op {
+                    0 => {
+                        let t = tgen;
+                        match &mut m {
+                            None => m = Some(Mappers::one(c, tgen[c], top)),
+                            Some(m) => m.note(c, tgen[c], top, |ci, g| t[ci] == g),
+                        }
+                        maps.insert((c, tgen[c], top));
                     }
-                    maps.insert(c, tgen[c]);
-                } else {
-                    // Context c's tables are discarded.
-                    tgen[c] = next;
-                    next += 1;
-                    maps.remove(&c);
+                    1 => {
+                        // Context c's tables are discarded.
+                        tgen[c] = next;
+                        next += 1;
+                        maps.retain(|&(x, _, _)| x != c);
+                    }
+                    _ => {
+                        // Entries from `top` up of context c are discarded
+                        // (another object's change); its generation stays.
+                        maps.retain(|&(x, _, t)| x != c || t < top);
+                    }
                 }
                 let Some(m) = m else { continue };
                 if !m.many() {
-                    for (&c, &g) in &maps {
-                        prop_assert!(m.pairs().any(|p| p == (c, g)), "{c} {g} missing");
+                    for &(c, g, t) in &maps {
+                        prop_assert!(
+                            m.records().any(|r| r.ctx == c && r.tgen == g && r.lo <= t && t <= r.hi),
+                            "{c} {g} {t} missing"
+                        );
                     }
                 }
             }

@@ -82,12 +82,30 @@ pub const ISATTY: u64 = 26;
 pub const FORK: u64 = 28;
 /// The caller has ended with wait status `w0` (`code << 8`, or the
 /// signal): a zombie until its parent waits; its children go to pid 1.
+/// A keeper made by `fork` sends key 0, its own `KEYS` node, and offers
+/// itself as a spare: the call is not answered, its resume key goes into
+/// the node's slot [`SPARE`] and the node to the parent with `WAIT4`'s
+/// answer (or, when nobody will wait, the keeper's bank in slot
+/// [`KEEPER_BANK`] is destroyed).
 pub const EXIT: u64 = 29;
 /// `wait4`: `w0` which child (as Linux's `pid` argument: -1 any, > 0 that
 /// one, 0 or < -1 a process group), `w1` options (`WNOHANG` 1) → `w0` the
 /// child's pid (0 with `WNOHANG` and none ended; `-ECHILD`), `w1` its
-/// wait status. Parks until a child ends.
+/// wait status, `w2` 1 with key 0 the child's keeper as a spare (its
+/// `KEYS` node: see `EXIT`). Parks until a child ends.
 pub const WAIT4: u64 = 30;
+/// Slot of a keeper's `KEYS` node holding its bank (destroying it ends
+/// the keeper).
+pub const KEEPER_BANK: u64 = 4;
+/// Slot of a keeper's `KEYS` node: in a spare, the resume key that wakes
+/// it (with [`BECOME`]); in a keeper at work, its own spare's `KEYS` node.
+pub const SPARE: u64 = 7;
+/// The order a keeper wakes its spare with (through the resume key of the
+/// spare's `EXIT`): `w0` the new process's pid, keys 0–3 the process's
+/// domain, its forwarder to this domain, its bank, its tree's directory.
+/// The spare's data and heap already hold the waker's state; it starts
+/// again at `_start` as a forked keeper.
+pub const BECOME: u64 = 0x5BEC;
 /// → `w0` the caller's parent (1 once its parent has ended).
 pub const GETPPID: u64 = 31;
 /// Readiness of fid `w0` → `w0` the `poll` events that hold now

@@ -83,6 +83,11 @@ pub struct Context {
     pub tgen: u32,
     /// The leaf node of its last page fault's walk (`memory::walk`).
     pub leaf: LeafCache,
+    /// A walk met the space's root node again below the root since these
+    /// tables were built: a change to one of the root's slots may then
+    /// reach mappings under other slots, so it discards every entry the
+    /// root's records name (`memory::discard_mappers`).
+    pub root_below: bool,
     /// Cache slots of the root node, general keys node, annex, FPU page.
     pub root: u32,
     /// General keys node slot.

@@ -84,6 +84,7 @@ pub fn prepare(k: &mut Kernel, root: u32) -> Result<usize, PrepareError> {
     let c = &mut k.ctxs[ci];
     c.pml4 = 0;
     c.tgen = k.table_gen;
+    c.root_below = false;
     c.queue = Queue::None;
     c.next = 0;
     c.stalled = 0;
@@ -125,10 +126,25 @@ pub fn sync(k: &mut Kernel, ci: usize) {
 pub fn discard_tables(k: &mut Kernel, ci: usize) {
     k.table_gen = k.table_gen.wrapping_add(1);
     k.ctxs[ci].tgen = k.table_gen;
+    k.ctxs[ci].root_below = false;
     let f = core::mem::take(&mut k.ctxs[ci].pml4);
     if f != 0 {
         arch::paging::UserRoot::from_frame(FrameNumber(f)).discard(&mut k.pool);
     }
+}
+
+/// Drops the hardware page tables of context `ci` under top-level entries
+/// `lo..=hi` only (its generation stays: records of the rest still hold).
+pub fn discard_top_entries(k: &mut Kernel, ci: usize, lo: u8, hi: u8) {
+    let f = k.ctxs[ci].pml4;
+    if f != 0 {
+        arch::paging::UserRoot::from_frame(FrameNumber(f)).discard_top(
+            lo as usize,
+            hi as usize,
+            &mut k.pool,
+        );
+    }
+    k.ctxs[ci].leaf.valid = false;
 }
 
 /// Writes context `ci` back and frees it. It must not be queued.

@@ -22,7 +22,7 @@ use stet_keys::{rights, Key, KeyType, MAX_LSS};
 /// writes into general key slots and domain parts it keeps in step itself.
 pub fn set_slot(k: &mut Kernel, i: u32, slot: usize, key: Key) {
     if !k.objs.nodes[i as usize].keys[slot].is_void() {
-        memory::unmap_node(k, i);
+        memory::unmap_node(k, i, Some(slot));
     }
     k.objs.node_mut(i).keys[slot] = key;
 }

@@ -252,7 +252,7 @@ fn destroy_node(k: &mut Kernel, i: u32) {
     if let Some(d) = domain::unlink(k.objs.nodes[i as usize].ctx) {
         drop_domain(k, d);
     }
-    memory::unmap_node(k, i);
+    memory::unmap_node(k, i, None);
     k.objs.destroy_node(i);
 }
 

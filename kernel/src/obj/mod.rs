@@ -41,13 +41,14 @@ fn mark(
     mappers: &mut Mappers,
     ci: usize,
     tgen: u32,
+    top: u8,
     live: impl Fn(usize, u32) -> bool,
 ) {
     if *mapped_gen != flush_gen {
         *mapped_gen = flush_gen;
-        *mappers = Mappers::one(ci, tgen);
+        *mappers = Mappers::one(ci, tgen, top);
     } else {
-        mappers.note(ci, tgen, live);
+        mappers.note(ci, tgen, top, live);
     }
 }
 
@@ -526,13 +527,15 @@ impl Objects {
     }
 
     /// Notes a hardware mapping built through node slot `i` for context
-    /// `ci` (its tables' generation `tgen`; `live` as in `Mappers::note`).
+    /// `ci` (its tables' generation `tgen`) under top-level table entry
+    /// `top`; `live` as in `Mappers::note`.
     #[inline]
     pub fn mark_node_mapped(
         &mut self,
         i: u32,
         ci: usize,
         tgen: u32,
+        top: u8,
         live: impl Fn(usize, u32) -> bool,
     ) {
         let e = &mut self.nodes[i as usize];
@@ -542,6 +545,7 @@ impl Objects {
             &mut e.mappers,
             ci,
             tgen,
+            top,
             live,
         );
     }
@@ -553,6 +557,7 @@ impl Objects {
         i: u32,
         ci: usize,
         tgen: u32,
+        top: u8,
         live: impl Fn(usize, u32) -> bool,
     ) {
         let e = &mut self.pages[i as usize];
@@ -562,6 +567,7 @@ impl Objects {
             &mut e.mappers,
             ci,
             tgen,
+            top,
             live,
         );
     }

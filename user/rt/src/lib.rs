@@ -32,7 +32,7 @@ pub mod key;
 pub mod mem;
 pub mod port;
 pub mod service;
-mod start;
+pub mod start;
 pub mod supervised;
 pub mod uart;
 pub mod window;

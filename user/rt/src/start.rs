@@ -1,5 +1,5 @@
 //! `_start`: the kernel enters here with `rsp` at the stack top and the
-//! argument the image gave it in `rdi`.
+//! argument the image gave it in `rdi`; [`restart`] enters it again.
 #![allow(unsafe_code)]
 
 unsafe extern "C" {
@@ -18,6 +18,27 @@ _start:
 "#,
     rust_start = sym rust_start,
 );
+
+/// Starts this program again at `_start` with `arg`, on a fresh stack
+/// (`layout::STACK_TOP` down): for a domain whose data and heap were just
+/// rewritten from outside while it waited (a spare UNIX keeper given a new
+/// process: it finds its new state with `carry::resume`). Nothing of the
+/// current stack is used again.
+pub fn restart(arg: u64) -> ! {
+    // SAFETY: `_start` needs only `rdi` and a stack pointer (it aligns
+    // it); STACK_TOP is the top of this domain's own stack. No frame of
+    // the current stack is returned to, so no reference into it or into
+    // the rewritten memory is used again.
+    unsafe {
+        core::arch::asm!(
+            "mov rsp, {top}",
+            "jmp _start",
+            top = in(reg) stet_abi::layout::STACK_TOP,
+            in("rdi") arg,
+            options(noreturn)
+        )
+    }
+}
 
 extern "C" fn rust_start(arg: u64) -> ! {
     // SAFETY: every program defines `__stet_main` with `stet_rt::main!`.

@@ -361,6 +361,29 @@ impl UserRoot {
     }
 }
 
+impl UserRoot {
+    /// Frees the page tables under top-level entries `lo..=hi` (< 256) and
+    /// clears those entries; the rest of the space stays mapped.
+    pub fn discard_top(&self, lo: usize, hi: usize, pool: &mut FramePool<'_>) {
+        let root = self.pa();
+        for i in lo..=hi.min(255) {
+            let e = get(root, i);
+            if e & P == 0 {
+                continue;
+            }
+            set(root, i, 0);
+            let child = e & ADDR;
+            free_level(child, 2, 512, pool);
+            let _ = pool.free(FrameNumber((child / 4096) as u32));
+        }
+        if self.is_active() {
+            // Translations under the cleared entries may be cached: a
+            // reload of CR3 drops every non-global one.
+            x86_64::instructions::tlb::flush_all();
+        }
+    }
+}
+
 fn free_level(t: u64, level: u32, entries: usize, pool: &mut FramePool<'_>) {
     if level == 0 {
         return;

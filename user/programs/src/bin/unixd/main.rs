@@ -132,6 +132,10 @@ struct Proc {
     /// Whether unixd made its keeper's forwarder (a forked process): the
     /// node is freed when the process is reaped (`release_forwarder`).
     fwd: bool,
+    /// Whether its keeper waits as a spare (`proto::EXIT`): its `KEYS`
+    /// node is in slot [`FWD_SPARE`] of the forwarder's node, for the
+    /// parent's `WAIT4`.
+    spare: bool,
     /// Its program's name (`/proc/<pid>/stat`), NUL-padded.
     comm: [u8; 16],
 }
@@ -147,8 +151,13 @@ const NO_PROC: Proc = Proc {
     alarm: 0,
     keeper: false,
     fwd: false,
+    spare: false,
     comm: [0; 16],
 };
+
+/// The slot of a forked process's forwarder node (slots 2–15 are free)
+/// holding its keeper's `KEYS` node while the keeper waits as a spare.
+const FWD_SPARE: u64 = 2;
 
 /// What to answer.
 enum Reply {
@@ -157,6 +166,8 @@ enum Reply {
     Now([u64; 3], usize, bool),
     /// The call is parked.
     Parked,
+    /// The call is never answered here (its resume key went elsewhere).
+    Kept,
 }
 
 fn now_ns() -> u64 {
@@ -727,7 +738,7 @@ impl Unixd<'_> {
         // A process whose parent is gone (or never existed) is reaped now.
         let parent_alive = ppid != 0 && self.procs.iter().any(|p| p.pid == ppid && !p.zombie);
         if !parent_alive {
-            self.reap(i);
+            self.reap(i, false);
         }
         for w in 0..MAX_WAITERS {
             if self.waiters[w].on == Wait::Child(ppid) || self.waiters[w].on == Wait::Child(1) {
@@ -745,19 +756,48 @@ impl Unixd<'_> {
         Ok(0)
     }
 
+    /// `EXIT` from forked process `pid`'s keeper with its `KEYS` node in
+    /// `K0`: the call's resume key goes into that node's `SPARE` slot and
+    /// the node into the forwarder's node → whether it did (the call is
+    /// then not answered).
+    fn keep_spare(&mut self, pid: u32) -> bool {
+        let Ok(i) = self.proc_of(pid) else {
+            return false;
+        };
+        let kept = self.procs[i].fwd
+            && swap(K0, p::SPARE, self.resume, 0).is_ok()
+            && fetch(KEEPERS, FWD_NODES + i as u64 / 16, T).is_ok()
+            && fetch(T, i as u64 % 16, T).is_ok()
+            && swap(T, FWD_SPARE, K0, 0).is_ok();
+        self.procs[i].spare = kept;
+        kept
+    }
+
     /// Process `i` is gone for good: its entry, its /proc files, and the
     /// node of its keeper's forwarder (which voids every copy of that key,
-    /// so a later process given the pid cannot be named by it).
-    fn reap(&mut self, i: usize) {
+    /// so a later process given the pid cannot be named by it). Its spare
+    /// keeper goes to the caller (`KEYS` node into `T` → true) when
+    /// `to_caller`, else its bank is destroyed (only a bank of this space
+    /// bank: any other key could be a domain that never answers).
+    fn reap(&mut self, i: usize, to_caller: bool) -> bool {
         let p = self.procs[i];
         self.procs[i] = NO_PROC;
         self.proc_gone(p.pid);
-        if p.fwd
-            && fetch(KEEPERS, FWD_NODES + i as u64 / 16, K0).is_ok()
-            && fetch(K0, i as u64 % 16, T2).is_ok()
+        if !p.fwd
+            || fetch(KEEPERS, FWD_NODES + i as u64 / 16, K0).is_err()
+            || fetch(K0, i as u64 % 16, T2).is_err()
         {
-            let _ = bank::free(BANK, T2);
+            return false;
         }
+        let spare = p.spare && fetch(T2, FWD_SPARE, T).is_ok();
+        let _ = bank::free(BANK, T2);
+        if spare && to_caller {
+            return true;
+        }
+        if spare && fetch(T, p::KEEPER_BANK, T).is_ok() && bank::verify(BANK, T) == Ok(true) {
+            let _ = bank::destroy(T);
+        }
+        false
     }
 
     /// `WAIT4` for the caller `pid`.
@@ -777,8 +817,12 @@ impl Unixd<'_> {
             }
             any = true;
             if p.zombie {
-                self.reap(i);
-                return Ok(Reply::Now([p.pid as u64, p.status as u64, 0], 0, false));
+                let spare = self.reap(i, true);
+                return Ok(Reply::Now(
+                    [p.pid as u64, p.status as u64, spare as u64],
+                    0,
+                    spare,
+                ));
             }
         }
         if !any {
@@ -1410,15 +1454,16 @@ impl Unixd<'_> {
             }
             p::FORK => self.fork(a.label, s),
             p::EXIT => {
-                // A forked keeper sends its own bank: destroyed here (the
-                // keeper with it) before the parent's wait can return, so
-                // an ended child's memory is back when wait4 says so. Only
-                // a bank of this space bank (any other key could be a
-                // domain that never answers).
-                if stet_rt::bank::verify(BANK, K0) == Ok(true) {
-                    let _ = stet_rt::bank::destroy(K0);
+                // A forked keeper sends its `KEYS` node and waits as a
+                // spare for its parent's next fork (its process's memory
+                // is already back); `exit` destroys it at once if nobody
+                // will wait.
+                let kept = self.keep_spare(a.label);
+                let done = self.exit(a.label, w[0] as u32);
+                if kept {
+                    return Ok(Reply::Kept);
                 }
-                r(self.exit(a.label, w[0] as u32))
+                r(done)
             }
             p::WAIT4 => self.wait4(a.label, w[0] as i64, w[1]),
             p::GETPPID => {
@@ -1527,7 +1572,7 @@ fn main(epoch: u64) -> i64 {
                 .recv([K0, 0, 0, 0])
                 .resume_into(d.resume)
                 .ret_into(&mut inbuf),
-            Reply::Parked => wait([K0, 0, 0, 0], d.resume, &mut inbuf),
+            Reply::Parked | Reply::Kept => wait([K0, 0, 0, 0], d.resume, &mut inbuf),
         };
     }
 }

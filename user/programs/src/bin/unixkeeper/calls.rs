@@ -3,7 +3,7 @@
 //! descriptors. A call it does not implement answers `-ENOSYS` and is
 //! counted, never harms anything.
 
-use crate::slots::{keys, KEYS, SLEEP, T, UNIXD};
+use crate::slots::{keys, KEYS, SLEEP, T, T3, UNIXD};
 use crate::space::Touch;
 use crate::Keeper;
 use stet_programs::keydir;
@@ -281,6 +281,7 @@ impl Keeper {
             let intr = self.interrupting();
             let a = Msg::new(UNIXD, proto::WAIT4)
                 .words([pid, options & WNOHANG, 0, intr])
+                .recv([T3, 0, 0, 0])
                 .call();
             if a.code == stet_rt::abi::code::BUSY {
                 continue;
@@ -292,6 +293,10 @@ impl Keeper {
             }
             if v < 0 {
                 return Err(-v);
+            }
+            if a.w[2] == 1 {
+                // The child's keeper, for the next fork.
+                self.keep_spare(T3);
             }
             if v > 0 && wstatus != 0 {
                 self.space

@@ -34,6 +34,9 @@ use stet_unix::sys::errno::{EAGAIN, ENOMEM};
 
 /// `rdi` of a child keeper: this bit and its pid.
 pub const FORKED: u64 = 1 << 63;
+/// With [`FORKED`]: a spare woken by `BECOME`, which starts its process
+/// itself ([`adopt`]).
+pub const REUSED: u64 = 1 << 60;
 /// Stack pages a child keeper gets (its `execve` buffers need about 80 KiB).
 const KEEPER_STACK_PAGES: u64 = 24;
 
@@ -120,7 +123,8 @@ impl Keeper {
         }
         // MEMBANK served as the child keeper's bank.
         let _ = fetch(KEYS, keys::BANK, crate::slots::MEMBANK);
-        for s in [CHILD_UNIXD, CHILD_PBANK, CHILD_DIR] {
+        // (The spare, if there was one, is the child's keeper now.)
+        for s in [CHILD_UNIXD, CHILD_PBANK, CHILD_DIR, keys::SPARE] {
             let _ = swap(KEYS, s, 0, 0);
         }
         match r {
@@ -144,9 +148,16 @@ impl Keeper {
     }
 
     fn build_child(&mut self, pid: u64, regs: &[u64; NREGS]) -> Result<(), Code> {
-        // Banks: the child keeper's, and its process's under it.
-        fetch(KEYS, keys::BANK, T)?;
-        bank::create_sub(T, u64::MAX, u64::MAX, KB)?;
+        // Banks: the child keeper's (the spare's, if there is one), and
+        // its process's under it. From here a failure destroys `KB`.
+        let reuse = core::mem::take(&mut self.spare);
+        if reuse {
+            fetch(KEYS, keys::SPARE, T)?;
+            fetch(T, keys::OWN_BANK, KB)?;
+        } else {
+            fetch(KEYS, keys::BANK, T)?;
+            bank::create_sub(T, u64::MAX, u64::MAX, KB)?;
+        }
         bank::create_sub(KB, u64::MAX, u64::MAX, CPB)?;
         bank::alloc_node(CPB, CDIR)?;
         let mut cdir = KeyDir::new(keydir::Slots {
@@ -225,12 +236,18 @@ impl Keeper {
         }
         ok(Msg::new(CPROC, domain::SET_REGS).string(&b).call())?;
 
-        // The child keeper (CPB and CDIR are reused for it).
-        swap(KEYS, CHILD_PBANK, CPB, 0)?;
-        swap(KEYS, CHILD_DIR, CDIR, 0)?;
         // The child keeper starts from a copy of this state, in which the
         // pages just copied (from its process's bank) are marked so.
         self.space.mark_copies_local(true);
+        if reuse {
+            let woken = self.wake_spare(pid);
+            self.space.mark_copies_local(false);
+            // The spare starts its process itself (`adopt`).
+            return woken;
+        }
+        // The child keeper (CPB and CDIR are reused for it).
+        swap(KEYS, CHILD_PBANK, CPB, 0)?;
+        swap(KEYS, CHILD_DIR, CDIR, 0)?;
         let built = self.build_keeper(pid);
         self.space.mark_copies_local(false);
         built?;
@@ -268,11 +285,50 @@ impl Keeper {
         swap(c, slot as u64, T, 0)
     }
 
+    /// The spare keeper (its `KEYS` node in ours) becomes the child's: this
+    /// keeper's data and heap are written over its own (the pages, and
+    /// the page tables that map them, stay), its windows are set, and the
+    /// resume key of its `EXIT` call wakes it with the child's keys
+    /// (`proto::BECOME`). The child process is in `CPROC`, its bank in
+    /// `CPB`, its directory root in `CDIR`.
+    fn wake_spare(&mut self, pid: u64) -> Result<(), Code> {
+        fetch(KEYS, keys::SPARE, X)?;
+        fetch(X, keys::SELF_SPACE, CCACHE)?;
+        make(
+            CCACHE,
+            node::MAKE_SEGMENT,
+            [plan::ROOT_LSS as u64, 0, 0, 0],
+            T,
+        )?;
+        let guard = stet_rt::image::carry_guard();
+        for (first, count) in keeper_state() {
+            for p in first..first + count {
+                let addr = p * 4096;
+                ok(Msg::new(T, segment::WRITE)
+                    .w0(addr)
+                    .raw_string(addr, 4096)
+                    .call())?;
+                if (addr..addr + 4096).contains(&guard) {
+                    ok(Msg::new(T, segment::WRITE).w0(guard).string(&[0]).call())?;
+                }
+            }
+        }
+        swap(CCACHE, EXEC_SLOT, EXEC, 0)?;
+        make(CPROC, domain::GET_SPACE, [0; 4], T)?;
+        swap(CCACHE, WINDOW_SLOT, T, 0)?;
+        fetch(X, keys::SPARE, T)?;
+        fetch(KEYS, CHILD_UNIXD, T2)?;
+        ok(Msg::new(T, proto::BECOME)
+            .w0(pid)
+            .keys([CPROC, T2, CPB, CDIR])
+            .send())
+        .map(|_| ())
+    }
+
     /// The child keeper's domain: text shared with this keeper, data and
     /// heap copied, a fresh stack; its keys; started.
     fn build_keeper(&mut self, pid: u64) -> Result<(), Code> {
-        let (data, end) = stet_rt::image::writable();
-        let heap_bytes = 64 + core::mem::size_of::<Keeper>() as u64;
+        let [(data, ndata), (heap, nheap)] = keeper_state();
         let mut segs = [
             Segment {
                 first: 0x400,
@@ -280,17 +336,17 @@ impl Keeper {
                 writable: false,
             },
             Segment {
-                first: data / 4096,
-                count: (end - data) / 4096,
+                first: data,
+                count: ndata,
                 writable: true,
             },
             Segment {
-                first: HEAP_START / 4096,
-                count: heap_bytes.div_ceil(4096),
+                first: heap,
+                count: nheap,
                 writable: true,
             },
         ];
-        let nsegs = if segs[1].count == 0 {
+        let nsegs = if ndata == 0 {
             segs[1] = segs[2];
             2
         } else {
@@ -384,6 +440,32 @@ impl Keeper {
             .call())
         .map(|_| ())
     }
+}
+
+/// The pages a child keeper gets copies of (first page, count): its data
+/// and the heap holding the `Keeper` (`stet_rt::carry`).
+fn keeper_state() -> [(u64, u64); 2] {
+    let (data, end) = stet_rt::image::writable();
+    let heap_bytes = 64 + core::mem::size_of::<Keeper>() as u64;
+    [
+        (data / 4096, (end - data) / 4096),
+        (HEAP_START / 4096, heap_bytes.div_ceil(4096)),
+    ]
+}
+
+/// A woken spare's own part of starting its child process (`REUSED`):
+/// its executable's key from its window slot, then the process gets this
+/// keeper as its keeper and starts (the process's keys arrived with
+/// `BECOME`).
+pub fn adopt() -> Result<(), Code> {
+    fetch(KEYS, keys::SELF_SPACE, T)?;
+    fetch(T, EXEC_SLOT, EXEC)?;
+    fetch(KEYS, keys::SELF_START, T)?;
+    ok(Msg::new(PROC, domain::SET_KEEPER).keys([T, 0, 0, 0]).call())?;
+    ok(Msg::new(PROC, domain::SET_STATE)
+        .words([state::RUNNING, state::FOREIGN as u64, 0, 0])
+        .call())
+    .map(|_| ())
 }
 
 /// This keeper's own page at `addr` (read-only: text) into `into`, by

@@ -27,13 +27,13 @@ mod slots;
 mod space;
 
 use calls::Next;
-use slots::{KEYS, PBANK, RESUME, T, UNIXD};
+use slots::{DIR, KEYS, PBANK, PROC, RESUME, T, UNIXD};
 use space::{Space, Touch};
 use stet_programs::keydir;
 use stet_rt::abi::domain::{Reg, NREGS, REGS_SIZE};
 use stet_rt::abi::fault;
 use stet_rt::abi::order::node;
-use stet_rt::key::{Answer, Msg};
+use stet_rt::key::{Answer, Msg, Slot};
 use stet_rt::{bank, println};
 use stet_unix::elf::prot;
 use stet_unix::layout::{EXEC_SLOT, WINDOW_SLOT};
@@ -85,6 +85,10 @@ pub struct Keeper {
     /// answers with the kernel (`answers`): a process that asks once
     /// (musl's child asks its tid after `fork`) costs nothing more.
     pub answered: u8,
+    /// Whether the `KEYS` node's `SPARE` slot holds a spare keeper: the
+    /// keeper of an ended child, waiting to serve the next `fork`'s child
+    /// (its domain, pages and page tables are kept instead of built).
+    pub spare: bool,
     rng: u64,
 }
 
@@ -106,6 +110,7 @@ impl Keeper {
             ignored: signals::ignored_by_default(),
             sigmask: 0,
             answered: 0,
+            spare: false,
             rng: stet_rt::cpu::rdtsc() | 1,
         }
     }
@@ -264,16 +269,46 @@ impl Keeper {
                 let _ = Msg::new(T, node::SWAP).w0(slot).call();
             }
         }
-        // A forked keeper ends with its process: unixd destroys its bank
-        // (which holds it) before the parent hears, and this call is never
-        // answered. Should it be answered, the keeper does it itself.
-        let own = forked && keydir::fetch(KEYS, slots::keys::OWN_BANK, T).is_ok();
-        let _ = Msg::new(UNIXD, stet_unix::proto::EXIT)
+        self.drop_spare();
+        // A forked keeper offers itself as a spare for its parent's next
+        // `fork` (`proto::EXIT`): the call is then answered by that fork
+        // (`BECOME`: its keys arrive in the slots they serve in), or never
+        // (unixd destroys this keeper's bank when nobody will wait). Should
+        // it be answered otherwise, the keeper ends itself.
+        if !forked {
+            let _ = Msg::new(UNIXD, stet_unix::proto::EXIT).w0(status).call();
+            return;
+        }
+        let a = Msg::new(UNIXD, stet_unix::proto::EXIT)
             .w0(status)
-            .keys([if own { T } else { 0 }, 0, 0, 0])
+            .keys([KEYS, 0, 0, 0])
+            .recv([PROC, UNIXD, PBANK, DIR])
             .call();
+        if a.code == stet_unix::proto::BECOME {
+            stet_rt::start::restart(fork::FORKED | fork::REUSED | a.w[0]);
+        }
         if keydir::fetch(KEYS, slots::keys::OWN_BANK, T).is_ok() {
             let _ = bank::destroy(T);
+        }
+    }
+
+    /// The spare keeper goes (its bank destroyed), if there is one.
+    pub fn drop_spare(&mut self) {
+        if core::mem::take(&mut self.spare)
+            && keydir::fetch(KEYS, slots::keys::SPARE, T).is_ok()
+            && keydir::fetch(T, slots::keys::OWN_BANK, T).is_ok()
+        {
+            let _ = bank::destroy(T);
+        }
+    }
+
+    /// The keeper of a reaped child (its `KEYS` node in `k`) becomes the
+    /// spare, or goes if there is one already.
+    pub fn keep_spare(&mut self, k: Slot) {
+        if !self.spare && keydir::swap(KEYS, slots::keys::SPARE, k, 0).is_ok() {
+            self.spare = true;
+        } else if keydir::fetch(k, slots::keys::OWN_BANK, k).is_ok() {
+            let _ = bank::destroy(k);
         }
     }
 }
@@ -328,10 +363,23 @@ fn main(arg: u64) -> i64 {
             return 1;
         };
         k.ppid = k.pid;
-        k.pid = arg & !fork::FORKED;
+        k.pid = arg & !(fork::FORKED | fork::REUSED);
         k.space.forget_cache();
         k.enosys = [0; 512];
         k.answered = 0;
+        k.spare = false;
+        // A spare woken by `fork` finishes what a fresh keeper's builder
+        // does for it: its process is still stopped.
+        if arg & fork::REUSED != 0 {
+            if let Err(c) = fork::adopt() {
+                println!(
+                    "unix: pid {}: a spare keeper cannot start its process (code {c})",
+                    k.pid
+                );
+                let _ = bank::destroy(PBANK);
+                return 1;
+            }
+        }
         // The child starts with no signals pending (Linux).
         signals::PENDING.store(0, core::sync::atomic::Ordering::Relaxed);
         k

@@ -54,11 +54,16 @@ pub mod keys {
     /// The meter processes run under.
     pub const METER: u64 = 3;
     /// The bank the keeper itself came from (a forked keeper's; void for
-    /// one the image made): destroyed when its process has ended.
-    pub const OWN_BANK: u64 = 4;
+    /// one the image made): destroyed when the keeper is no longer wanted
+    /// (its process has ended and nobody keeps it as a spare).
+    pub const OWN_BANK: u64 = stet_unix::proto::KEEPER_BANK;
     /// The checkpoint key (`fsync`, `sync`): void when the system has none
     /// to give (tests without a disk); then those calls return at once.
     pub const CHECKPOINT: u64 = 5;
+    /// At work: the `KEYS` node of this keeper's spare, a keeper of an
+    /// ended child kept for the next `fork` (`Keeper::spare`). As a
+    /// spare: the resume key that wakes it (`proto::BECOME`).
+    pub const SPARE: u64 = stet_unix::proto::SPARE;
     /// The general slot holding each at start, and its slot here.
     pub const AT_START: [(super::Slot, u64); 5] = [
         (7, BANK),
