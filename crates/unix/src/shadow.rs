@@ -112,6 +112,25 @@ impl Tree {
         Tree { nodes, used: 1 }
     }
 
+    /// Back to just the root, in place (the nodes past it are left as
+    /// they are: never read again before they are made anew).
+    pub fn reset(&mut self) {
+        self.nodes[0] = Node {
+            level: SPACE_LSS,
+            ..FREE
+        };
+        self.used = 1;
+    }
+
+    /// The bytes of this tree (addresses) that hold no node in use: a copy
+    /// of the tree for another domain need not carry them.
+    pub fn unused(&self) -> core::ops::Range<u64> {
+        let all = self.nodes.as_ptr_range();
+        // Address arithmetic only: nothing is read through these.
+        let start = all.start as u64 + (self.used * core::mem::size_of::<Node>()) as u64;
+        start..all.end as u64
+    }
+
     /// Nodes in use (the root included).
     pub fn nodes(&self) -> usize {
         self.used
@@ -169,9 +188,15 @@ impl Tree {
                     b.make_node(idx as u16, level - 1, n, s as u8)
                         .map_err(Error::Build)?;
                     self.used += 1;
-                    self.nodes[idx].level = level - 1;
-                    self.nodes[idx].parent = n;
-                    self.nodes[idx].pslot = s as u8;
+                    // Entries past `used` are never read (`reset` leaves
+                    // them as they were, and a copy of the tree may skip
+                    // them: `unused`): a new node starts empty here.
+                    self.nodes[idx] = Node {
+                        level: level - 1,
+                        parent: n,
+                        pslot: s as u8,
+                        ..FREE
+                    };
                     self.nodes[n as usize].slots[s] = Entry::Child(idx as u16);
                     idx as u16
                 }

@@ -105,3 +105,42 @@ fn the_tree_fills_without_harm() {
     assert_eq!(t.nodes(), MAX_NODES);
     assert!(t.leaf(p - 16).is_some());
 }
+
+/// A tree reset in place (its old nodes left past `used`) behaves as a new
+/// one, and only the bytes of nodes in use lie outside `unused`: what a
+/// spare keeper's copy of the state relies on.
+#[test]
+fn a_reset_tree_ignores_its_old_nodes() {
+    let mut t = Tree::new();
+    let mut b = Log::default();
+    for p in [0x400u64, 0x123456, SPACE_PAGES - 1] {
+        t.make_leaf(p, &mut b).unwrap();
+        t.set_page(p, Entry::Page(page::OWNED));
+    }
+    let old = t.nodes();
+    assert_eq!(old, 16);
+    t.reset();
+    assert_eq!(t.nodes(), 1);
+    let mut seen = Vec::new();
+    t.pages(0, SPACE_PAGES, |p, _, _, _| seen.push(p));
+    assert!(seen.is_empty());
+    // Rebuilt over the stale entries: the new nodes start empty.
+    let mut fresh = Tree::new();
+    for tree in [&mut t, &mut fresh] {
+        let mut b = Log::default();
+        tree.make_leaf(0x410, &mut b).unwrap();
+        tree.set_page(0x410, Entry::Page(page::OWNED));
+    }
+    let (mut a, mut c) = (Vec::new(), Vec::new());
+    t.pages(0, SPACE_PAGES, |p, l, s, f| a.push((p, l, s, f)));
+    fresh.pages(0, SPACE_PAGES, |p, l, s, f| c.push((p, l, s, f)));
+    assert_eq!(a, c);
+    assert_eq!(a, [(0x410, 5, 0, page::OWNED)]);
+    assert_eq!(t.leaf(0x400), None, "a stale leaf is not found");
+    // `unused` starts right after the nodes in use and ends with the tree.
+    let r = t.unused();
+    let size = core::mem::size_of::<Node>() as u64;
+    assert_eq!(r.end - r.start, (MAX_NODES - t.nodes()) as u64 * size);
+    let base = &t as *const Tree as u64;
+    assert!(r.start > base && r.end <= base + core::mem::size_of::<Tree>() as u64);
+}

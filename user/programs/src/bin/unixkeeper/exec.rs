@@ -7,7 +7,7 @@
 
 use crate::calls::Next;
 use crate::slots::{keys, ARGS, DIR, EXEC, KEYS, LEAF, PBANK, PROC, T, T2, T3, UNIXD};
-use crate::space::{Space, ROOT_LSS};
+use crate::space::ROOT_LSS;
 use crate::Keeper;
 use stet_programs::keydir::{fetch, swap};
 use stet_rt::abi::domain::{state, Reg, NREGS, REGS_SIZE};
@@ -233,7 +233,7 @@ fn load(k: &mut Keeper, path: &[u8], st: &Strings) -> Result<(), i64> {
     k.collect_enosys();
     let _ = bank::destroy(PBANK);
     k.space.close_files();
-    k.space = Space::new();
+    k.space.reset();
     k.space.exec_len = len;
     fetch(KEYS, keys::SELF_SPACE, T2).map_err(|_| EIO)?;
     swap(T2, EXEC_SLOT, T3, 0).map_err(|_| EIO)?;

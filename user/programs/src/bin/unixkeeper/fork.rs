@@ -301,9 +301,15 @@ impl Keeper {
             T,
         )?;
         let guard = stet_rt::image::carry_guard();
+        // Pages holding only shadow nodes not in use are not copied (the
+        // spare's stale ones there are never read: `Tree::unused`).
+        let unused = self.space.tree.unused();
         for (first, count) in keeper_state() {
             for p in first..first + count {
                 let addr = p * 4096;
+                if unused.start <= addr && addr + 4096 <= unused.end {
+                    continue;
+                }
                 ok(Msg::new(T, segment::WRITE)
                     .w0(addr)
                     .raw_string(addr, 4096)

@@ -163,6 +163,16 @@ impl Space {
         }
     }
 
+    /// Back to [`Space::new`]'s state, in place (the shadow's old nodes
+    /// are not rewritten: `Tree::reset`).
+    pub fn reset(&mut self) {
+        self.map = Map::new();
+        self.tree.reset();
+        self.keys = Keys::new();
+        self.exec_len = 0;
+        self.files = [NO_FILE; MAX_FILES];
+    }
+
     /// Records mapped file `fid` (whose reference the space now holds) →
     /// its index for `Backing::File`; `None` if the table is full.
     pub fn add_file(&mut self, fid: u32) -> Option<u16> {
@@ -523,7 +533,10 @@ impl Space {
         loop {
             let mut n = 0;
             self.tree.pages(from, end, |p, leaf, slot, flags| {
-                if n < found.len() && (clear || flags & pf::OWNED != 0) {
+                // A page of the process's own bank (`LOCAL`) needs nothing
+                // unless it leaves the tree: it goes with the bank.
+                let own = flags & pf::OWNED != 0 && flags & pf::LOCAL == 0;
+                if n < found.len() && (clear || own) {
                     found[n] = (p, leaf, slot, flags);
                     n += 1;
                 }
