@@ -160,7 +160,8 @@ impl Keeper {
         }
         bank::create_sub(KB, u64::MAX, u64::MAX, CPB)?;
         bank::alloc_node(CPB, CDIR)?;
-        let mut cdir = KeyDir::new(keydir::Slots {
+        // Nothing else writes `X` while the tree is built.
+        let mut cdir = KeyDir::private_scratch(keydir::Slots {
             root: CDIR,
             bank: CPB,
             scratch: X,
