@@ -25,10 +25,11 @@ _start:
 /// process: it finds its new state with `carry::resume`). Nothing of the
 /// current stack is used again.
 pub fn restart(arg: u64) -> ! {
-    // SAFETY: `_start` needs only `rdi` and a stack pointer (it aligns
-    // it); STACK_TOP is the top of this domain's own stack. No frame of
-    // the current stack is returned to, so no reference into it or into
-    // the rewritten memory is used again.
+    // `_start` needs only `rdi` and a stack pointer (it aligns it);
+    // STACK_TOP is the top of this domain's own stack. No frame of the
+    // current stack is returned to, so no reference into it or into the
+    // rewritten memory is used again.
+    // SAFETY: a valid stack for `_start`, and nothing old is used (above).
     unsafe {
         core::arch::asm!(
             "mov rsp, {top}",
