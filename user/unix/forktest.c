@@ -3,6 +3,7 @@
  * writes), memory copied at fork, WNOHANG and ECHILD, getppid. Every line
  * is checked by tests/system/unix_fork.toml. */
 #include <errno.h>
+#include <fenv.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,31 @@ int main(void)
         _exit(getpid() == syscall(SYS_gettid) ? getpid() % 128 : 0);
     CHECK(waitpid(c, &status, 0) == c && WEXITSTATUS(status) == c % 128, "child's getpid %#x", status);
     CHECK(getpid() == me && syscall(SYS_gettid) == me, "parent's getpid after fork");
+
+    /* Each child sees the parent's memory and FPU state as they are at its
+     * own fork, also when its process is the one kept from the last child
+     * (whose own writes must not show) and only the bytes are new. */
+    static volatile int counter;
+    int seen = 0;
+    for (int i = 0; i < 6; i++) {
+        int local = 1000 + i;
+        counter = i * 7 + 1;
+        fesetround(i % 2 ? FE_UPWARD : FE_TONEAREST);
+        c = fork();
+        if (c == 0) {
+            int ok = counter == i * 7 + 1 && local == 1000 + i &&
+                     fegetround() == (i % 2 ? FE_UPWARD : FE_TONEAREST);
+            counter = -1;
+            local = -1;
+            fesetround(FE_DOWNWARD);
+            _exit(ok ? 10 + i : 1);
+        }
+        CHECK(waitpid(c, &status, 0) == c, "waitpid");
+        seen += WIFEXITED(status) && WEXITSTATUS(status) == 10 + i;
+        CHECK(counter == i * 7 + 1 && local == 1000 + i, "parent's memory after child %d", i);
+    }
+    fesetround(FE_TONEAREST);
+    printf("forktest: 6 children in a row saw the memory and rounding of their fork: %d\n", seen);
 
     /* Memory is the child's own after fork. */
     memset(big, 'p', sizeof big);

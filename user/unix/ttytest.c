@@ -7,12 +7,14 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t got_int;
 static void on_int(int sig) { (void)sig; got_int++; }
+static void on_alarm(int sig) { (void)sig; }
 
 int main(void)
 {
@@ -48,9 +50,16 @@ int main(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_int;
     sigaction(SIGINT, &sa, NULL);
+    sa.sa_handler = on_alarm;
+    sigaction(SIGALRM, &sa, NULL);
     printf("tty: press ^C\n");
-    /* The ^C may come before the read starts (then the handler has run and
-     * the loop ends) or while it waits (then the read ends with EINTR). */
+    /* The ^C may come while the read waits (then it ends with EINTR), or
+     * before the loop tests got_int (then the handler has run and the loop
+     * ends), or between that test and the read's system call: then, as on
+     * Linux, the handler runs before the read starts, and the read would
+     * wait for good. The timer's SIGALRM ends such a read a second later. */
+    struct itimerval every = {{1, 0}, {1, 0}};
+    setitimer(ITIMER_REAL, &every, NULL);
     int eintr = 0;
     while (!got_int) {
         n = read(0, buf, sizeof buf);

@@ -210,6 +210,14 @@ pub const INTR_WORD: usize = 3;
 /// `w0` the signals.
 pub const SIGNAL: u64 = 0x5160;
 
+/// The orders that name files by path or list a directory: anything that
+/// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only
+/// before one of these).
+pub const NAMES_FILES: [u64; 14] = [
+    OPEN, STAT, GETDENTS, MKDIR, UNLINK, RENAME, LINK, SYMLINK, READLINK, CHMOD, TRUNCATE, ACCESS,
+    EXEC, UTIMENS,
+];
+
 /// `open` flags the domain understands.
 #[allow(missing_docs)]
 pub mod o {

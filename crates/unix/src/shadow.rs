@@ -89,6 +89,8 @@ pub enum Error<E> {
 pub struct Tree {
     nodes: [Node; MAX_NODES],
     used: usize,
+    /// Counts changes (`generation`).
+    gen: u64,
 }
 
 impl Default for Tree {
@@ -109,7 +111,11 @@ impl Tree {
     pub const fn new() -> Tree {
         let mut nodes = [FREE; MAX_NODES];
         nodes[0].level = SPACE_LSS;
-        Tree { nodes, used: 1 }
+        Tree {
+            nodes,
+            used: 1,
+            gen: 0,
+        }
     }
 
     /// Back to just the root, in place (the nodes past it are left as
@@ -120,6 +126,16 @@ impl Tree {
             ..FREE
         };
         self.used = 1;
+        self.gen += 1;
+    }
+
+    /// A number that changes whenever the tree does (a node made, a page
+    /// slot set, a reset): two equal generations of one tree mean the same
+    /// nodes and the same entries, so a copy of the process's tree made at
+    /// the first is still a copy at the second (a spare process kept for
+    /// `fork`).
+    pub fn generation(&self) -> u64 {
+        self.gen
     }
 
     /// The bytes of this tree (addresses) that hold no node in use: a copy
@@ -188,6 +204,7 @@ impl Tree {
                     b.make_node(idx as u16, level - 1, n, s as u8)
                         .map_err(Error::Build)?;
                     self.used += 1;
+                    self.gen += 1;
                     // Entries past `used` are never read (`reset` leaves
                     // them as they were, and a copy of the tree may skip
                     // them: `unused`): a new node starts empty here.
@@ -209,6 +226,7 @@ impl Tree {
     pub fn set_page(&mut self, page: u64, e: Entry) {
         if let Some(leaf) = self.leaf(page) {
             self.nodes[leaf as usize].slots[digit(page, 1)] = e;
+            self.gen += 1;
         }
     }
 

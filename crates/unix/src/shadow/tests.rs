@@ -144,3 +144,39 @@ fn a_reset_tree_ignores_its_old_nodes() {
     let base = &t as *const Tree as u64;
     assert!(r.start > base && r.end <= base + core::mem::size_of::<Tree>() as u64);
 }
+
+#[test]
+fn the_generation_changes_with_every_change_and_only_then() {
+    let mut t = Tree::new();
+    let mut b = Log::default();
+    let g0 = t.generation();
+    t.make_leaf(0x400, &mut b).unwrap();
+    let g1 = t.generation();
+    assert_ne!(g1, g0);
+    // Finding the leaf again makes nothing: no change.
+    t.make_leaf(0x401, &mut b).unwrap();
+    assert_eq!(t.generation(), g1);
+    let _ = (t.page(0x400), t.leaf(0x400), t.nodes());
+    t.pages(0, u64::MAX, |_, _, _, _| {});
+    assert_eq!(t.generation(), g1);
+    // A page set, even to the entry it had, is a change.
+    t.set_page(0x400, Entry::Page(page::OWNED));
+    let g2 = t.generation();
+    assert_ne!(g2, g1);
+    t.set_page(0x400, Entry::Page(page::OWNED));
+    assert_ne!(t.generation(), g2);
+    let g3 = t.generation();
+    // A page under no leaf changes nothing.
+    t.set_page(0x9000, Entry::Page(page::OWNED));
+    assert_eq!(t.generation(), g3);
+    // A failed build changes nothing.
+    let mut bad = Log {
+        fail_at: Some(b.made.len()),
+        ..Log::default()
+    };
+    bad.made = b.made.clone();
+    assert!(t.make_leaf(0x9000, &mut bad).is_err());
+    assert_eq!(t.generation(), g3);
+    t.reset();
+    assert_ne!(t.generation(), g3);
+}

@@ -136,6 +136,12 @@ struct Proc {
     /// node is in slot [`FWD_SPARE`] of the forwarder's node, for the
     /// parent's `WAIT4`.
     spare: bool,
+    /// And its process too, kept by the spare (`EXIT`'s `w1`): `WAIT4`
+    /// says so (`w2` bit 1).
+    kept: bool,
+    /// Its `/proc/<pid>/` is not made yet: it would be a copy of its
+    /// parent's (`proc_flush` makes it before anything looks).
+    proc_pending: bool,
     /// Its program's name (`/proc/<pid>/stat`), NUL-padded.
     comm: [u8; 16],
 }
@@ -152,6 +158,8 @@ const NO_PROC: Proc = Proc {
     keeper: false,
     fwd: false,
     spare: false,
+    kept: false,
+    proc_pending: false,
     comm: [0; 16],
 };
 
@@ -218,6 +226,9 @@ pub struct Unixd<'a> {
     enosys: [u32; 512],
     /// Pages shared copy-on-write after fork, and their holders.
     shares: &'a mut stet_unix::share::Shares,
+    /// Some process's `/proc` directory waits to be made
+    /// (`Proc::proc_pending`).
+    proc_pending: bool,
 }
 
 impl Unixd<'_> {
@@ -634,8 +645,15 @@ impl Unixd<'_> {
         fetch(KEEPERS, a as u64, T).map_err(|_| EIO)?;
         swap(T, i as u64 % 16, K0, 0).map_err(|_| EIO)?;
         self.procs[i].keeper = true;
+        // Its /proc directory is made when someone could see it (most
+        // forked children are gone before anyone does): its name now.
         let ppid = self.procs[i].ppid;
-        self.proc_new(pid, ppid);
+        if let Some(pi) = (0..MAX_PROCS).find(|&j| ppid != 0 && self.procs[j].pid == ppid) {
+            self.procs[i].comm = self.procs[pi].comm;
+        }
+        // (Already there, as after a restart, it is left as it is.)
+        self.procs[i].proc_pending = true;
+        self.proc_pending = true;
         Ok(0)
     }
 
@@ -729,6 +747,11 @@ impl Unixd<'_> {
         let ppid = self.procs[i].ppid;
         self.procs[i].zombie = true;
         self.procs[i].status = status;
+        // A child's /proc directory still to be copied from this one's is
+        // made before the child changes parents.
+        if self.proc_pending {
+            self.flush_children_of(pid);
+        }
         // Orphans go to pid 1; zombies among them wait for it too.
         for p in self.procs.iter_mut() {
             if p.pid != 0 && p.ppid == pid {
@@ -760,7 +783,7 @@ impl Unixd<'_> {
     /// `K0`: the call's resume key goes into that node's `SPARE` slot and
     /// the node into the forwarder's node → whether it did (the call is
     /// then not answered).
-    fn keep_spare(&mut self, pid: u32) -> bool {
+    fn keep_spare(&mut self, pid: u32, with_process: bool) -> bool {
         let Ok(i) = self.proc_of(pid) else {
             return false;
         };
@@ -770,6 +793,7 @@ impl Unixd<'_> {
             && fetch(T, i as u64 % 16, T).is_ok()
             && swap(T, FWD_SPARE, K0, 0).is_ok();
         self.procs[i].spare = kept;
+        self.procs[i].kept = kept && with_process;
         kept
     }
 
@@ -781,8 +805,12 @@ impl Unixd<'_> {
     /// bank: any other key could be a domain that never answers).
     fn reap(&mut self, i: usize, to_caller: bool) -> bool {
         let p = self.procs[i];
+        if self.proc_pending {
+            self.flush_children_of(p.pid);
+        }
+        let made = !self.procs[i].proc_pending;
         self.procs[i] = NO_PROC;
-        self.proc_gone(p.pid);
+        self.proc_gone(p.pid, made);
         if !p.fwd
             || fetch(KEEPERS, FWD_NODES + i as u64 / 16, K0).is_err()
             || fetch(K0, i as u64 % 16, T2).is_err()
@@ -818,8 +846,13 @@ impl Unixd<'_> {
             any = true;
             if p.zombie {
                 let spare = self.reap(i, true);
+                let kept = spare && p.kept;
                 return Ok(Reply::Now(
-                    [p.pid as u64, p.status as u64, spare as u64],
+                    [
+                        p.pid as u64,
+                        p.status as u64,
+                        spare as u64 | (kept as u64) << 1,
+                    ],
                     0,
                     spare,
                 ));
@@ -1011,6 +1044,9 @@ impl Unixd<'_> {
         let w = a.w;
         let now = self.time();
         let r = |v: Result<u64, i64>| Ok(Reply::Now(ret(v), 0, false));
+        if self.proc_pending && p::NAMES_FILES.contains(&a.code) {
+            self.proc_flush();
+        }
         match a.code {
             p::OPEN => match self.open_path(w[0], w[1], w[2], s) {
                 Ok(v) => Ok(Reply::Now(v, 0, false)),
@@ -1458,7 +1494,7 @@ impl Unixd<'_> {
                 // spare for its parent's next fork (its process's memory
                 // is already back); `exit` destroys it at once if nobody
                 // will wait.
-                let kept = self.keep_spare(a.label);
+                let kept = self.keep_spare(a.label, w[1] == 1);
                 let done = self.exit(a.label, w[0] as u32);
                 if kept {
                     return Ok(Reply::Kept);
@@ -1514,6 +1550,7 @@ fn main(epoch: u64) -> i64 {
         gen: [(0, procfs::Gen::None); procfs::MAX_GEN],
         enosys: [0; 512],
         shares: &mut shares,
+        proc_pending: false,
     };
     match boot::build(&mut d) {
         Ok(s) => println!(

@@ -100,6 +100,50 @@ impl Unixd<'_> {
         }
     }
 
+    /// Makes every `/proc/<pid>/` still waiting (`Proc::proc_pending`), a
+    /// parent's before its children's: called before anything that could
+    /// look at `/proc` (a path, a directory listing), before a waiting
+    /// one's parent changes its own, and before that parent goes.
+    pub(crate) fn proc_flush(&mut self) {
+        self.proc_pending = false;
+        // A waiting parent is made first; a chain of them takes a pass per
+        // generation.
+        for _ in 0..MAX_PROCS {
+            let mut left = false;
+            for i in 0..MAX_PROCS {
+                let p = self.procs[i];
+                if !p.proc_pending {
+                    continue;
+                }
+                let parent_waits = self
+                    .procs
+                    .iter()
+                    .any(|q| q.pid == p.ppid && q.pid != 0 && q.proc_pending);
+                if parent_waits {
+                    left = true;
+                    continue;
+                }
+                self.procs[i].proc_pending = false;
+                self.proc_new(p.pid, p.ppid);
+            }
+            if !left {
+                return;
+            }
+        }
+    }
+
+    /// Makes the waiting directories if one of `pid`'s children's is among
+    /// them (its copy of `pid`'s is due before `pid`'s changes or goes).
+    pub(crate) fn flush_children_of(&mut self, pid: u32) {
+        if self
+            .procs
+            .iter()
+            .any(|q| q.pid != 0 && q.ppid == pid && q.proc_pending)
+        {
+            self.proc_flush();
+        }
+    }
+
     /// Makes `/proc/<pid>/` if it is not there: its files are copies of
     /// `/proc/<ppid>/`'s (a forked child runs its parent's program).
     pub(crate) fn proc_new(&mut self, pid: u32, ppid: u32) {
@@ -141,11 +185,6 @@ impl Unixd<'_> {
                 }
             }
         }
-        let i = (0..MAX_PROCS).find(|&i| self.procs[i].pid == ppid);
-        let comm = i.map_or([0; 16], |i| self.procs[i].comm);
-        if let Some(me) = (0..MAX_PROCS).find(|&i| self.procs[i].pid == pid) {
-            self.procs[me].comm = comm;
-        }
         self.proc_set(dir, &exe[..elen], &cmd[..clen]);
     }
 
@@ -181,6 +220,14 @@ impl Unixd<'_> {
     /// `PROCINFO`: the caller now runs `path` (relative to directory fid
     /// `base`) with the NUL-terminated arguments `args`.
     pub(crate) fn proc_exec(&mut self, pid: u32, base: u64, path: &[u8], args: &[u8]) {
+        // Its own directory needs no copy of its parent's; a child's that
+        // would copy this one is made before this one changes.
+        if let Some(me) = (0..MAX_PROCS).find(|&i| pid != 0 && self.procs[i].pid == pid) {
+            self.procs[me].proc_pending = false;
+        }
+        if self.proc_pending {
+            self.flush_children_of(pid);
+        }
         self.proc_new(pid, 0);
         let Some(dir) = self.proc_dir(pid) else {
             return;
@@ -213,8 +260,12 @@ impl Unixd<'_> {
         self.proc_set(dir, &exe[..n], args);
     }
 
-    /// Removes `/proc/<pid>/` (the process was reaped).
-    pub(crate) fn proc_gone(&mut self, pid: u32) {
+    /// Removes `/proc/<pid>/` (the process was reaped; `made`: its
+    /// directory was made, not still waiting).
+    pub(crate) fn proc_gone(&mut self, pid: u32, made: bool) {
+        if !made {
+            return;
+        }
         for e in self.gen.iter_mut() {
             if e.1 == Gen::Stat(pid) {
                 *e = (0, Gen::None);

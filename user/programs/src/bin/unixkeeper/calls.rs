@@ -294,9 +294,10 @@ impl Keeper {
             if v < 0 {
                 return Err(-v);
             }
-            if a.w[2] == 1 {
-                // The child's keeper, for the next fork.
-                self.keep_spare(T3);
+            if a.w[2] & 1 != 0 {
+                // The child's keeper (and its process: 2), for the next
+                // fork.
+                self.keep_spare(T3, a.w[0], a.w[2] & 2 != 0);
             }
             if v > 0 && wstatus != 0 {
                 self.space

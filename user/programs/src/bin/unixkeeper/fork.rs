@@ -37,6 +37,9 @@ pub const FORKED: u64 = 1 << 63;
 /// With [`FORKED`]: a spare woken by `BECOME`, which starts its process
 /// itself ([`adopt`]).
 pub const REUSED: u64 = 1 << 60;
+/// With [`REUSED`]: the spare's own process was kept and has become the
+/// child (the process already has the keeper as its keeper).
+pub const WARM: u64 = 1 << 59;
 /// Stack pages a child keeper gets (its `execve` buffers need about 80 KiB).
 const KEEPER_STACK_PAGES: u64 = 24;
 
@@ -111,12 +114,12 @@ impl Keeper {
         // Copy-on-write: the parent's own pages become shared, read-only
         // in both, before anything is built (slot MEMBANK is still the
         // bank here).
-        self.space.share_own_pages();
+        let copied = self.space.share_own_pages();
         swap(KEYS, CHILD_UNIXD, T3, 0).map_err(|_| ENOMEM)?;
         for (i, s) in [1u8, 2, 3, 4].into_iter().enumerate() {
             swap(KEYS, STASH + i as u64, s, 0).map_err(|_| ENOMEM)?;
         }
-        let r = self.build_child(pid, regs);
+        let r = self.build_child(pid, regs, copied);
         // The stashed keys come back whatever happened.
         for (i, s) in [1u8, 2, 3, 4].into_iter().enumerate() {
             let _ = fetch(KEYS, STASH + i as u64, s);
@@ -147,10 +150,17 @@ impl Keeper {
         }
     }
 
-    fn build_child(&mut self, pid: u64, regs: &[u64; NREGS]) -> Result<(), Code> {
+    /// `copied`: the parent's own pages are all copied (not shared), so
+    /// the child's tree is a copy of this one that a spare's kept process
+    /// can be (`Keeper::spare_kept`).
+    fn build_child(&mut self, pid: u64, regs: &[u64; NREGS], copied: bool) -> Result<(), Code> {
         // Banks: the child keeper's (the spare's, if there is one), and
         // its process's under it. From here a failure destroys `KB`.
         let reuse = core::mem::take(&mut self.spare);
+        let kept = core::mem::take(&mut self.spare_kept);
+        // The spare's kept process is a copy of this process's tree as it
+        // is now: only its own pages' bytes and the registers are new.
+        let warm = reuse && copied && kept == Some(self.space.tree.generation());
         if reuse {
             fetch(KEYS, keys::SPARE, T)?;
             fetch(T, keys::OWN_BANK, KB)?;
@@ -158,6 +168,97 @@ impl Keeper {
             fetch(KEYS, keys::BANK, T)?;
             bank::create_sub(T, u64::MAX, u64::MAX, KB)?;
         }
+        if warm {
+            fetch(T, keys::KEPT_PROC, CPROC)?;
+            fetch(T, keys::KEPT_PBANK, CPB)?;
+            fetch(T, keys::KEPT_DIR, CDIR)?;
+            self.rewrite_own_pages()?;
+        } else {
+            if reuse && kept.is_some() && fetch(T, keys::KEPT_PBANK, CPB).is_ok() {
+                // Kept, but this tree has changed since: it goes.
+                let _ = bank::destroy(CPB);
+            }
+            self.build_process()?;
+        }
+        self.copy_fpu()?;
+
+        // It resumes after the `fork` with 0.
+        let mut r = *regs;
+        r[Reg::Rax as usize] = 0;
+        let mut b = [0u8; REGS_SIZE];
+        for (c, v) in b.chunks_exact_mut(8).zip(r) {
+            c.copy_from_slice(&v.to_le_bytes());
+        }
+        ok(Msg::new(CPROC, domain::SET_REGS).string(&b).call())?;
+
+        // The child keeper starts from a copy of this state (and marks the
+        // pages copied from its process's bank itself: `mark_copies_local`).
+        self.note_fork(pid, copied);
+        if reuse {
+            let woken = self.wake_spare(pid, warm);
+            // The spare starts its process itself (`adopt`).
+            return woken;
+        }
+        // The child keeper (CPB and CDIR are reused for it).
+        swap(KEYS, CHILD_PBANK, CPB, 0)?;
+        swap(KEYS, CHILD_DIR, CDIR, 0)?;
+        self.build_keeper(pid)?;
+        ok(Msg::new(CPROC, domain::SET_STATE)
+            .words([state::RUNNING, state::FOREIGN as u64, 0, 0])
+            .call())?;
+        Ok(())
+    }
+
+    /// What a process kept by child `pid` would be a copy of: this tree
+    /// as it is now (if `copied`: see `build_child`).
+    fn note_fork(&mut self, pid: u64, copied: bool) {
+        self.last_fork = (pid, copied.then(|| self.space.tree.generation()));
+    }
+
+    /// The parent's FPU, SSE and AVX state is the child's too (Linux).
+    fn copy_fpu(&mut self) -> Result<(), Code> {
+        let mut b = [0u8; 4096];
+        let a = ok(Msg::new(PROC, domain::GET_FPU).call_into(&mut b))?;
+        let n = (a.w[0] as usize).min(b.len());
+        ok(Msg::new(CPROC, domain::SET_FPU).string(&b[..n]).call()).map(|_| ())
+    }
+
+    /// A warm fork: the parent's writable own pages' bytes over the kept
+    /// process's copies of them (the same pages at the same places),
+    /// through a segment key to its space; nothing else of it changes. (A
+    /// read-only own page changes in neither process without a new key,
+    /// which would have changed its tree's generation: its copy is still
+    /// a copy.)
+    fn rewrite_own_pages(&mut self) -> Result<(), Code> {
+        make(CPROC, domain::GET_SPACE, [0; 4], X)?;
+        let mut pages = [0u64; 64];
+        let mut from = 0u64;
+        loop {
+            let mut got = 0;
+            self.space.tree.pages(from, u64::MAX, |p, _, _, flags| {
+                if got < pages.len()
+                    && flags & (pf::OWNED | pf::WRITABLE) == pf::OWNED | pf::WRITABLE
+                {
+                    pages[got] = p;
+                    got += 1;
+                }
+            });
+            for &p in &pages[..got] {
+                ok(Msg::new(X, segment::WRITE)
+                    .w0(p * 4096)
+                    .raw_string(self.space.win.addr(p * 4096), 4096)
+                    .call())?;
+                from = p + 1;
+            }
+            if got < pages.len() {
+                return Ok(());
+            }
+        }
+    }
+
+    /// A cold fork: the child process's bank (under `KB`), domain and tree
+    /// of the parent's shape, its own pages copied and the rest shared.
+    fn build_process(&mut self) -> Result<(), Code> {
         bank::create_sub(KB, u64::MAX, u64::MAX, CPB)?;
         bank::alloc_node(CPB, CDIR)?;
         // Nothing else writes `X` while the tree is built.
@@ -222,42 +323,13 @@ impl Keeper {
                 break;
             }
         }
-        if let Some(e) = err {
-            return Err(e);
-        }
         // The parent's leaf cache slot was used for shared pages.
         self.space.forget_cache();
-
-        // It resumes after the `fork` with 0.
-        let mut r = *regs;
-        r[Reg::Rax as usize] = 0;
-        let mut b = [0u8; REGS_SIZE];
-        for (c, v) in b.chunks_exact_mut(8).zip(r) {
-            c.copy_from_slice(&v.to_le_bytes());
+        match err {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
-        ok(Msg::new(CPROC, domain::SET_REGS).string(&b).call())?;
-
-        // The child keeper starts from a copy of this state, in which the
-        // pages just copied (from its process's bank) are marked so.
-        self.space.mark_copies_local(true);
-        if reuse {
-            let woken = self.wake_spare(pid);
-            self.space.mark_copies_local(false);
-            // The spare starts its process itself (`adopt`).
-            return woken;
-        }
-        // The child keeper (CPB and CDIR are reused for it).
-        swap(KEYS, CHILD_PBANK, CPB, 0)?;
-        swap(KEYS, CHILD_DIR, CDIR, 0)?;
-        let built = self.build_keeper(pid);
-        self.space.mark_copies_local(false);
-        built?;
-        ok(Msg::new(CPROC, domain::SET_STATE)
-            .words([state::RUNNING, state::FOREIGN as u64, 0, 0])
-            .call())?;
-        Ok(())
     }
-
     /// Page `p` of the parent into the child's leaf.
     fn copy_page(
         &mut self,
@@ -292,7 +364,9 @@ impl Keeper {
     /// resume key of its `EXIT` call wakes it with the child's keys
     /// (`proto::BECOME`). The child process is in `CPROC`, its bank in
     /// `CPB`, its directory root in `CDIR`.
-    fn wake_spare(&mut self, pid: u64) -> Result<(), Code> {
+    /// `warm`: its own process, kept, is the child (`CPROC`): its windows
+    /// already show it and the executable.
+    fn wake_spare(&mut self, pid: u64, warm: bool) -> Result<(), Code> {
         fetch(KEYS, keys::SPARE, X)?;
         fetch(X, keys::SELF_SPACE, CCACHE)?;
         make(
@@ -320,13 +394,17 @@ impl Keeper {
                 }
             }
         }
-        swap(CCACHE, EXEC_SLOT, EXEC, 0)?;
-        make(CPROC, domain::GET_SPACE, [0; 4], T)?;
-        swap(CCACHE, WINDOW_SLOT, T, 0)?;
+        if !warm {
+            // (Changing a window slot discards the spare's page tables
+            // under it.)
+            swap(CCACHE, EXEC_SLOT, EXEC, 0)?;
+            make(CPROC, domain::GET_SPACE, [0; 4], T)?;
+            swap(CCACHE, WINDOW_SLOT, T, 0)?;
+        }
         fetch(X, keys::SPARE, T)?;
         fetch(KEYS, CHILD_UNIXD, T2)?;
         ok(Msg::new(T, proto::BECOME)
-            .w0(pid)
+            .words([pid, warm as u64, 0, 0])
             .keys([CPROC, T2, CPB, CDIR])
             .send())
         .map(|_| ())
@@ -464,11 +542,13 @@ fn keeper_state() -> [(u64, u64); 2] {
 /// its executable's key from its window slot, then the process gets this
 /// keeper as its keeper and starts (the process's keys arrived with
 /// `BECOME`).
-pub fn adopt() -> Result<(), Code> {
+pub fn adopt(warm: bool) -> Result<(), Code> {
     fetch(KEYS, keys::SELF_SPACE, T)?;
     fetch(T, EXEC_SLOT, EXEC)?;
-    fetch(KEYS, keys::SELF_START, T)?;
-    ok(Msg::new(PROC, domain::SET_KEEPER).keys([T, 0, 0, 0]).call())?;
+    if !warm {
+        fetch(KEYS, keys::SELF_START, T)?;
+        ok(Msg::new(PROC, domain::SET_KEEPER).keys([T, 0, 0, 0]).call())?;
+    }
     ok(Msg::new(PROC, domain::SET_STATE)
         .words([state::RUNNING, state::FOREIGN as u64, 0, 0])
         .call())

@@ -89,6 +89,19 @@ pub struct Keeper {
     /// keeper of an ended child, waiting to serve the next `fork`'s child
     /// (its domain, pages and page tables are kept instead of built).
     pub spare: bool,
+    /// The spare's own process was kept (`KEYS` node slots `KEPT_*`):
+    /// a copy of this process's tree at this generation
+    /// (`Tree::generation`). A `fork` while the tree is still there is
+    /// *warm*: it rewrites the kept process's own pages and registers
+    /// instead of building a process.
+    pub spare_kept: Option<u64>,
+    /// The last child `fork` made, and the generation of this tree its
+    /// process is a copy of (`None`: not a plain copy).
+    pub last_fork: (u64, Option<u64>),
+    /// A forked keeper: its process's tree generation when it was a plain
+    /// copy of the parent's (`None`: it was not). Unchanged at the end,
+    /// the process is kept for the parent's next `fork`.
+    pub kept_gen: Option<u64>,
     rng: u64,
 }
 
@@ -111,6 +124,9 @@ impl Keeper {
             sigmask: 0,
             answered: 0,
             spare: false,
+            spare_kept: None,
+            last_fork: (0, None),
+            kept_gen: None,
             rng: stet_rt::cpu::rdtsc() | 1,
         }
     }
@@ -250,20 +266,35 @@ impl Keeper {
             }
             println!();
         }
+        // A forked keeper whose process is still the plain copy its parent
+        // made keeps it, for the parent's next `fork` (`spare_kept`).
+        let forked = self.ppid != 0;
+        let keep = forked && self.kept_gen == Some(self.space.tree.generation());
         self.close_all(false);
         self.space.close_files();
-        // Its own pages come from the common bank: each back (shared ones
-        // by their last holder) before the process's bank goes.
-        self.space.release_pages(0, stet_unix::layout::USER_END);
+        if !keep {
+            // Its own pages come from the common bank: each back (shared
+            // ones by their last holder) before the process's bank goes.
+            self.space.release_pages(0, stet_unix::layout::USER_END);
+        }
         let _ = Msg::new(UNIXD, stet_unix::proto::CLOSE)
             .w0(self.cwd as u64)
             .call();
-        let _ = bank::destroy(PBANK);
+        let keep = keep
+            && [
+                (slots::keys::KEPT_PROC, PROC),
+                (slots::keys::KEPT_PBANK, PBANK),
+                (slots::keys::KEPT_DIR, DIR),
+            ]
+            .into_iter()
+            .all(|(at, s)| keydir::swap(KEYS, at, s, 0).is_ok());
+        if !keep {
+            let _ = bank::destroy(PBANK);
+        }
         // The windows onto the process are closed, unless this keeper
         // goes too (a forked keeper: its bank is destroyed below, and
         // clearing a slot of its own space would only discard its page
         // tables for nothing).
-        let forked = self.ppid != 0;
         if !forked && keydir::fetch(KEYS, slots::keys::SELF_SPACE, T).is_ok() {
             for slot in [WINDOW_SLOT, EXEC_SLOT] {
                 let _ = Msg::new(T, node::SWAP).w0(slot).call();
@@ -280,12 +311,13 @@ impl Keeper {
             return;
         }
         let a = Msg::new(UNIXD, stet_unix::proto::EXIT)
-            .w0(status)
+            .words([status, keep as u64, 0, 0])
             .keys([KEYS, 0, 0, 0])
             .recv([PROC, UNIXD, PBANK, DIR])
             .call();
         if a.code == stet_unix::proto::BECOME {
-            stet_rt::start::restart(fork::FORKED | fork::REUSED | a.w[0]);
+            let warm = if a.w[1] == 1 { fork::WARM } else { 0 };
+            stet_rt::start::restart(fork::FORKED | fork::REUSED | warm | a.w[0]);
         }
         if keydir::fetch(KEYS, slots::keys::OWN_BANK, T).is_ok() {
             let _ = bank::destroy(T);
@@ -294,6 +326,7 @@ impl Keeper {
 
     /// The spare keeper goes (its bank destroyed), if there is one.
     pub fn drop_spare(&mut self) {
+        self.spare_kept = None;
         if core::mem::take(&mut self.spare)
             && keydir::fetch(KEYS, slots::keys::SPARE, T).is_ok()
             && keydir::fetch(T, slots::keys::OWN_BANK, T).is_ok()
@@ -302,11 +335,16 @@ impl Keeper {
         }
     }
 
-    /// The keeper of a reaped child (its `KEYS` node in `k`) becomes the
-    /// spare, or goes if there is one already.
-    pub fn keep_spare(&mut self, k: Slot) {
+    /// The keeper of reaped child `pid` (its `KEYS` node in `k`; `kept`:
+    /// with its process) becomes the spare, or goes if there is one
+    /// already.
+    pub fn keep_spare(&mut self, k: Slot, pid: u64, kept: bool) {
         if !self.spare && keydir::swap(KEYS, slots::keys::SPARE, k, 0).is_ok() {
             self.spare = true;
+            self.spare_kept = match self.last_fork {
+                (p, gen) if kept && p == pid => gen,
+                _ => None,
+            };
         } else if keydir::fetch(k, slots::keys::OWN_BANK, k).is_ok() {
             let _ = bank::destroy(k);
         }
@@ -363,15 +401,22 @@ fn main(arg: u64) -> i64 {
             return 1;
         };
         k.ppid = k.pid;
-        k.pid = arg & !(fork::FORKED | fork::REUSED);
+        k.pid = arg & !(fork::FORKED | fork::REUSED | fork::WARM);
         k.space.forget_cache();
         k.enosys = [0; 512];
         k.answered = 0;
         k.spare = false;
+        k.spare_kept = None;
+        k.last_fork = (0, None);
+        k.kept_gen = if k.space.mark_copies_local() {
+            Some(k.space.tree.generation())
+        } else {
+            None
+        };
         // A spare woken by `fork` finishes what a fresh keeper's builder
         // does for it: its process is still stopped.
         if arg & fork::REUSED != 0 {
-            if let Err(c) = fork::adopt() {
+            if let Err(c) = fork::adopt(arg & fork::WARM != 0) {
                 println!(
                     "unix: pid {}: a spare keeper cannot start its process (code {c})",
                     k.pid

@@ -64,6 +64,13 @@ pub mod keys {
     /// ended child kept for the next `fork` (`Keeper::spare`). As a
     /// spare: the resume key that wakes it (`proto::BECOME`).
     pub const SPARE: u64 = stet_unix::proto::SPARE;
+    /// A spare whose process was kept (`Keeper::end`): the process's
+    /// domain, bank and directory root, for the parent's next `fork`.
+    /// (Outside a `fork` these slots are free; during one they are its
+    /// scratch.)
+    pub const KEPT_PROC: u64 = 8;
+    pub const KEPT_PBANK: u64 = 9;
+    pub const KEPT_DIR: u64 = 10;
     /// The general slot holding each at start, and its slot here.
     pub const AT_START: [(super::Slot, u64); 5] = [
         (7, BANK),

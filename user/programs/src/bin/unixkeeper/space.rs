@@ -400,18 +400,23 @@ impl Space {
     /// unixd (one more holder: the child) and read-only here (the child's
     /// tree gets the same read-only key). A page unixd cannot count (its
     /// table is full) stays as it was, and the child gets a copy.
-    pub fn share_own_pages(&mut self) {
+    ///
+    /// → whether the child gets a plain copy of every own page (none is
+    /// shared): then its tree is a copy of this one that a process kept
+    /// for the next `fork` can be rewritten into.
+    pub fn share_own_pages(&mut self) -> bool {
         // A small process is copied instead: with a page copy cheaper than
         // the messages sharing costs here (the page's identity from the
         // bank at fork, and again when each holder lets go), copying wins
         // below this many own pages; above it sharing saves time and, by
         // far, memory.
-        let mut own = 0;
+        let (mut own, mut odd) = (0, 0);
         self.tree.pages(0, u64::MAX, |_, _, _, flags| {
             own += (flags & pf::OWNED != 0) as usize;
+            odd += (flags & (pf::OWNED | pf::SHARED) == pf::OWNED | pf::SHARED) as usize;
         });
         if own < COW_MIN_PAGES {
-            return;
+            return odd == 0;
         }
         let mut found = [(0u64, 0u16, 0u8, 0u8); 64];
         let mut from = 0;
@@ -426,7 +431,7 @@ impl Space {
                 }
             });
             if n == 0 {
-                return;
+                return false;
             }
             let mut ids = [0u32; 64];
             let mut have = [false; 64];
@@ -481,36 +486,35 @@ impl Space {
                 }
             }
             if n < found.len() {
-                return;
+                return false;
             }
         }
     }
 
-    /// Sets or clears `LOCAL` on every own, unshared page: around the
-    /// copy of this keeper's state that a child keeper starts from, so the
-    /// child knows its copies of them came from its process's bank.
-    pub fn mark_copies_local(&mut self, on: bool) {
+    /// A forked keeper's first act: each own page of its process that is
+    /// not shared copy-on-write is a copy `fork` made from the process's
+    /// bank, and is marked so (`LOCAL`: it goes with that bank). → whether
+    /// every own page is such a copy (none shared): then the process can
+    /// be kept as it is for its parent's next `fork`.
+    pub fn mark_copies_local(&mut self) -> bool {
         let mut from = 0;
+        let mut shared = false;
         loop {
             let mut found = [(0u64, 0u8); 64];
             let mut n = 0;
             self.tree.pages(from, u64::MAX, |p, _, _, flags| {
-                if n < found.len() && flags & (pf::OWNED | pf::SHARED) == pf::OWNED {
+                shared |= flags & (pf::OWNED | pf::SHARED) == pf::OWNED | pf::SHARED;
+                if n < found.len() && flags & (pf::OWNED | pf::SHARED | pf::LOCAL) == pf::OWNED {
                     found[n] = (p, flags);
                     n += 1;
                 }
             });
             for &(p, flags) in &found[..n] {
-                let f = if on {
-                    flags | pf::LOCAL
-                } else {
-                    flags & !pf::LOCAL
-                };
-                self.tree.set_page(p, Entry::Page(f));
+                self.tree.set_page(p, Entry::Page(flags | pf::LOCAL));
                 from = p + 1;
             }
             if n < found.len() {
-                return;
+                return !shared;
             }
         }
     }
