@@ -6,6 +6,7 @@
  * line is checked by tests/system/unix_cow.toml. */
 #include <errno.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
@@ -121,6 +122,25 @@ int main(void)
     CHECK(all(3, 0, PAGES), "parent unchanged");
     printf("cowtest: child and grandchild wrote their own copies; pages not given back: %ld\n",
            after - free_pages());
+    /* A child that shrinks below the copy threshold while its pages are
+     * still shared, then forks: its child must be counted as a holder of
+     * them, or its exit (and then the child's) frees pages the parent
+     * still holds. */
+    c = fork();
+    if (c == 0) {
+        munmap(big + 40 * PAGE, (PAGES - 40) * PAGE);
+        pid_t g = fork();
+        if (g == 0)
+            _exit(all(3, 0, 40) ? 0 : 1);
+        int gs;
+        _exit(waitpid(g, &gs, 0) == g && WIFEXITED(gs) && WEXITSTATUS(gs) == 0 && all(3, 0, 40)
+                  ? 0
+                  : 1);
+    }
+    CHECK(waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0, "shrunk child %#x", st);
+    CHECK(all(3, 0, PAGES), "parent unchanged after the shrunk child");
+    printf("cowtest: a shrunk child's child shared its pages; the parent's are intact: %s\n",
+           all(3, 0, PAGES) ? "yes" : "no");
     if (failures == 0)
         printf("cowtest: all ok\n");
     return failures != 0;

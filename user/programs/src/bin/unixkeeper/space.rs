@@ -415,8 +415,10 @@ impl Space {
             own += (flags & pf::OWNED != 0) as usize;
             odd += (flags & (pf::OWNED | pf::SHARED) == pf::OWNED | pf::SHARED) as usize;
         });
-        if own < COW_MIN_PAGES {
-            return odd == 0;
+        // (A page already shared must be counted for the child too: then
+        // this is the sharing path whatever the count.)
+        if own < COW_MIN_PAGES && odd == 0 {
+            return true;
         }
         let mut found = [(0u64, 0u16, 0u8, 0u8); 64];
         let mut from = 0;
