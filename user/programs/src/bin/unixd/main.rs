@@ -1492,8 +1492,8 @@ impl Unixd<'_> {
             p::EXIT => {
                 // A forked keeper sends its `KEYS` node and waits as a
                 // spare for its parent's next fork (its process's memory
-                // is already back); `exit` destroys it at once if nobody
-                // will wait.
+                // is back, or kept whole under the keeper's bank: `w1`);
+                // `exit` destroys it at once if nobody will wait.
                 let kept = self.keep_spare(a.label, w[1] == 1);
                 let done = self.exit(a.label, w[0] as u32);
                 if kept {

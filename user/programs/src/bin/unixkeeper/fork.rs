@@ -330,6 +330,7 @@ impl Keeper {
             None => Ok(()),
         }
     }
+
     /// Page `p` of the parent into the child's leaf.
     fn copy_page(
         &mut self,
