@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -82,14 +83,17 @@ int main(void)
             counter = -1;
             local = -1;
             fesetround(FE_DOWNWARD);
-            _exit(ok ? 10 + i : 1);
+            /* Its own pid, also from the kernel's answers (left at the
+             * second call), never the last child's. */
+            pid_t a = getpid(), b = getpid(), t = syscall(SYS_gettid);
+            _exit(ok && a == b && b == getpid() && t == a ? 100 + a % 100 : 1);
         }
         CHECK(waitpid(c, &status, 0) == c, "waitpid");
-        seen += WIFEXITED(status) && WEXITSTATUS(status) == 10 + i;
+        seen += WIFEXITED(status) && WEXITSTATUS(status) == 100 + c % 100;
         CHECK(counter == i * 7 + 1 && local == 1000 + i, "parent's memory after child %d", i);
     }
     fesetround(FE_TONEAREST);
-    printf("forktest: 6 children in a row saw the memory and rounding of their fork: %d\n", seen);
+    printf("forktest: 6 children in a row saw the memory, rounding and pid of their fork: %d\n", seen);
 
     /* Memory is the child's own after fork. */
     memset(big, 'p', sizeof big);
@@ -135,6 +139,20 @@ int main(void)
         _exit(9);
     }
     CHECK(waitpid(c, &status, WNOHANG) == 0, "WNOHANG");
+    /* The running child's /proc directory, by any path that leads there
+     * (unixd makes it only when a path goes through /proc). */
+    char dir[64], exe[256], through[64];
+    snprintf(dir, sizeof dir, "/proc/%d", c);
+    snprintf(through, sizeof through, "/tmp/forktest-proc/%d/cmdline", c);
+    unlink("/tmp/forktest-proc");
+    CHECK(symlink("/proc", "/tmp/forktest-proc") == 0, "symlink");
+    struct stat sb;
+    ssize_t el = readlink(strcat(strcpy(exe, dir), "/exe"), exe, sizeof exe - 1);
+    int seen_proc = access(dir, F_OK) == 0 && stat(through, &sb) == 0 && el > 0;
+    exe[el > 0 ? el : 0] = 0;
+    printf("forktest: a new child's /proc directory is there: %s, exe %s\n",
+           seen_proc ? "yes" : "no", exe);
+    unlink("/tmp/forktest-proc");
     write(q[1], "x", 1);
     CHECK(waitpid(c, &status, 0) == c && WEXITSTATUS(status) == 9, "after WNOHANG %#x", status);
     close(q[0]);

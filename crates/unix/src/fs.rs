@@ -127,6 +127,14 @@ pub struct Fs {
 
 const TOMB: u16 = u16::MAX;
 
+/// A path walk's state: symbolic links it may still follow, and the
+/// directory it reports looking names up in.
+struct Walk {
+    budget: usize,
+    watch: Option<u32>,
+    seen: bool,
+}
+
 fn name_hash(dir: u32, name: &[u8]) -> usize {
     // FNV-1a over the directory and the name.
     let mut h: u32 = 0x811c_9dc5;
@@ -272,11 +280,33 @@ impl Fs {
     /// Resolves `path` from `cwd` (absolute paths from the root). With
     /// `follow`, a symbolic link as the last component is followed too.
     pub fn resolve(&self, cwd: u32, path: &[u8], follow: bool) -> Result<u32, i64> {
-        let mut budget = MAX_FOLLOW;
-        self.walk(cwd, path, follow, &mut budget)
+        let mut w = Walk {
+            budget: MAX_FOLLOW,
+            watch: None,
+            seen: false,
+        };
+        self.walk(cwd, path, follow, &mut w)
     }
 
-    fn walk(&self, cwd: u32, path: &[u8], follow: bool, budget: &mut usize) -> Result<u32, i64> {
+    /// [`Fs::resolve`], and whether it looked a name up in directory
+    /// `watch` (unixd: whether the path went through `/proc`).
+    pub fn resolve_watching(
+        &self,
+        cwd: u32,
+        path: &[u8],
+        follow: bool,
+        watch: u32,
+    ) -> (Result<u32, i64>, bool) {
+        let mut w = Walk {
+            budget: MAX_FOLLOW,
+            watch: Some(watch),
+            seen: false,
+        };
+        let r = self.walk(cwd, path, follow, &mut w);
+        (r, w.seen)
+    }
+
+    fn walk(&self, cwd: u32, path: &[u8], follow: bool, w: &mut Walk) -> Result<u32, i64> {
         if path.is_empty() {
             return Err(ENOENT);
         }
@@ -296,17 +326,18 @@ impl Fs {
             if c.len() > MAX_NAME {
                 return Err(ENAMETOOLONG);
             }
+            w.seen |= w.watch == Some(at);
             let next = self.lookup(at, c).ok_or(ENOENT)?;
             let last = i + 1 == n;
             if (!last || follow) && self.link_target(next).is_some() {
-                if *budget == 0 {
+                if w.budget == 0 {
                     return Err(ELOOP);
                 }
-                *budget -= 1;
+                w.budget -= 1;
                 let mut t = [0u8; MAX_LINK];
                 let target = self.link_target(next).unwrap_or_default();
                 t[..target.len()].copy_from_slice(target);
-                at = self.walk(at, &t[..target.len()], true, budget)?;
+                at = self.walk(at, &t[..target.len()], true, w)?;
             } else {
                 at = next;
             }

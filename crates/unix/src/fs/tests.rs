@@ -30,6 +30,29 @@ fn names(f: &Fs, dir: u32) -> Vec<std::string::String> {
 }
 
 #[test]
+fn resolve_watching_reports_lookups_in_the_watched_directory() {
+    let mut f = fs();
+    let bin = f.create(ROOT, b"bin", mode::DIR | 0o755, 6).unwrap();
+    let proc = f.create(ROOT, b"proc", mode::DIR | 0o555, 6).unwrap();
+    let t = f.create(bin, b"true", mode::REG | 0o755, 6).unwrap();
+    let one = f.create(proc, b"1", mode::DIR | 0o555, 6).unwrap();
+    f.symlink(bin, b"p", b"/proc/1", 6).unwrap();
+    f.symlink(bin, b"q", b"true", 6).unwrap();
+    let w = |cwd, p: &[u8]| f.resolve_watching(cwd, p, true, proc);
+    assert_eq!(w(ROOT, b"/bin/true"), (Ok(t), false));
+    assert_eq!(w(bin, b"q"), (Ok(t), false));
+    assert_eq!(w(ROOT, b"/proc/1"), (Ok(one), true));
+    assert_eq!(w(ROOT, b"/proc/2"), (Err(ENOENT), true));
+    // Through a symbolic link, and through "..".
+    assert_eq!(w(ROOT, b"/bin/p"), (Ok(one), true));
+    assert_eq!(w(one, b"../../bin/true"), (Ok(t), true));
+    assert_eq!(w(one, b"."), (Ok(one), false));
+    // The directory itself, named last, is not looked in.
+    assert_eq!(w(ROOT, b"/proc"), (Ok(proc), false));
+    assert_eq!(w(ROOT, b"/bin/nope"), (Err(ENOENT), false));
+}
+
+#[test]
 fn create_lookup_resolve() {
     let mut f = fs();
     let etc = f.create(ROOT, b"etc", mode::DIR | 0o755, 6).unwrap();

@@ -645,15 +645,6 @@ impl Unixd<'_> {
         fetch(KEEPERS, a as u64, T).map_err(|_| EIO)?;
         swap(T, i as u64 % 16, K0, 0).map_err(|_| EIO)?;
         self.procs[i].keeper = true;
-        // Its /proc directory is made when someone could see it (most
-        // forked children are gone before anyone does): its name now.
-        let ppid = self.procs[i].ppid;
-        if let Some(pi) = (0..MAX_PROCS).find(|&j| ppid != 0 && self.procs[j].pid == ppid) {
-            self.procs[i].comm = self.procs[pi].comm;
-        }
-        // (Already there, as after a restart, it is left as it is.)
-        self.procs[i].proc_pending = true;
-        self.proc_pending = true;
         Ok(0)
     }
 
@@ -729,14 +720,19 @@ impl Unixd<'_> {
                 _ => {}
             }
         }
+        // Its /proc directory is made when someone could see it (most
+        // forked children are gone before anyone does): its name now.
         self.procs[slot] = Proc {
             pid,
             ppid: parent,
             pgid,
             sid,
             fwd: true,
+            comm: self.procs[pi].comm,
+            proc_pending: true,
             ..NO_PROC
         };
+        self.proc_pending = true;
         self.next_pid = if pid >= 32767 { 2 } else { pid + 1 };
         Ok(Reply::Now([pid as u64, 0, 0], 0, true))
     }
@@ -1044,7 +1040,12 @@ impl Unixd<'_> {
         let w = a.w;
         let now = self.time();
         let r = |v: Result<u64, i64>| Ok(Reply::Now(ret(v), 0, false));
-        if self.proc_pending && p::NAMES_FILES.contains(&a.code) {
+        // (Orders that only look a path up make the waiting directories
+        // only if the path goes through `/proc`: `resolve_seeing_proc`.)
+        if self.proc_pending
+            && p::NAMES_FILES.contains(&a.code)
+            && ![p::STAT, p::ACCESS, p::READLINK, p::EXEC].contains(&a.code)
+        {
             self.proc_flush();
         }
         match a.code {
@@ -1069,7 +1070,11 @@ impl Unixd<'_> {
                     self.open[self.fid(w[0])?].kind
                 } else {
                     let dir = self.base(w[0])?;
-                    Kind::Inode(self.fs.resolve(dir, s, w[1] & at::SYMLINK_NOFOLLOW == 0)?)
+                    Kind::Inode(self.resolve_seeing_proc(
+                        dir,
+                        s,
+                        w[1] & at::SYMLINK_NOFOLLOW == 0,
+                    )?)
                 };
                 let st = self.stat_of(kind)?;
                 out[..144].copy_from_slice(&st);
@@ -1129,7 +1134,7 @@ impl Unixd<'_> {
                 r(Ok(0))
             }
             p::READLINK => {
-                let ino = self.fs.resolve(self.base(w[0])?, s, false)?;
+                let ino = self.resolve_seeing_proc(self.base(w[0])?, s, false)?;
                 let t = self.fs.link_target(ino).ok_or(EINVAL)?;
                 out[..t.len()].copy_from_slice(t);
                 Ok(Reply::Now([t.len() as u64, 0, 0], t.len(), false))
@@ -1181,7 +1186,7 @@ impl Unixd<'_> {
                 r(Ok(0))
             }
             p::ACCESS => {
-                let ino = self.fs.resolve(self.base(w[0])?, s, true)?;
+                let ino = self.resolve_seeing_proc(self.base(w[0])?, s, true)?;
                 let i = self.fs.inode(ino).ok_or(ENOENT)?;
                 // Everyone is root: X needs some execute bit.
                 if w[1] & 1 != 0 && i.mode & 0o111 == 0 && i.mode & mode::FMT != mode::DIR {
@@ -1507,7 +1512,7 @@ impl Unixd<'_> {
                 r(Ok(self.procs[i].ppid as u64))
             }
             p::EXEC => {
-                let ino = self.fs.resolve(self.base(w[0])?, s, true)?;
+                let ino = self.resolve_seeing_proc(self.base(w[0])?, s, true)?;
                 let i = *self.fs.inode(ino).ok_or(ENOENT)?;
                 if i.mode & mode::FMT == mode::DIR {
                     return Err(EACCES);

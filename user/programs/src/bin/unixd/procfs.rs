@@ -132,6 +132,27 @@ impl Unixd<'_> {
         }
     }
 
+    /// `Fs::resolve`, after making the waiting `/proc/<pid>/` directories
+    /// if the path goes through `/proc` (a lookup elsewhere cannot see
+    /// them: `exec` of `/bin/true` by a new child makes nothing).
+    pub(crate) fn resolve_seeing_proc(
+        &mut self,
+        dir: u32,
+        path: &[u8],
+        follow: bool,
+    ) -> Result<u32, i64> {
+        if self.proc_pending {
+            if let Some(root) = self.proc_root() {
+                let (r, seen) = self.fs.resolve_watching(dir, path, follow, root);
+                if !seen {
+                    return r;
+                }
+                self.proc_flush();
+            }
+        }
+        self.fs.resolve(dir, path, follow)
+    }
+
     /// Makes the waiting directories if one of `pid`'s children's is among
     /// them (its copy of `pid`'s is due before `pid`'s changes or goes).
     pub(crate) fn flush_children_of(&mut self, pid: u32) {

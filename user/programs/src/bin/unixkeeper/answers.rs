@@ -59,13 +59,19 @@ pub fn install(proc: Slot, bank_slot: Slot, scratch: Slot, pid: u64) -> Result<(
     }
 }
 
-/// How many calls the kernel has answered `ENOSYS` for process domain
-/// `proc` since its answers were installed (0 if it has none).
-pub fn enosys_count(proc: Slot) -> u64 {
-    let a = Msg::new(proc, domain::GET_ANSWERS).call();
-    if a.ok() {
-        a.w[2]
-    } else {
-        0
+/// Takes process domain `proc`'s answers away (its node, into `scratch`,
+/// goes back to `bank_slot`): a domain kept for another process must not
+/// answer with this one's pid. → how many calls the kernel answered
+/// `ENOSYS` for it since they were installed (0 if it had none).
+pub fn remove(proc: Slot, bank_slot: Slot, scratch: Slot) -> u64 {
+    let a = Msg::new(proc, domain::SET_ANSWERS)
+        .keys([0, 0, 0, 0])
+        .words([u64::MAX, 0, 0, 0])
+        .recv([scratch, 0, 0, 0])
+        .call();
+    if !a.ok() {
+        return 0;
     }
+    let _ = bank::free(bank_slot, scratch);
+    a.w[0]
 }

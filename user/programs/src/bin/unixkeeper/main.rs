@@ -206,13 +206,14 @@ impl Keeper {
         }
     }
 
-    /// Adds the calls the kernel answered `ENOSYS` for the process domain
-    /// (`answers`) to the tally, before that domain goes.
+    /// Takes the answers left with the kernel back from the process
+    /// domain (`answers`), adding the calls it answered `ENOSYS` to the
+    /// tally: before that domain goes, or is kept for another process.
     pub fn collect_enosys(&mut self) {
         if core::mem::take(&mut self.answered) < answers::AFTER {
             return;
         }
-        let n = answers::enosys_count(slots::PROC);
+        let n = answers::remove(slots::PROC, PBANK, T);
         let last = self.enosys.len() - 1;
         self.enosys[last] = self.enosys[last].saturating_add(n.min(u16::MAX as u64) as u16);
     }
