@@ -360,10 +360,17 @@ pub fn copy_between(
 /// (`None`) the whole node (destroyed): the contexts whose tables were
 /// built through it lose the part built under the top-level entries it
 /// was mapped under; everyone else keeps theirs.
+/// A change to one slot of a context's space root discards only the
+/// tables under that slot, so the root stays marked: the rest of the
+/// space is still mapped through it (unmarked, the next change to another
+/// slot would discard nothing, and a keeper's window moved to a new
+/// process after its exec window moved would still show the old one).
 pub fn unmap_node(k: &mut Kernel, i: u32, slot: Option<usize>) {
     if k.objs.node_mapped(i) {
-        let m = k.objs.unmark_node(i);
-        discard_mappers(k, m, slot.map(|s| (i, s)));
+        let m = k.objs.nodes[i as usize].mappers;
+        if !discard_mappers(k, m, slot.map(|s| (i, s))) {
+            k.objs.unmark_node(i);
+        }
     }
 }
 
@@ -379,11 +386,18 @@ pub fn unmap_page(k: &mut Kernel, i: u32) {
 /// the change is one slot of a context's space root (`root_slot`: node,
 /// slot), only the top-level entries under that slot go: a UNIX keeper
 /// given a new window keeps the tables of its own text, stack and heap.
-fn discard_mappers(k: &mut Kernel, m: crate::obj::Mappers, root_slot: Option<(u32, usize)>) {
+/// → whether some mapping through the object survives (only part of a
+/// root's was discarded).
+fn discard_mappers(
+    k: &mut Kernel,
+    m: crate::obj::Mappers,
+    root_slot: Option<(u32, usize)>,
+) -> bool {
     if m.many() {
         flush_all(k);
-        return;
+        return false;
     }
+    let mut survives = false;
     for r in m.records() {
         let c = &k.ctxs[r.ctx];
         if !c.used || c.tgen != r.tgen {
@@ -394,6 +408,7 @@ fn discard_mappers(k: &mut Kernel, m: crate::obj::Mappers, root_slot: Option<(u3
             let space = k.objs.nodes[c.root as usize].keys[root::SPACE];
             let n = &k.objs.nodes[i as usize];
             if let Some((a, b)) = slot_tops(space, n.oid, n.version, slot) {
+                survives |= r.lo < a || r.hi > b;
                 (lo, hi) = (lo.max(a), hi.min(b));
                 if lo > hi {
                     continue;
@@ -407,6 +422,7 @@ fn discard_mappers(k: &mut Kernel, m: crate::obj::Mappers, root_slot: Option<(u3
         }
         k.targeted_flushes += 1;
     }
+    survives
 }
 
 /// The top-level entries slot `slot` of a space root covers, when `space`

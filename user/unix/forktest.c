@@ -170,6 +170,29 @@ int main(void)
     }
     CHECK(waitpid(c, &status, 0) == c && WEXITSTATUS(status) == 17, "exec child %#x", status);
     printf("forktest: exec'd child exited with %d\n", WEXITSTATUS(status));
+    /* fork then exec, again and again: each child's process is the copy
+     * the last one put aside at its exec (only the bytes are new), and the
+     * program it runs is loaded afresh; a plain child after them too. */
+    int execs = 0;
+    for (int i = 0; i < 4; i++) {
+        counter = 500 + i;
+        c = fork();
+        if (c == 0) {
+            char code[16], pid[16];
+            snprintf(code, sizeof code, "%d", counter == 500 + i ? 20 + i : 1);
+            snprintf(pid, sizeof pid, "%d", me);
+            char *argv[] = {"/bin/exitwith", code, pid, NULL};
+            execve(argv[0], argv, NULL);
+            _exit(99);
+        }
+        execs += waitpid(c, &status, 0) == c && WIFEXITED(status) && WEXITSTATUS(status) == 20 + i;
+    }
+    counter = 77;
+    c = fork();
+    if (c == 0)
+        _exit(counter == 77 && getpid() == syscall(SYS_gettid) ? 100 + getpid() % 100 : 1);
+    execs += waitpid(c, &status, 0) == c && WEXITSTATUS(status) == 100 + c % 100;
+    printf("forktest: 4 fork+exec children and a plain child after them: %d ok\n", execs);
     c = fork();
     if (c == 0) {
         char *argv[] = {"/bin/nonexistent", NULL};

@@ -136,9 +136,10 @@ struct Proc {
     /// node is in slot [`FWD_SPARE`] of the forwarder's node, for the
     /// parent's `WAIT4`.
     spare: bool,
-    /// And its process too, kept by the spare (`EXIT`'s `w1`): `WAIT4`
-    /// says so (`w2` bit 1).
-    kept: bool,
+    /// And its process too, kept by the spare (`EXIT`'s `w1`: bit 0
+    /// kept, bit 1 put aside at `execve`): `WAIT4` passes it on (`w2`
+    /// bits 1 and 2).
+    kept: u8,
     /// Its `/proc/<pid>/` is not made yet: it would be a copy of its
     /// parent's (`proc_flush` makes it before anything looks).
     proc_pending: bool,
@@ -158,7 +159,7 @@ const NO_PROC: Proc = Proc {
     keeper: false,
     fwd: false,
     spare: false,
-    kept: false,
+    kept: 0,
     proc_pending: false,
     comm: [0; 16],
 };
@@ -779,7 +780,7 @@ impl Unixd<'_> {
     /// `K0`: the call's resume key goes into that node's `SPARE` slot and
     /// the node into the forwarder's node → whether it did (the call is
     /// then not answered).
-    fn keep_spare(&mut self, pid: u32, with_process: bool) -> bool {
+    fn keep_spare(&mut self, pid: u32, with_process: u64) -> bool {
         let Ok(i) = self.proc_of(pid) else {
             return false;
         };
@@ -789,7 +790,7 @@ impl Unixd<'_> {
             && fetch(T, i as u64 % 16, T).is_ok()
             && swap(T, FWD_SPARE, K0, 0).is_ok();
         self.procs[i].spare = kept;
-        self.procs[i].kept = kept && with_process;
+        self.procs[i].kept = if kept { with_process as u8 & 3 } else { 0 };
         kept
     }
 
@@ -842,13 +843,9 @@ impl Unixd<'_> {
             any = true;
             if p.zombie {
                 let spare = self.reap(i, true);
-                let kept = spare && p.kept;
+                let kept = if spare { p.kept as u64 } else { 0 };
                 return Ok(Reply::Now(
-                    [
-                        p.pid as u64,
-                        p.status as u64,
-                        spare as u64 | (kept as u64) << 1,
-                    ],
+                    [p.pid as u64, p.status as u64, spare as u64 | kept << 1],
                     0,
                     spare,
                 ));
@@ -1499,7 +1496,7 @@ impl Unixd<'_> {
                 // spare for its parent's next fork (its process's memory
                 // is back, or kept whole under the keeper's bank: `w1`);
                 // `exit` destroys it at once if nobody will wait.
-                let kept = self.keep_spare(a.label, w[1] == 1);
+                let kept = self.keep_spare(a.label, w[1]);
                 let done = self.exit(a.label, w[0] as u32);
                 if kept {
                     return Ok(Reply::Kept);

@@ -295,9 +295,9 @@ impl Keeper {
                 return Err(-v);
             }
             if a.w[2] & 1 != 0 {
-                // The child's keeper (and its process: 2), for the next
-                // fork.
-                self.keep_spare(T3, a.w[0], a.w[2] & 2 != 0);
+                // The child's keeper (and its process: 2; put aside at
+                // its `execve`: 4), for the next fork.
+                self.keep_spare(T3, a.w[0], a.w[2] >> 1);
             }
             if v > 0 && wstatus != 0 {
                 self.space

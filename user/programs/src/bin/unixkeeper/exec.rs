@@ -228,10 +228,16 @@ fn load(k: &mut Keeper, path: &[u8], st: &Strings) -> Result<(), i64> {
     }
     let plan = stet_unix::elf::plan(&head[..hl], len).map_err(|e| e.errno())?;
 
-    // Past this point the old image goes.
-    k.space.release_pages(0, stet_unix::layout::USER_END);
+    // Past this point the old image goes: kept, if it is a forked child's
+    // plain copy of its parent (for the parent's next `fork`: a shell's
+    // `fork` then `execve` need build no copy next time), else destroyed.
     k.collect_enosys();
-    let _ = bank::destroy(PBANK);
+    if k.keepable() && k.keep_process() {
+        k.kept_at_exec = true;
+    } else {
+        k.space.release_pages(0, stet_unix::layout::USER_END);
+        let _ = bank::destroy(PBANK);
+    }
     k.space.close_files();
     k.space.reset();
     k.space.exec_len = len;

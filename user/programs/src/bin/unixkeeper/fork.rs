@@ -158,6 +158,7 @@ impl Keeper {
         // its process's under it. From here a failure destroys `KB`.
         let reuse = core::mem::take(&mut self.spare);
         let kept = core::mem::take(&mut self.spare_kept);
+        let moved = core::mem::take(&mut self.spare_moved);
         // The spare's kept process is a copy of this process's tree as it
         // is now: only its own pages' bytes and the registers are new.
         let warm = reuse && copied && kept == Some(self.space.tree.generation());
@@ -195,7 +196,7 @@ impl Keeper {
         // pages copied from its process's bank itself: `mark_copies_local`).
         self.note_fork(pid, copied);
         if reuse {
-            let woken = self.wake_spare(pid, warm);
+            let woken = self.wake_spare(pid, warm, !warm || moved);
             // The spare starts its process itself (`adopt`).
             return woken;
         }
@@ -365,9 +366,11 @@ impl Keeper {
     /// resume key of its `EXIT` call wakes it with the child's keys
     /// (`proto::BECOME`). The child process is in `CPROC`, its bank in
     /// `CPB`, its directory root in `CDIR`.
-    /// `warm`: its own process, kept, is the child (`CPROC`): its windows
-    /// already show it and the executable.
-    fn wake_spare(&mut self, pid: u64, warm: bool) -> Result<(), Code> {
+    /// `warm`: its own process, kept, is the child (`CPROC`); unless
+    /// `windows` (set always when cold), its windows already show it and
+    /// the executable (they show another when it ran another program
+    /// after putting the process aside: `Keeper::kept_at_exec`).
+    fn wake_spare(&mut self, pid: u64, warm: bool, windows: bool) -> Result<(), Code> {
         fetch(KEYS, keys::SPARE, X)?;
         fetch(X, keys::SELF_SPACE, CCACHE)?;
         make(
@@ -395,7 +398,7 @@ impl Keeper {
                 }
             }
         }
-        if !warm {
+        if windows {
             // (Changing a window slot discards the spare's page tables
             // under it.)
             swap(CCACHE, EXEC_SLOT, EXEC, 0)?;

@@ -95,6 +95,9 @@ pub struct Keeper {
     /// *warm*: it rewrites the kept process's own pages and registers
     /// instead of building a process.
     pub spare_kept: Option<u64>,
+    /// The spare's kept process was put aside at the child's `execve`
+    /// (`Keeper::kept_at_exec`): the spare's windows show another.
+    pub spare_moved: bool,
     /// The last child `fork` made, and the generation of this tree its
     /// process is a copy of (`None`: not a plain copy).
     pub last_fork: (u64, Option<u64>),
@@ -102,6 +105,9 @@ pub struct Keeper {
     /// copy of the parent's (`None`: it was not). Unchanged at the end,
     /// the process is kept for the parent's next `fork`.
     pub kept_gen: Option<u64>,
+    /// The plain copy was put aside at `execve` (`KEYS` slots `KEPT_*`)
+    /// rather than destroyed: `fork` then `execve` keeps the copy too.
+    pub kept_at_exec: bool,
     rng: u64,
 }
 
@@ -125,8 +131,10 @@ impl Keeper {
             answered: 0,
             spare: false,
             spare_kept: None,
+            spare_moved: false,
             last_fork: (0, None),
             kept_gen: None,
+            kept_at_exec: false,
             rng: stet_rt::cpu::rdtsc() | 1,
         }
     }
@@ -268,9 +276,10 @@ impl Keeper {
             println!();
         }
         // A forked keeper whose process is still the plain copy its parent
-        // made keeps it, for the parent's next `fork` (`spare_kept`).
+        // made keeps it, for the parent's next `fork` (`spare_kept`) — or
+        // has kept it already, at `execve`.
         let forked = self.ppid != 0;
-        let keep = forked && self.kept_gen == Some(self.space.tree.generation());
+        let keep = self.keepable();
         self.close_all(false);
         self.space.close_files();
         if !keep {
@@ -281,17 +290,16 @@ impl Keeper {
         let _ = Msg::new(UNIXD, stet_unix::proto::CLOSE)
             .w0(self.cwd as u64)
             .call();
-        let keep = keep
-            && [
-                (slots::keys::KEPT_PROC, PROC),
-                (slots::keys::KEPT_PBANK, PBANK),
-                (slots::keys::KEPT_DIR, DIR),
-            ]
-            .into_iter()
-            .all(|(at, s)| keydir::swap(KEYS, at, s, 0).is_ok());
-        if !keep {
+        let kept_now = keep && self.keep_process();
+        if !kept_now {
             let _ = bank::destroy(PBANK);
         }
+        // `EXIT` `w1`: bit 0 kept, bit 1 put aside at `execve`.
+        let kept = if self.kept_at_exec {
+            3
+        } else {
+            kept_now as u64
+        };
         // The windows onto the process are closed, unless this keeper
         // goes too (a forked keeper: its bank is destroyed below, and
         // clearing a slot of its own space would only discard its page
@@ -312,7 +320,7 @@ impl Keeper {
             return;
         }
         let a = Msg::new(UNIXD, stet_unix::proto::EXIT)
-            .words([status, keep as u64, 0, 0])
+            .words([status, kept, 0, 0])
             .keys([KEYS, 0, 0, 0])
             .recv([PROC, UNIXD, PBANK, DIR])
             .call();
@@ -323,6 +331,27 @@ impl Keeper {
         if keydir::fetch(KEYS, slots::keys::OWN_BANK, T).is_ok() {
             let _ = bank::destroy(T);
         }
+    }
+
+    /// Whether the process is still the plain copy of its parent's that
+    /// `fork` made (and not kept already): it may be kept for the
+    /// parent's next `fork`.
+    pub fn keepable(&self) -> bool {
+        self.ppid != 0 && !self.kept_at_exec && self.kept_gen == Some(self.space.tree.generation())
+    }
+
+    /// Keeps the process (its domain, bank and tree's directory into the
+    /// `KEYS` slots `KEPT_*`) for the parent's next `fork`: at its end,
+    /// or when `execve` replaces it (its answers already taken away:
+    /// `collect_enosys`). → whether it did.
+    pub fn keep_process(&self) -> bool {
+        [
+            (slots::keys::KEPT_PROC, PROC),
+            (slots::keys::KEPT_PBANK, PBANK),
+            (slots::keys::KEPT_DIR, DIR),
+        ]
+        .into_iter()
+        .all(|(at, s)| keydir::swap(KEYS, at, s, 0).is_ok())
     }
 
     /// The spare keeper goes (its bank destroyed), if there is one.
@@ -337,15 +366,16 @@ impl Keeper {
     }
 
     /// The keeper of reaped child `pid` (its `KEYS` node in `k`; `kept`:
-    /// with its process) becomes the spare, or goes if there is one
-    /// already.
-    pub fn keep_spare(&mut self, k: Slot, pid: u64, kept: bool) {
+    /// its `EXIT`'s `w1`, bit 0 with its process, bit 1 put aside at
+    /// `execve`) becomes the spare, or goes if there is one already.
+    pub fn keep_spare(&mut self, k: Slot, pid: u64, kept: u64) {
         if !self.spare && keydir::swap(KEYS, slots::keys::SPARE, k, 0).is_ok() {
             self.spare = true;
             self.spare_kept = match self.last_fork {
-                (p, gen) if kept && p == pid => gen,
+                (p, gen) if kept & 1 != 0 && p == pid => gen,
                 _ => None,
             };
+            self.spare_moved = kept & 2 != 0;
         } else if keydir::fetch(k, slots::keys::OWN_BANK, k).is_ok() {
             let _ = bank::destroy(k);
         }
@@ -408,7 +438,9 @@ fn main(arg: u64) -> i64 {
         k.answered = 0;
         k.spare = false;
         k.spare_kept = None;
+        k.spare_moved = false;
         k.last_fork = (0, None);
+        k.kept_at_exec = false;
         k.kept_gen = if k.space.mark_copies_local() {
             Some(k.space.tree.generation())
         } else {
