@@ -3,6 +3,7 @@
  * writes), memory copied at fork, WNOHANG and ECHILD, getppid. Every line
  * is checked by tests/system/unix_fork.toml. */
 #include <errno.h>
+#include <fcntl.h>
 #include <fenv.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,8 +43,14 @@ static void meminfo(long *nodes, long *free_kb)
     fclose(f);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    /* Run by its own exec'd child: says it runs, waits for a byte. */
+    if (argc > 1 && strcmp(argv[1], "--hold") == 0) {
+        char x = 'r';
+        write(1, &x, 1);
+        return read(0, &x, 1) == 1 ? 7 : 8;
+    }
     int status;
     pid_t me = getpid();
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -170,6 +177,37 @@ int main(void)
     }
     CHECK(waitpid(c, &status, 0) == c && WEXITSTATUS(status) == 17, "exec child %#x", status);
     printf("forktest: exec'd child exited with %d\n", WEXITSTATUS(status));
+    /* An exec'd child's /proc directory shows its new program (made only
+     * when the parent looks, from what its execve said). */
+    int to[2], from[2];
+    CHECK(pipe(to) == 0 && pipe(from) == 0, "pipes");
+    c = fork();
+    if (c == 0) {
+        dup2(to[0], 0);
+        dup2(from[1], 1);
+        char *argv2[] = {"/bin/forktest", "--hold", NULL};
+        execve(argv2[0], argv2, NULL);
+        _exit(99);
+    }
+    char r = 0, cmd[64] = {0}, ex[64] = {0};
+    CHECK(read(from[0], &r, 1) == 1 && r == 'r', "the exec'd child runs");
+    snprintf(dir, sizeof dir, "/proc/%d/cmdline", c);
+    int cf = open(dir, O_RDONLY);
+    ssize_t cl = cf >= 0 ? read(cf, cmd, sizeof cmd - 1) : -1;
+    close(cf);
+    for (ssize_t i = 0; i < cl; i++)
+        if (cmd[i] == 0)
+            cmd[i] = ' ';
+    snprintf(dir, sizeof dir, "/proc/%d/exe", c);
+    readlink(dir, ex, sizeof ex - 1);
+    write(to[1], "x", 1);
+    CHECK(waitpid(c, &status, 0) == c && WEXITSTATUS(status) == 7, "held child %#x", status);
+    printf("forktest: an exec'd child's /proc: exe %s, cmdline %s\n", ex, cmd);
+    close(to[0]);
+    close(to[1]);
+    close(from[0]);
+    close(from[1]);
+
     /* fork then exec, again and again: each child's process is the copy
      * the last one put aside at its exec (only the bytes are new), and the
      * program it runs is loaded afresh; a plain child after them too. */

@@ -230,6 +230,8 @@ pub struct Unixd<'a> {
     /// Some process's `/proc` directory waits to be made
     /// (`Proc::proc_pending`).
     proc_pending: bool,
+    /// What waiting directories of processes that ran `execve` will hold.
+    infos: &'a mut [procfs::ExecInfo; procfs::MAX_INFO],
 }
 
 impl Unixd<'_> {
@@ -1532,6 +1534,7 @@ fn main(epoch: u64) -> i64 {
     let mut pipes = [NO_PIPE; MAX_PIPES];
     let mut tty = Tty::new();
     let mut shares = stet_unix::share::Shares::new();
+    let mut infos = [procfs::NO_INFO; procfs::MAX_INFO];
     // The terminal's first foreground group: the first process's.
     tty.fg = 1;
     let mut d = Unixd {
@@ -1552,6 +1555,7 @@ fn main(epoch: u64) -> i64 {
         gen: [(0, procfs::Gen::None); procfs::MAX_GEN],
         enosys: [0; 512],
         shares: &mut shares,
+        infos: &mut infos,
         proc_pending: false,
     };
     match boot::build(&mut d) {

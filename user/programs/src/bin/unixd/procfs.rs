@@ -26,6 +26,31 @@ pub enum Gen {
     Stat(u32),
 }
 
+/// What `execve` said a process runs (`PROCINFO`), kept while its
+/// `/proc/<pid>/` waits to be made: its `exe` target and `cmdline`.
+#[derive(Clone, Copy)]
+pub struct ExecInfo {
+    /// The process (0: a free entry).
+    pub pid: u32,
+    exe_len: u16,
+    cmd_len: u16,
+    exe: [u8; 256],
+    cmd: [u8; 4096],
+}
+
+/// A free [`ExecInfo`].
+pub const NO_INFO: ExecInfo = ExecInfo {
+    pid: 0,
+    exe_len: 0,
+    cmd_len: 0,
+    exe: [0; 256],
+    cmd: [0; 4096],
+};
+
+/// How many waiting directories' [`ExecInfo`] unixd keeps (more: made at
+/// once, as before).
+pub const MAX_INFO: usize = 4;
+
 /// Most generated files: two, and one per process.
 pub const MAX_GEN: usize = MAX_PROCS + 2;
 
@@ -124,7 +149,7 @@ impl Unixd<'_> {
                     continue;
                 }
                 self.procs[i].proc_pending = false;
-                self.proc_new(p.pid, p.ppid);
+                self.proc_make(p.pid, p.ppid);
             }
             if !left {
                 return;
@@ -240,19 +265,15 @@ impl Unixd<'_> {
 
     /// `PROCINFO`: the caller now runs `path` (relative to directory fid
     /// `base`) with the NUL-terminated arguments `args`.
+    /// A directory still waiting gets them when it is made (`ExecInfo`):
+    /// a child that runs a program and is reaped before anyone looks
+    /// costs `/proc` nothing.
     pub(crate) fn proc_exec(&mut self, pid: u32, base: u64, path: &[u8], args: &[u8]) {
-        // Its own directory needs no copy of its parent's; a child's that
-        // would copy this one is made before this one changes.
-        if let Some(me) = (0..MAX_PROCS).find(|&i| pid != 0 && self.procs[i].pid == pid) {
-            self.procs[me].proc_pending = false;
-        }
+        // A child's directory that would copy this one is made before
+        // this one changes.
         if self.proc_pending {
             self.flush_children_of(pid);
         }
-        self.proc_new(pid, 0);
-        let Some(dir) = self.proc_dir(pid) else {
-            return;
-        };
         // The absolute path: its directory's path and its name.
         let mut abs = [0u8; 256];
         let mut n = 0;
@@ -277,14 +298,64 @@ impl Unixd<'_> {
             c[..k].copy_from_slice(&base_name[..k]);
             self.procs[i].comm = c;
         }
-        let exe = abs;
-        self.proc_set(dir, &exe[..n], args);
+        let me = (0..MAX_PROCS).find(|&i| pid != 0 && self.procs[i].pid == pid);
+        if me.is_some_and(|i| self.procs[i].proc_pending) && self.keep_info(pid, &abs[..n], args) {
+            return;
+        }
+        // Its own directory needs no copy of its parent's.
+        if let Some(i) = me {
+            self.procs[i].proc_pending = false;
+        }
+        self.proc_new(pid, 0);
+        if let Some(dir) = self.proc_dir(pid) {
+            self.proc_set(dir, &abs[..n], args);
+        }
+    }
+
+    /// Keeps `exe` and `cmdline` of `pid`, whose directory waits, for when
+    /// it is made → whether there was room.
+    fn keep_info(&mut self, pid: u32, exe: &[u8], cmdline: &[u8]) -> bool {
+        let at = |want: u32| self.infos.iter().position(|e| e.pid == want);
+        let Some(j) = at(pid).or_else(|| at(0)) else {
+            return false;
+        };
+        let e = &mut self.infos[j];
+        if exe.len() > e.exe.len() || cmdline.len() > e.cmd.len() {
+            return false;
+        }
+        e.pid = pid;
+        e.exe[..exe.len()].copy_from_slice(exe);
+        e.exe_len = exe.len() as u16;
+        e.cmd[..cmdline.len()].copy_from_slice(cmdline);
+        e.cmd_len = cmdline.len() as u16;
+        true
+    }
+
+    /// Makes waiting `/proc/<pid>/`: from what its last `execve` said, if
+    /// it ran one, else as a copy of its parent's.
+    fn proc_make(&mut self, pid: u32, ppid: u32) {
+        let Some(j) = self.infos.iter().position(|e| e.pid == pid) else {
+            return self.proc_new(pid, ppid);
+        };
+        self.infos[j].pid = 0;
+        self.proc_new(pid, 0);
+        if let Some(dir) = self.proc_dir(pid) {
+            let e = &self.infos[j];
+            let (mut exe, mut cmd) = ([0u8; 256], [0u8; 4096]);
+            let (el, cl) = (e.exe_len as usize, e.cmd_len as usize);
+            exe[..el].copy_from_slice(&e.exe[..el]);
+            cmd[..cl].copy_from_slice(&e.cmd[..cl]);
+            self.proc_set(dir, &exe[..el], &cmd[..cl]);
+        }
     }
 
     /// Removes `/proc/<pid>/` (the process was reaped; `made`: its
     /// directory was made, not still waiting).
     pub(crate) fn proc_gone(&mut self, pid: u32, made: bool) {
         if !made {
+            for e in self.infos.iter_mut().filter(|e| e.pid == pid) {
+                e.pid = 0;
+            }
             return;
         }
         for e in self.gen.iter_mut() {

@@ -91,6 +91,7 @@ impl Keeper {
     /// `fork` (and `vfork`, and `clone` with only `SIGCHLD`): → the child's
     /// pid; the child process resumes with 0.
     pub fn fork(&mut self, regs: &[u64; NREGS]) -> Result<u64, i64> {
+        self.drop_kept();
         // The child's pid and its references to the open files.
         let mut fids = [0u8; 4 * (crate::fds::MAX_FDS + 1 + crate::space::MAX_FILES)];
         let mut n = 0;

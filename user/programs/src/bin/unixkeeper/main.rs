@@ -354,6 +354,16 @@ impl Keeper {
         .all(|(at, s)| keydir::swap(KEYS, at, s, 0).is_ok())
     }
 
+    /// The process kept at `execve` goes (its bank destroyed): this
+    /// keeper's own `fork` needs those `KEYS` slots.
+    pub fn drop_kept(&mut self) {
+        if core::mem::take(&mut self.kept_at_exec)
+            && keydir::fetch(KEYS, slots::keys::KEPT_PBANK, T).is_ok()
+        {
+            let _ = bank::destroy(T);
+        }
+    }
+
     /// The spare keeper goes (its bank destroyed), if there is one.
     pub fn drop_spare(&mut self) {
         self.spare_kept = None;
