@@ -360,6 +360,7 @@ pub fn copy_between(
 /// (`None`) the whole node (destroyed): the contexts whose tables were
 /// built through it lose the part built under the top-level entries it
 /// was mapped under; everyone else keeps theirs.
+///
 /// A change to one slot of a context's space root discards only the
 /// tables under that slot, so the root stays marked: the rest of the
 /// space is still mapped through it (unmarked, the next change to another

@@ -212,12 +212,15 @@ pub const SIGNAL: u64 = 0x5160;
 
 /// The orders that name files by path or list a directory: anything that
 /// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only
-/// before one of these; before `STAT`, `ACCESS`, `READLINK` and `EXEC`
-/// only if the path goes through `/proc`).
+/// before one of these; before one of [`LOOKS_UP`] only if the path goes
+/// through `/proc`).
 pub const NAMES_FILES: [u64; 14] = [
     OPEN, STAT, GETDENTS, MKDIR, UNLINK, RENAME, LINK, SYMLINK, READLINK, CHMOD, TRUNCATE, ACCESS,
     EXEC, UTIMENS,
 ];
+
+/// The orders of [`NAMES_FILES`] that only look one path up.
+pub const LOOKS_UP: [u64; 4] = [STAT, ACCESS, READLINK, EXEC];
 
 /// `open` flags the domain understands.
 #[allow(missing_docs)]

@@ -1041,10 +1041,7 @@ impl Unixd<'_> {
         let r = |v: Result<u64, i64>| Ok(Reply::Now(ret(v), 0, false));
         // (Orders that only look a path up make the waiting directories
         // only if the path goes through `/proc`: `resolve_seeing_proc`.)
-        if self.proc_pending
-            && p::NAMES_FILES.contains(&a.code)
-            && ![p::STAT, p::ACCESS, p::READLINK, p::EXEC].contains(&a.code)
-        {
+        if self.proc_pending && p::NAMES_FILES.contains(&a.code) && !p::LOOKS_UP.contains(&a.code) {
             self.proc_flush();
         }
         match a.code {

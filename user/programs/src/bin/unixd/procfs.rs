@@ -340,12 +340,9 @@ impl Unixd<'_> {
         self.infos[j].pid = 0;
         self.proc_new(pid, 0);
         if let Some(dir) = self.proc_dir(pid) {
-            let e = &self.infos[j];
-            let (mut exe, mut cmd) = ([0u8; 256], [0u8; 4096]);
+            let e = self.infos[j];
             let (el, cl) = (e.exe_len as usize, e.cmd_len as usize);
-            exe[..el].copy_from_slice(&e.exe[..el]);
-            cmd[..cl].copy_from_slice(&e.cmd[..cl]);
-            self.proc_set(dir, &exe[..el], &cmd[..cl]);
+            self.proc_set(dir, &e.exe[..el], &e.cmd[..cl]);
         }
     }
 
