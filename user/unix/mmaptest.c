@@ -55,6 +55,40 @@ static int wait_child(pid_t c)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* A stack far past its first 64 KiB and a heap grown by 2 MiB: the keeper
+ * makes a process's tree as shallow as it can (one node under the stack's
+ * first 64 KiB, two above the program), and puts bigger nodes above when
+ * pages past them are touched. Filled, then forked: the child's copy of
+ * the tree must find every page where the parent's does. */
+static void deep_and_wide(void)
+{
+    volatile unsigned char a[600 * 1024];
+    /* (musl's sbrk only answers sbrk(0): brk itself.) */
+    unsigned char *h = (unsigned char *)syscall(SYS_brk, 0);
+    CHECK(syscall(SYS_brk, h + (2 << 20)) == (long)(h + (2 << 20)), "brk");
+    long s = 0, hs = 0;
+    for (size_t i = 0; i < sizeof a; i += PAGE)
+        a[i] = (unsigned char)(i / PAGE + 1);
+    for (size_t i = 0; i < (2u << 20); i += PAGE)
+        h[i] = (unsigned char)(i / PAGE + 3);
+    for (size_t i = 0; i < sizeof a; i += PAGE)
+        s += a[i];
+    for (size_t i = 0; i < (2u << 20); i += PAGE)
+        hs += h[i];
+    pid_t c = fork();
+    if (c == 0) {
+        long cs = 0, chs = 0;
+        for (size_t i = 0; i < sizeof a; i += PAGE)
+            cs += a[i];
+        for (size_t i = 0; i < (2u << 20); i += PAGE)
+            chs += h[i];
+        _exit(cs == s && chs == hs ? 0 : 1);
+    }
+    int st = wait_child(c);
+    printf("mmaptest: a 600 KiB stack %ld, a 2 MiB heap %ld, the child's copy %d\n", s, hs,
+           st);
+}
+
 static sigjmp_buf bus_jump;
 static void on_bus(int sig)
 {
@@ -270,6 +304,8 @@ int main(void)
     snprintf(want, sizeof want, "%d (mmaptest) R 0 1 1 ", getpid());
     CHECK(strncmp(st, want, strlen(want)) == 0, "stat %s", st);
     printf("mmaptest: /proc/self/exe %s, cmdline %zd bytes %s, stat %.20s\n", link, cn, cmd, st);
+
+    deep_and_wide();
 
     if (failures == 0)
         printf("mmaptest: all ok\n");

@@ -16,14 +16,19 @@ pub const SPACE_LSS: u8 = 6;
 pub const USER_END: u64 = 1 << (12 + 4 * SPACE_LSS as u64);
 /// Lowest address a program may use (Linux's default `mmap_min_addr`).
 pub const USER_MIN: u64 = 0x1_0000;
-/// Where a static-PIE program's address 0 is placed.
-pub const PIE_BASE: u64 = 0x5_5555_4000;
-/// Top of the initial stack (16-aligned).
-pub const STACK_TOP: u64 = USER_END - PAGE;
+/// Where a static-PIE program's address 0 is placed: the start of a root
+/// slot, so a small program's pages hang under one node (`shadow`).
+pub const PIE_BASE: u64 = 0x5_0000_0000;
+/// Top of the initial stack (16-aligned): 64 KiB into root slot 15, so a
+/// stack of up to 64 KiB is one node right under the root (`shadow`
+/// places a node at the start of a slot's span; a deeper stack grows into
+/// the top of slot 14).
+pub const STACK_TOP: u64 = 0xf_0001_0000;
 /// How far the stack may grow (Linux's default `RLIMIT_STACK`, 8 MiB).
 pub const STACK_MAX: u64 = 8 << 20;
-/// `mmap` places mappings top-down from here.
-pub const MMAP_TOP: u64 = 0xf_0000_0000;
+/// `mmap` places mappings top-down from here (well below the lowest
+/// stack).
+pub const MMAP_TOP: u64 = 0xe_0000_0000;
 
 /// In the keeper's space: root slot 2 holds the process's space.
 pub const WINDOW_SLOT: u64 = 2;

@@ -3,12 +3,16 @@
 //! few loads instead of invocations, and the keeper never touches a
 //! missing page through its window (that would fault the keeper itself).
 //!
-//! The tree is full-depth: the root has size code
-//! [`crate::layout::SPACE_LSS`] and every node of size code `L > 1` holds
-//! children of size code `L - 1` (no short cuts), so node `i`'s slot `s`
-//! always covers the same pages. Each node has an index; the keeper keeps
-//! node keys in a directory by that index. The shadow changes only after
-//! the invocations it stands for succeeded ([`Builder`]).
+//! The tree is as shallow as the pages it holds allow: the root has size
+//! code [`crate::layout::SPACE_LSS`], and a node of size code `K` may sit
+//! in a slot of any node of a bigger one, covering the first `16^K` pages
+//! of that slot's span (the segment model allows it: ABI.md, "Address
+//! spaces"). A node is made as small as the page that needs it allows, so
+//! a program's text at 0x400000 hangs under two nodes rather than five,
+//! and a page past a small node puts a bigger one between it and its
+//! parent ([`Builder::insert_node`]). Each node has an index; the keeper
+//! keeps node keys in a directory by that index. The shadow changes only
+//! after the invocations it stands for succeeded ([`Builder`]).
 
 use crate::layout::SPACE_LSS;
 
@@ -71,6 +75,10 @@ pub trait Builder {
     /// Make node `idx` of size code `level` and put a segment key to it in
     /// slot `slot` of node `parent`.
     fn make_node(&mut self, idx: u16, level: u8, parent: u16, slot: u8) -> Result<(), Self::Err>;
+    /// Make node `idx` of size code `level`, move the segment key in slot
+    /// `slot` of node `parent` into its slot 0, and put a segment key to
+    /// it in that slot of `parent` instead.
+    fn insert_node(&mut self, idx: u16, level: u8, parent: u16, slot: u8) -> Result<(), Self::Err>;
 }
 
 /// Why a node could not be made.
@@ -104,6 +112,18 @@ pub const SPACE_PAGES: u64 = 1 << (4 * SPACE_LSS as u64);
 
 fn digit(page: u64, level: u8) -> usize {
     ((page >> (4 * (level as u64 - 1))) & 15) as usize
+}
+
+/// Pages a node of size code `level` covers.
+const fn span(level: u8) -> u64 {
+    1 << (4 * level as u64)
+}
+
+/// The smallest size code (at least 1) of a node that covers page `off`
+/// counted from its start.
+fn fits(off: u64) -> u8 {
+    let digits = (64 - off.leading_zeros()).div_ceil(4) as u8;
+    digits.max(1)
 }
 
 impl Tree {
@@ -152,9 +172,7 @@ impl Tree {
         self.used
     }
 
-    /// Node `idx`'s size code, parent and slot in the parent. Nodes are
-    /// made top-down, so a parent's index is always below its children's:
-    /// building a copy in index order always finds the parent made.
+    /// Node `idx`'s size code, parent and slot in the parent.
     pub fn node(&self, idx: u16) -> (u8, u16, u8) {
         let n = &self.nodes[idx as usize];
         (n.level, n.parent, n.pslot)
@@ -166,13 +184,21 @@ impl Tree {
             return None;
         }
         let mut n = ROOT;
-        for level in (2..=SPACE_LSS).rev() {
-            match self.nodes[n as usize].slots[digit(page, level)] {
-                Entry::Child(c) => n = c,
+        loop {
+            let node = &self.nodes[n as usize];
+            if node.level == 1 {
+                return Some(n);
+            }
+            match node.slots[digit(page, node.level)] {
+                // A child covers the start of its slot's span.
+                Entry::Child(c)
+                    if page % span(node.level - 1) < span(self.nodes[c as usize].level) =>
+                {
+                    n = c
+                }
                 _ => return None,
             }
         }
-        Some(n)
     }
 
     /// The page entry for page number `page`: (leaf, slot, flags).
@@ -185,41 +211,80 @@ impl Tree {
         }
     }
 
-    /// The leaf over `page`, making the missing nodes on the way down.
+    /// The leaf over `page`, making the missing nodes on the way down:
+    /// each as small as `page` allows, and a bigger one above a node that
+    /// does not reach `page`.
     pub fn make_leaf<B: Builder>(&mut self, page: u64, b: &mut B) -> Result<u16, Error<B::Err>> {
         if page >= SPACE_PAGES {
             return Err(Error::Range);
         }
         let mut n = ROOT;
-        for level in (2..=SPACE_LSS).rev() {
+        loop {
+            let level = self.nodes[n as usize].level;
+            if level == 1 {
+                return Ok(n);
+            }
             let s = digit(page, level);
-            n = match self.nodes[n as usize].slots[s] {
-                Entry::Child(c) => c,
-                Entry::Page(_) => return Err(Error::Range),
-                Entry::Empty => {
-                    let idx = self.used;
-                    if idx == MAX_NODES {
-                        return Err(Error::Full);
-                    }
-                    b.make_node(idx as u16, level - 1, n, s as u8)
-                        .map_err(Error::Build)?;
-                    self.used += 1;
-                    self.gen += 1;
-                    // Entries past `used` are never read (`reset` leaves
-                    // them as they were, and a copy of the tree may skip
-                    // them: `unused`): a new node starts empty here.
-                    self.nodes[idx] = Node {
-                        level: level - 1,
-                        parent: n,
-                        pslot: s as u8,
-                        ..FREE
-                    };
-                    self.nodes[n as usize].slots[s] = Entry::Child(idx as u16);
-                    idx as u16
+            // The smallest node that covers `page` from the slot's start.
+            let want = fits(page % span(level - 1));
+            let below = match self.nodes[n as usize].slots[s] {
+                Entry::Child(c) if want <= self.nodes[c as usize].level => {
+                    n = c;
+                    continue;
                 }
+                Entry::Child(c) => Some(c),
+                Entry::Page(_) => return Err(Error::Range),
+                Entry::Empty => None,
             };
+            let idx = self.used;
+            if idx == MAX_NODES {
+                return Err(Error::Full);
+            }
+            let idx16 = idx as u16;
+            let mut node = Node {
+                level: want,
+                parent: n,
+                pslot: s as u8,
+                ..FREE
+            };
+            // Entries past `used` are never read (`reset` leaves them as
+            // they were, and a copy of the tree may skip them): a new node
+            // starts empty here.
+            match below {
+                None => b.make_node(idx16, want, n, s as u8),
+                Some(c) => {
+                    node.slots[0] = Entry::Child(c);
+                    b.insert_node(idx16, want, n, s as u8)
+                }
+            }
+            .map_err(Error::Build)?;
+            if let Some(c) = below {
+                self.nodes[c as usize].parent = idx16;
+                self.nodes[c as usize].pslot = 0;
+            }
+            self.nodes[idx] = node;
+            self.nodes[n as usize].slots[s] = Entry::Child(idx16);
+            self.used += 1;
+            self.gen += 1;
+            n = idx16;
         }
-        Ok(n)
+    }
+
+    /// Calls `f(index, size code, parent, slot in the parent)` for every
+    /// node but the root, each after its parent (a node put above another
+    /// has a bigger index than the one below it, so index order is not
+    /// that): the order to build a copy of the tree in.
+    pub fn parents_first(&self, mut f: impl FnMut(u16, u8, u16, u8)) {
+        self.each_child(ROOT, &mut f);
+    }
+
+    fn each_child(&self, n: u16, f: &mut impl FnMut(u16, u8, u16, u8)) {
+        for (s, e) in self.nodes[n as usize].slots.iter().enumerate() {
+            if let Entry::Child(c) = *e {
+                f(c, self.nodes[c as usize].level, n, s as u8);
+                self.each_child(c, f);
+            }
+        }
     }
 
     /// Records page `page`'s slot (its leaf must exist).

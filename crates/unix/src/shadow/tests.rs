@@ -1,53 +1,163 @@
 use super::*;
+use std::vec;
 use std::vec::Vec;
 
 #[derive(Default)]
 struct Log {
-    made: Vec<(u16, u8, u16, u8)>,
+    /// (index, size code, parent, slot, inserted above what was there).
+    made: Vec<(u16, u8, u16, u8, bool)>,
     fail_at: Option<usize>,
+}
+
+impl Log {
+    fn log(&mut self, e: (u16, u8, u16, u8, bool)) -> Result<(), ()> {
+        if self.fail_at == Some(self.made.len()) {
+            return Err(());
+        }
+        self.made.push(e);
+        Ok(())
+    }
 }
 
 impl Builder for Log {
     type Err = ();
     fn make_node(&mut self, idx: u16, level: u8, parent: u16, slot: u8) -> Result<(), ()> {
-        if self.fail_at == Some(self.made.len()) {
-            return Err(());
+        self.log((idx, level, parent, slot, false))
+    }
+    fn insert_node(&mut self, idx: u16, level: u8, parent: u16, slot: u8) -> Result<(), ()> {
+        self.log((idx, level, parent, slot, true))
+    }
+}
+
+/// What the keys do: nodes with slots, built by the same calls the keeper
+/// makes, and walked by the segment model's rules (slot `i` of a node of
+/// size code `L` covers `[i·16^(L-1), (i+1)·16^(L-1))`; a child of size
+/// code `K` covers the first `16^K` pages of its slot).
+struct Keys {
+    nodes: Vec<(u8, [Option<u16>; 16])>,
+}
+
+impl Keys {
+    fn new() -> Keys {
+        Keys {
+            nodes: vec![(SPACE_LSS, [None; 16])],
         }
-        self.made.push((idx, level, parent, slot));
+    }
+
+    /// The node a segment walk for `page` ends at, if it reaches a leaf.
+    fn walk(&self, page: u64) -> Option<u16> {
+        let (mut n, mut off) = (0u16, page);
+        if off >= SPACE_PAGES {
+            return None;
+        }
+        loop {
+            let (level, slots) = self.nodes[n as usize];
+            if level == 1 {
+                return Some(n);
+            }
+            let span = 1u64 << (4 * (level as u64 - 1));
+            let c = slots[(off / span) as usize]?;
+            off %= span;
+            if off >= 1u64 << (4 * self.nodes[c as usize].0 as u64) {
+                return None;
+            }
+            n = c;
+        }
+    }
+}
+
+impl Builder for Keys {
+    type Err = ();
+    fn make_node(&mut self, idx: u16, level: u8, parent: u16, slot: u8) -> Result<(), ()> {
+        assert_eq!(idx as usize, self.nodes.len());
+        assert!(level < self.nodes[parent as usize].0);
+        assert!(self.nodes[parent as usize].1[slot as usize].is_none());
+        self.nodes.push((level, [None; 16]));
+        self.nodes[parent as usize].1[slot as usize] = Some(idx);
+        Ok(())
+    }
+    fn insert_node(&mut self, idx: u16, level: u8, parent: u16, slot: u8) -> Result<(), ()> {
+        assert_eq!(idx as usize, self.nodes.len());
+        assert!(level < self.nodes[parent as usize].0);
+        let below = self.nodes[parent as usize].1[slot as usize].expect("a node to move");
+        assert!(self.nodes[below as usize].0 < level);
+        let mut slots = [None; 16];
+        slots[0] = Some(below);
+        self.nodes.push((level, slots));
+        self.nodes[parent as usize].1[slot as usize] = Some(idx);
         Ok(())
     }
 }
 
 #[test]
-fn a_leaf_is_made_top_down_once() {
+fn a_leaf_is_made_as_high_as_it_can_sit() {
     let mut t = Tree::new();
     let mut b = Log::default();
-    // Page 0x400 (address 0x400000): digits 0,0,0,4,0,0 from the top.
+    // Page 0x400 (address 0x400000): root slot 0, then 0x400 pages into
+    // it, which a node of size code 3 covers from its start; in that
+    // node's slot 4 the page is the first: a leaf.
     let leaf = t.make_leaf(0x400, &mut b).unwrap();
-    assert_eq!(
-        b.made,
-        [
-            (1, 5, 0, 0),
-            (2, 4, 1, 0),
-            (3, 3, 2, 0),
-            (4, 2, 3, 4),
-            (5, 1, 4, 0)
-        ]
-    );
-    assert_eq!(leaf, 5);
-    assert_eq!(t.leaf(0x400), Some(5));
-    assert_eq!(t.leaf(0x40f), Some(5));
+    assert_eq!(b.made, [(1, 3, 0, 0, false), (2, 1, 1, 4, false)]);
+    assert_eq!(leaf, 2);
+    assert_eq!(t.leaf(0x400), Some(2));
+    assert_eq!(t.leaf(0x40f), Some(2));
     assert_eq!(t.leaf(0x410), None);
+    assert_eq!(t.leaf(0x1000), None, "past the size-3 node");
+    // The next page past the leaf: a size-2 node goes between the size-3
+    // node and the leaf, and a second leaf under it.
+    b.made.clear();
+    assert_eq!(t.make_leaf(0x410, &mut b).unwrap(), 4);
+    assert_eq!(b.made, [(3, 2, 1, 4, true), (4, 1, 3, 1, false)]);
+    assert_eq!(t.node(2), (1, 3, 0), "the first leaf moved down");
+    assert_eq!(t.node(3), (2, 1, 4));
+    assert_eq!(t.leaf(0x40f), Some(2));
+    assert_eq!(t.leaf(0x41f), Some(4));
+    assert_eq!(t.nodes(), 5);
     // Its neighbour shares all but the leaf.
     b.made.clear();
-    assert_eq!(t.make_leaf(0x410, &mut b).unwrap(), 6);
-    assert_eq!(b.made, [(6, 1, 4, 1)]);
-    assert_eq!(t.nodes(), 7);
-    assert_eq!(t.node(6), (1, 4, 1));
-    assert_eq!(t.node(1), (5, 0, 0));
-    for i in 1..7u16 {
-        assert!(t.node(i).1 < i, "parents come first");
+    assert_eq!(t.make_leaf(0x420, &mut b).unwrap(), 5);
+    assert_eq!(b.made, [(5, 1, 3, 2, false)]);
+}
+
+#[test]
+fn a_stack_that_starts_a_root_slot_needs_one_node() {
+    let mut t = Tree::new();
+    let mut b = Log::default();
+    // The stack's pages are the first 16 of root slot 15.
+    for p in (0xf0_0000u64..0xf0_0010).rev() {
+        t.make_leaf(p, &mut b).unwrap();
     }
+    assert_eq!(b.made, [(1, 1, 0, 15, false)]);
+    // Growing down past it is another root slot's top: a full path.
+    b.made.clear();
+    t.make_leaf(0xef_ffff, &mut b).unwrap();
+    assert_eq!(
+        b.made.iter().map(|m| m.1).collect::<Vec<_>>(),
+        [5, 4, 3, 2, 1]
+    );
+}
+
+#[test]
+fn a_copy_built_parents_first_finds_each_parent_made() {
+    let mut t = Tree::new();
+    let mut b = Log::default();
+    for p in [
+        0x400u64, 0x410, 0x5000, 0x40_0000, 0xf0_0000, 0x41234, 0x40_1000,
+    ] {
+        t.make_leaf(p, &mut b).unwrap();
+    }
+    let mut made = vec![ROOT];
+    let mut n = 0;
+    t.parents_first(|idx, level, parent, slot| {
+        assert!(made.contains(&parent), "node {idx}'s parent {parent} first");
+        assert_eq!(t.node(idx), (level, parent, slot));
+        made.push(idx);
+        n += 1;
+    });
+    assert_eq!(n + 1, t.nodes());
+    // An inserted node comes after the one it sits above in index order,
+    // but before it here.
+    assert!(b.made.iter().any(|m| m.4));
 }
 
 #[test]
@@ -77,15 +187,24 @@ fn failures_leave_the_shadow_as_it_was() {
         fail_at: Some(2),
         ..Log::default()
     };
-    assert_eq!(t.make_leaf(0x400, &mut b), Err(Error::Build(())));
+    // Page 0xfffff0 needs five nodes below the root.
+    assert_eq!(t.make_leaf(0xff_fff0, &mut b), Err(Error::Build(())));
     // The two nodes that were made are kept (they exist), the rest not.
     assert_eq!(t.nodes(), 3);
-    assert_eq!(t.leaf(0x400), None);
+    assert_eq!(t.leaf(0xff_fff0), None);
     b.fail_at = None;
     b.made.clear();
-    assert_eq!(t.make_leaf(0x400, &mut b).unwrap(), 5);
+    assert_eq!(t.make_leaf(0xff_fff0, &mut b).unwrap(), 5);
     assert_eq!(b.made.len(), 3);
     assert_eq!(t.make_leaf(SPACE_PAGES, &mut b), Err(Error::Range));
+    // A failed insertion leaves the node below where it was.
+    t.make_leaf(0x400, &mut b).unwrap();
+    let n = t.nodes();
+    b.fail_at = Some(b.made.len());
+    assert_eq!(t.make_leaf(0x410, &mut b), Err(Error::Build(())));
+    assert_eq!(t.nodes(), n);
+    assert_eq!(t.leaf(0x400), Some(n as u16 - 1));
+    assert_eq!(t.node(n as u16 - 1), (1, n as u16 - 2, 4));
 }
 
 #[test]
@@ -118,7 +237,7 @@ fn a_reset_tree_ignores_its_old_nodes() {
         t.set_page(p, Entry::Page(page::OWNED));
     }
     let old = t.nodes();
-    assert_eq!(old, 16);
+    assert_eq!(old, 13);
     t.reset();
     assert_eq!(t.nodes(), 1);
     let mut seen = Vec::new();
@@ -135,7 +254,7 @@ fn a_reset_tree_ignores_its_old_nodes() {
     t.pages(0, SPACE_PAGES, |p, l, s, f| a.push((p, l, s, f)));
     fresh.pages(0, SPACE_PAGES, |p, l, s, f| c.push((p, l, s, f)));
     assert_eq!(a, c);
-    assert_eq!(a, [(0x410, 5, 0, page::OWNED)]);
+    assert_eq!(a, [(0x410, 3, 0, page::OWNED)]);
     assert_eq!(t.leaf(0x400), None, "a stale leaf is not found");
     // `unused` starts right after the nodes in use and ends with the tree.
     let r = t.unused();
@@ -179,4 +298,59 @@ fn the_generation_changes_with_every_change_and_only_then() {
     assert_eq!(t.generation(), g3);
     t.reset();
     assert_ne!(t.generation(), g3);
+}
+
+/// Pages spread the way a process's are: near the text, the heap, the
+/// stack at the start of root slot 15 and below it, and anywhere.
+fn a_page() -> impl proptest::strategy::Strategy<Value = u64> {
+    use proptest::prelude::*;
+    prop_oneof![
+        0x400u64..0x1400,
+        0xf0_0000u64..0xf0_0040,
+        0xef_ff00u64..0xf0_0000,
+        0u64..SPACE_PAGES,
+    ]
+}
+
+proptest::proptest! {
+    /// Whatever order pages are touched in, the shadow finds each page's
+    /// leaf exactly where the segment model's walk of the keys built by
+    /// its calls does, and nowhere else; a copy built parents first from
+    /// the shadow has the same shape.
+    #[test]
+    fn the_shadow_agrees_with_the_keys(
+        pages in proptest::collection::vec(a_page(), 1..60),
+        probes in proptest::collection::vec(a_page(), 0..60),
+    ) {
+        let mut t = Tree::new();
+        let mut keys = Keys::new();
+        for &p in &pages {
+            let leaf = t.make_leaf(p, &mut keys).unwrap();
+            proptest::prop_assert_eq!(keys.walk(p), Some(leaf));
+            t.set_page(p, Entry::Page(page::OWNED));
+        }
+        for &p in pages.iter().chain(&probes) {
+            proptest::prop_assert_eq!(t.leaf(p), keys.walk(p), "page {:#x}", p);
+        }
+        let mut want: Vec<u64> = pages.clone();
+        want.sort_unstable();
+        want.dedup();
+        let mut seen = Vec::new();
+        t.pages(0, SPACE_PAGES, |p, leaf, slot, _| {
+            assert_eq!(t.page(p), Some((leaf, slot, page::OWNED)));
+            seen.push(p)
+        });
+        proptest::prop_assert_eq!(&seen, &want);
+        // The copy: the same calls `fork` makes.
+        let mut copy = Keys::new();
+        copy.nodes.resize(t.nodes(), (0, [None; 16]));
+        t.parents_first(|idx, level, parent, slot| {
+            assert!(copy.nodes[parent as usize].0 > level, "parent made first");
+            copy.nodes[idx as usize].0 = level;
+            copy.nodes[parent as usize].1[slot as usize] = Some(idx);
+        });
+        for &p in pages.iter().chain(&probes) {
+            proptest::prop_assert_eq!(copy.walk(p), keys.walk(p));
+        }
+    }
 }

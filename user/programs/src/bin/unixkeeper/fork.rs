@@ -29,7 +29,7 @@ use stet_rt::bank;
 use stet_rt::key::{Msg, Slot};
 use stet_unix::layout::{EXEC_SLOT, WINDOW_SLOT};
 use stet_unix::proto;
-use stet_unix::shadow::page as pf;
+use stet_unix::shadow::{self, page as pf};
 use stet_unix::sys::errno::{EAGAIN, ENOMEM};
 
 /// `rdi` of a child keeper: this bit and its pid.
@@ -283,21 +283,25 @@ impl Keeper {
         fetch(KEYS, keys::METER, T)?;
         ok(Msg::new(CPROC, domain::SET_METER).keys([T, 0, 0, 0]).call())?;
 
-        // Its tree: the parent's shape, node by node in index order (a
-        // parent before its children), then every page.
-        let used = self.space.tree.nodes();
-        for idx in 0..used as u16 {
-            bank::alloc_node(CPB, T)?;
-            cdir.put(idx, T)?;
-            let (level, parent, slot) = self.space.tree.node(idx);
-            make(T, node::MAKE_SEGMENT, [level as u64, 0, 0, 0], T)?;
-            if idx == 0 {
-                ok(Msg::new(CPROC, domain::SET_SPACE).keys([T, 0, 0, 0]).call())?;
-            } else {
-                let c = cdir.cached(parent)?;
-                swap(c, slot as u64, T, 0)?;
+        // Its tree: the parent's shape, node by node (a parent before its
+        // children), then every page.
+        bank::alloc_node(CPB, T)?;
+        cdir.put(shadow::ROOT, T)?;
+        make(T, node::MAKE_SEGMENT, [crate::space::ROOT_LSS, 0, 0, 0], T)?;
+        ok(Msg::new(CPROC, domain::SET_SPACE).keys([T, 0, 0, 0]).call())?;
+        let mut built = Ok(());
+        self.space.tree.parents_first(|idx, level, parent, slot| {
+            if built.is_ok() {
+                built = (|| {
+                    bank::alloc_node(CPB, T)?;
+                    cdir.put(idx, T)?;
+                    make(T, node::MAKE_SEGMENT, [level as u64, 0, 0, 0], T)?;
+                    let c = cdir.cached(parent)?;
+                    swap(c, slot as u64, T, 0)
+                })();
             }
-        }
+        });
+        built?;
         let mut err = None;
         let mut pages = [(0u64, 0u16, 0u8, 0u8); 64];
         let mut from = 0u64;

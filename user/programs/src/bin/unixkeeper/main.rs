@@ -164,13 +164,16 @@ impl Keeper {
             return Err(SIGSEGV);
         }
         let write = access == fault::access::WRITE;
-        if why != fault::why::NOT_PRESENT && !(why == fault::why::PROTECTION && write) {
+        // Past the end of a node smaller than its slot (the shadow makes
+        // nodes as small as it can) is a missing page too.
+        let missing = why == fault::why::NOT_PRESENT || why == fault::why::OUT_OF_RANGE;
+        if !(missing || why == fault::why::PROTECTION && write) {
             return Err(SIGSEGV);
         }
         // A page this keeper put there and the kernel finds missing was
         // destroyed under the process (a bug elsewhere): a bus error, not
         // the same fault forever.
-        if why == fault::why::NOT_PRESENT && self.space.tree.page(addr / 4096).is_some() {
+        if missing && self.space.tree.page(addr / 4096).is_some() {
             return Err(SIGBUS);
         }
         self.space.make_page(&v, addr, write).map_err(|e| match e {

@@ -84,6 +84,26 @@ impl Builder for Keys {
             swap(T2, slot as u64, T, 0)
         }
     }
+
+    fn insert_node(&mut self, idx: u16, level: u8, parent: u16, slot: u8) -> Result<(), Code> {
+        bank::alloc_node(PBANK, T)?;
+        self.0.put(idx, T)?;
+        ok(Msg::new(T, node::MAKE_SEGMENT)
+            .words([level as u64, 0, 0, 0])
+            .recv([T, 0, 0, 0])
+            .call())?;
+        // The new node into the parent's slot, the key that was there out
+        // (the process is stopped meanwhile: nothing walks the gap).
+        let p = if self.0.cached_entry() == Some(parent) {
+            LEAF
+        } else {
+            self.0.get(parent, T2)?;
+            T2
+        };
+        swap(p, slot as u64, T, T)?;
+        self.0.get(idx, T2)?;
+        swap(T2, 0, T, 0)
+    }
 }
 
 /// A process's address space.
