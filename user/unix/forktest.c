@@ -238,6 +238,25 @@ int main(int argc, char **argv)
         _exit(errno == ENOENT ? 55 : 56);
     }
     CHECK(waitpid(c, &status, 0) == c && WEXITSTATUS(status) == 55, "failed exec %#x", status);
+    /* More arguments and longer ones than execve's first, small buffers
+     * hold: it loads the program with the big ones. */
+    c = fork();
+    if (c == 0) {
+        static char *many[104];
+        static char longarg[5001];
+        char pid[16];
+        snprintf(pid, sizeof pid, "%d", me);
+        memset(longarg, 'y', 5000);
+        many[0] = "/bin/exitwith";
+        many[1] = "31";
+        many[2] = pid;
+        for (int i = 3; i < 102; i++)
+            many[i] = "x";
+        many[102] = longarg;
+        execve(many[0], many, NULL);
+        _exit(99);
+    }
+    CHECK(waitpid(c, &status, 0) == c && WEXITSTATUS(status) == 31, "many args %#x", status);
 
     /* Three children, any order. */
     int sum = 0;

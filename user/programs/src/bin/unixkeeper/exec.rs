@@ -7,7 +7,7 @@
 
 use crate::calls::Next;
 use crate::slots::{keys, ARGS, DIR, EXEC, KEYS, LEAF, PBANK, PROC, T, T2, T3, UNIXD};
-use crate::space::ROOT_LSS;
+use crate::space::{Touch, ROOT_LSS};
 use crate::Keeper;
 use stet_programs::keydir::{fetch, swap};
 use stet_rt::abi::domain::{state, Reg, NREGS, REGS_SIZE};
@@ -27,6 +27,15 @@ const ARG_BYTES: usize = 24 * 1024;
 const MAX_STRINGS: usize = 512;
 /// The start-up stack's buffer.
 const STACK_BUF: usize = 32 * 1024;
+/// What an `execve` tries first: buffers this small (most programs' strings
+/// and stacks fit) cost little to clear, and clearing a big one costs
+/// more than the rest of building the stack (a 32 KiB buffer is 4,096
+/// stores). Past them, the full sizes above.
+const SMALL_BYTES: usize = 3 * 1024;
+/// See [`SMALL_BYTES`].
+const SMALL_STRINGS: usize = 64;
+/// See [`SMALL_BYTES`].
+const SMALL_STACK: usize = 2 * 1024;
 
 /// The environment of a process the image starts.
 const ENV: [&[u8]; 3] = [b"HOME=/", b"PATH=/bin:/usr/bin", b"TERM=vt100"];
@@ -39,33 +48,42 @@ fn ok(a: stet_rt::key::Answer) -> Result<(), i64> {
     }
 }
 
-/// Strings gathered for a new image: bytes and where each ends.
-struct Strings {
-    bytes: [u8; ARG_BYTES],
+/// Strings gathered for a new image (`N` bytes, `M` strings at most):
+/// bytes and where each ends.
+struct Strings<const N: usize, const M: usize> {
+    bytes: [u8; N],
     used: usize,
-    ends: [u16; MAX_STRINGS],
+    ends: [u16; M],
     argc: usize,
     envc: usize,
 }
 
-impl Strings {
-    fn new() -> Strings {
+impl<const N: usize, const M: usize> Strings<N, M> {
+    fn new() -> Self {
         Strings {
-            bytes: [0; ARG_BYTES],
+            bytes: [0; N],
             used: 0,
-            ends: [0; MAX_STRINGS],
+            ends: [0; M],
             argc: 0,
             envc: 0,
         }
     }
 
     fn push(&mut self, s: &[u8], arg: bool) -> Result<(), i64> {
-        let n = self.argc + self.envc;
-        if n == MAX_STRINGS || self.used + s.len() > ARG_BYTES {
+        if self.used + s.len() > N {
             return Err(E2BIG);
         }
         self.bytes[self.used..self.used + s.len()].copy_from_slice(s);
-        self.used += s.len();
+        self.end(s.len(), arg)
+    }
+
+    /// The `len` bytes past the last string are one more.
+    fn end(&mut self, len: usize, arg: bool) -> Result<(), i64> {
+        let n = self.argc + self.envc;
+        if n == M {
+            return Err(E2BIG);
+        }
+        self.used += len;
         self.ends[n] = self.used as u16;
         if arg {
             self.argc += 1;
@@ -98,7 +116,7 @@ pub fn start(k: &mut Keeper) -> Result<(), &'static str> {
     }
     k.open_terminal().map_err(|_| "no terminal")?;
     let end = line.iter().position(|&b| b == 0).unwrap_or(line.len());
-    let mut st = Strings::new();
+    let mut st = Strings::<ARG_BYTES, MAX_STRINGS>::new();
     // Words separated by spaces; "double quotes" keep spaces in a word.
     let mut word = [0u8; 4096];
     let (mut n, mut quoted, mut any) = (0, false, false);
@@ -164,30 +182,15 @@ impl Keeper {
         if n == 0 {
             return Err(ENOENT);
         }
-        let mut st = Strings::new();
-        for (list, arg) in [(argv, true), (envp, false)] {
-            if list == 0 {
-                continue;
-            }
-            for i in 0.. {
-                let mut w = [0u8; 8];
-                self.space
-                    .read(list + 8 * i, &mut w)
-                    .map_err(|t| t.errno())?;
-                let ptr = u64::from_le_bytes(w);
-                if ptr == 0 {
-                    break;
-                }
-                let mut sb = [0u8; 4096];
-                let len = match self.space.read_cstr(ptr, &mut sb) {
-                    Ok(l) => l,
-                    Err(Some(t)) => return Err(t.errno()),
-                    Err(None) => return Err(E2BIG),
-                };
-                st.push(&sb[..len], arg)?;
-            }
-        }
-        load(self, &pb[..n], &st)?;
+        // Small buffers first; the full ones only if the strings do not
+        // fit them (nothing has changed yet then).
+        let path = &pb[..n];
+        match self.exec_with::<SMALL_BYTES, SMALL_STRINGS>(path, argv, envp) {
+            Some(r) => r,
+            None => self
+                .exec_with::<ARG_BYTES, MAX_STRINGS>(path, argv, envp)
+                .unwrap_or(Err(E2BIG)),
+        }?;
         self.close_all(true);
         // Caught signals go back to their defaults; ignored stay ignored.
         for i in 0..self.actions.len() {
@@ -200,9 +203,50 @@ impl Keeper {
     }
 }
 
+impl Keeper {
+    /// Gathers `execve`'s strings into a buffer of `N` bytes and `M`
+    /// strings and loads the program: `None` if they do not fit (nothing
+    /// changed).
+    fn exec_with<const N: usize, const M: usize>(
+        &mut self,
+        path: &[u8],
+        argv: u64,
+        envp: u64,
+    ) -> Option<Result<(), i64>> {
+        let mut st = Strings::<N, M>::new();
+        for (list, arg) in [(argv, true), (envp, false)] {
+            if list == 0 {
+                continue;
+            }
+            for i in 0.. {
+                let mut w = [0u8; 8];
+                if let Err(t) = self.space.read(list + 8 * i, &mut w) {
+                    return Some(Err(t.errno()));
+                }
+                let ptr = u64::from_le_bytes(w);
+                if ptr == 0 {
+                    break;
+                }
+                // Straight into the free bytes.
+                let len = match self.space.read_cstr(ptr, &mut st.bytes[st.used..]) {
+                    Ok(l) => l,
+                    Err(Some(t)) => return Some(Err(t.errno())),
+                    Err(None) => return None,
+                };
+                st.end(len, arg).ok()?;
+            }
+        }
+        Some(load(self, path, &st))
+    }
+}
+
 /// Loads `path` with strings `st` into a new process image, replacing the
 /// old one (if any) once the new program is known to be loadable.
-fn load(k: &mut Keeper, path: &[u8], st: &Strings) -> Result<(), i64> {
+fn load<const N: usize, const M: usize>(
+    k: &mut Keeper,
+    path: &[u8],
+    st: &Strings<N, M>,
+) -> Result<(), i64> {
     // The executable, and its headers through its segment key.
     let a = Msg::new(UNIXD, proto::EXEC)
         .words([k.cwd as u64, 0, 0, 0])
@@ -297,7 +341,7 @@ fn load(k: &mut Keeper, path: &[u8], st: &Strings) -> Result<(), i64> {
     let mut random = [0u8; 16];
     random[..8].copy_from_slice(&k.random().to_le_bytes());
     random[8..].copy_from_slice(&k.random().to_le_bytes());
-    let mut argv: [&[u8]; MAX_STRINGS] = [&[]; MAX_STRINGS];
+    let mut argv: [&[u8]; M] = [&[]; M];
     for (i, a) in argv.iter_mut().enumerate().take(st.argc + st.envc) {
         *a = st.get(i);
     }
@@ -317,12 +361,14 @@ fn load(k: &mut Keeper, path: &[u8], st: &Strings) -> Result<(), i64> {
         clktck: 100,
         random,
     };
-    let mut mem = [0u8; STACK_BUF];
-    let sp = stack::build(&s, STACK_TOP, &mut mem).map_err(|_| E2BIG)?;
-    let used = (STACK_TOP - sp) as usize;
-    k.space
-        .write(sp, &mem[STACK_BUF - used..])
-        .map_err(|t| t.errno())?;
+    let sp = match write_stack::<SMALL_STACK>(k, &s) {
+        Err(StackError::Build(stack::Error::TooBig)) => write_stack::<STACK_BUF>(k, &s),
+        r => r,
+    }
+    .map_err(|e| match e {
+        StackError::Touch(t) => t.errno(),
+        StackError::Build(_) => E2BIG,
+    })?;
 
     // Registers as Linux leaves them at a static program's entry.
     let mut r = [0u64; NREGS];
@@ -352,6 +398,26 @@ fn load(k: &mut Keeper, path: &[u8], st: &Strings) -> Result<(), i64> {
     ok(Msg::new(PROC, domain::SET_STATE)
         .words([state::RUNNING, state::FOREIGN as u64, 0, 0])
         .call())
+}
+
+/// Why the start-up stack was not written.
+enum StackError {
+    /// It did not fit the buffer, or is not a valid stack.
+    Build(stack::Error),
+    /// The process's stack pages could not be made.
+    Touch(Touch),
+}
+
+/// Builds the start-up stack `s` in a buffer of `N` bytes and writes it
+/// below `STACK_TOP` → the stack pointer.
+fn write_stack<const N: usize>(k: &mut Keeper, s: &Start<'_>) -> Result<u64, StackError> {
+    let mut mem = [0u8; N];
+    let sp = stack::build(s, STACK_TOP, &mut mem).map_err(StackError::Build)?;
+    let used = (STACK_TOP - sp) as usize;
+    k.space
+        .write(sp, &mem[N - used..])
+        .map_err(StackError::Touch)?;
+    Ok(sp)
 }
 
 /// `AT_HWCAP`: CPUID leaf 1's EDX, as Linux reports on x86.
