@@ -369,6 +369,7 @@ impl Keeper {
     pub(crate) fn count_enosys(&mut self, n: u64) {
         let i = (n as usize).min(self.enosys.len() - 1);
         self.enosys[i] = self.enosys[i].saturating_add(1);
+        self.enosys_any = true;
     }
 
     fn arch_prctl(&mut self, regs: &mut [u64; 20], code: u64, addr: u64) -> R {

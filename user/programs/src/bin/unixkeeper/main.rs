@@ -55,6 +55,9 @@ pub struct Keeper {
     /// Calls answered `ENOSYS`, by number (the last counts all higher
     /// numbers).
     pub enosys: [u16; 512],
+    /// Whether any of `enosys` is nonzero (so the common end, with none,
+    /// need not look at 512 counts).
+    pub enosys_any: bool,
     /// The descriptors.
     pub fds: [fds::Fd; fds::MAX_FDS],
     /// The working directory (a file id of the file-system domain).
@@ -118,6 +121,7 @@ impl Keeper {
             pid,
             ppid: 0,
             enosys: [0; 512],
+            enosys_any: false,
             fds: [fds::CLOSED; fds::MAX_FDS],
             cwd: fds::NONE,
             umask: 0o022,
@@ -227,6 +231,7 @@ impl Keeper {
         let n = answers::remove(slots::PROC, PBANK, T);
         let last = self.enosys.len() - 1;
         self.enosys[last] = self.enosys[last].saturating_add(n.min(u16::MAX as u64) as u16);
+        self.enosys_any |= n > 0;
     }
 
     /// The process has ended: its objects go back to the bank.
@@ -253,7 +258,12 @@ impl Keeper {
         // `unix` command), and are printed unless quiet.
         let mut tally = [0u8; 6 * 64];
         let mut n = 0;
-        for (nr, &c) in self.enosys.iter().enumerate().filter(|(_, &c)| c > 0) {
+        let counts = if self.enosys_any {
+            &self.enosys[..]
+        } else {
+            &[]
+        };
+        for (nr, &c) in counts.iter().enumerate().filter(|(_, &c)| c > 0) {
             if n + 6 <= tally.len() {
                 tally[n..n + 2].copy_from_slice(&(nr as u16).to_le_bytes());
                 tally[n + 2..n + 6].copy_from_slice(&(c as u32).to_le_bytes());
@@ -447,7 +457,9 @@ fn main(arg: u64) -> i64 {
         k.ppid = k.pid;
         k.pid = arg & !(fork::FORKED | fork::REUSED | fork::WARM);
         k.space.forget_cache();
-        k.enosys = [0; 512];
+        if core::mem::take(&mut k.enosys_any) {
+            k.enosys = [0; 512];
+        }
         k.answered = 0;
         k.spare = false;
         k.spare_kept = None;
