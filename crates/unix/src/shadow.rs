@@ -57,6 +57,8 @@ struct Node {
     pslot: u8,
     /// The parent's index (the root's is itself).
     parent: u16,
+    /// Bit `s` set: `slots[s]` is not empty (a walk visits only those).
+    full: u16,
     slots: [Entry; 16],
 }
 
@@ -64,6 +66,7 @@ const FREE: Node = Node {
     level: 0,
     pslot: 0,
     parent: 0,
+    full: 0,
     slots: [Entry::Empty; 16],
 };
 
@@ -254,6 +257,7 @@ impl Tree {
                 None => b.make_node(idx16, want, n, s as u8),
                 Some(c) => {
                     node.slots[0] = Entry::Child(c);
+                    node.full = 1;
                     b.insert_node(idx16, want, n, s as u8)
                 }
             }
@@ -264,6 +268,7 @@ impl Tree {
             }
             self.nodes[idx] = node;
             self.nodes[n as usize].slots[s] = Entry::Child(idx16);
+            self.nodes[n as usize].full |= 1 << s;
             self.used += 1;
             self.gen += 1;
             n = idx16;
@@ -279,8 +284,15 @@ impl Tree {
     }
 
     fn each_child(&self, n: u16, f: &mut impl FnMut(u16, u8, u16, u8)) {
-        for (s, e) in self.nodes[n as usize].slots.iter().enumerate() {
-            if let Entry::Child(c) = *e {
+        let node = &self.nodes[n as usize];
+        if node.level == 1 {
+            return;
+        }
+        let mut full = node.full;
+        while full != 0 {
+            let s = full.trailing_zeros() as usize;
+            full &= full - 1;
+            if let Entry::Child(c) = node.slots[s] {
                 f(c, self.nodes[c as usize].level, n, s as u8);
                 self.each_child(c, f);
             }
@@ -290,7 +302,13 @@ impl Tree {
     /// Records page `page`'s slot (its leaf must exist).
     pub fn set_page(&mut self, page: u64, e: Entry) {
         if let Some(leaf) = self.leaf(page) {
-            self.nodes[leaf as usize].slots[digit(page, 1)] = e;
+            let (node, s) = (&mut self.nodes[leaf as usize], digit(page, 1));
+            node.slots[s] = e;
+            if e == Entry::Empty {
+                node.full &= !(1 << s);
+            } else {
+                node.full |= 1 << s;
+            }
             self.gen += 1;
         }
     }
@@ -304,12 +322,18 @@ impl Tree {
     fn walk(&self, n: u16, base: u64, first: u64, end: u64, f: &mut impl FnMut(u64, u16, u8, u8)) {
         let node = &self.nodes[n as usize];
         let span = 1u64 << (4 * (node.level as u64 - 1));
-        for (s, e) in node.slots.iter().enumerate() {
+        let mut full = node.full;
+        while full != 0 {
+            let s = full.trailing_zeros() as usize;
+            full &= full - 1;
             let lo = base + s as u64 * span;
-            if lo >= end || lo + span <= first {
+            if lo >= end {
+                break;
+            }
+            if lo + span <= first {
                 continue;
             }
-            match *e {
+            match node.slots[s] {
                 Entry::Empty => {}
                 Entry::Child(c) => self.walk(c, lo, first, end, f),
                 Entry::Page(flags) => f(lo, n, s as u8, flags),
