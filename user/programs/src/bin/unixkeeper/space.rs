@@ -67,10 +67,11 @@ impl Keys {
     }
 }
 
-impl Builder for Keys {
-    type Err = Code;
-
-    fn make_node(&mut self, idx: u16, level: u8, parent: u16, slot: u8) -> Result<(), Code> {
+impl Keys {
+    /// A fresh node as entry `idx`, and a segment key of size code `level`
+    /// to it in `T`; then the slot holding the parent's node key (the
+    /// cache, or `T2`).
+    fn fresh(&mut self, idx: u16, level: u8, parent: u16) -> Result<Slot, Code> {
         bank::alloc_node(PBANK, T)?;
         self.0.put(idx, T)?;
         ok(Msg::new(T, node::MAKE_SEGMENT)
@@ -78,28 +79,27 @@ impl Builder for Keys {
             .recv([T, 0, 0, 0])
             .call())?;
         if self.0.cached_entry() == Some(parent) {
-            swap(LEAF, slot as u64, T, 0)
+            Ok(LEAF)
         } else {
             self.0.get(parent, T2)?;
-            swap(T2, slot as u64, T, 0)
+            Ok(T2)
         }
+    }
+}
+
+impl Builder for Keys {
+    type Err = Code;
+
+    fn make_node(&mut self, idx: u16, level: u8, parent: u16, slot: u8) -> Result<(), Code> {
+        let p = self.fresh(idx, level, parent)?;
+        swap(p, slot as u64, T, 0)
     }
 
     fn insert_node(&mut self, idx: u16, level: u8, parent: u16, slot: u8) -> Result<(), Code> {
-        bank::alloc_node(PBANK, T)?;
-        self.0.put(idx, T)?;
-        ok(Msg::new(T, node::MAKE_SEGMENT)
-            .words([level as u64, 0, 0, 0])
-            .recv([T, 0, 0, 0])
-            .call())?;
         // The new node into the parent's slot, the key that was there out
-        // (the process is stopped meanwhile: nothing walks the gap).
-        let p = if self.0.cached_entry() == Some(parent) {
-            LEAF
-        } else {
-            self.0.get(parent, T2)?;
-            T2
-        };
+        // and into the new node's slot 0 (the process is stopped meanwhile:
+        // nothing walks the gap).
+        let p = self.fresh(idx, level, parent)?;
         swap(p, slot as u64, T, T)?;
         self.0.get(idx, T2)?;
         swap(T2, 0, T, 0)
