@@ -195,7 +195,7 @@ impl Tree {
             match node.slots[digit(page, node.level)] {
                 // A child covers the start of its slot's span.
                 Entry::Child(c)
-                    if page % span(node.level - 1) < span(self.nodes[c as usize].level) =>
+                    if page & (span(node.level - 1) - 1) < span(self.nodes[c as usize].level) =>
                 {
                     n = c
                 }
@@ -229,7 +229,7 @@ impl Tree {
             }
             let s = digit(page, level);
             // The smallest node that covers `page` from the slot's start.
-            let want = fits(page % span(level - 1));
+            let want = fits(page & (span(level - 1) - 1));
             let below = match self.nodes[n as usize].slots[s] {
                 Entry::Child(c) if want <= self.nodes[c as usize].level => {
                     n = c;

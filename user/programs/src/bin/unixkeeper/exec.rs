@@ -201,9 +201,7 @@ impl Keeper {
         }
         Ok(())
     }
-}
 
-impl Keeper {
     /// Gathers `execve`'s strings into a buffer of `N` bytes and `M`
     /// strings and loads the program: `None` if they do not fit (nothing
     /// changed).
