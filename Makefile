@@ -13,14 +13,21 @@ TARGET := x86_64-unknown-none
 BUILD := build
 KERNEL_FLAGS := -C relocation-model=static
 USER_FLAGS := -C relocation-model=static -C code-model=small
-PROGRAMS := hello spin-a spin-b fault-ro fault-ud fault-div fault-kjump badcalls bench segkeeper growtest echo ipc-test bench-server bench-keeper emulate domtest ordertest metertest fuzz foreign answer-keeper foreign-answers ckptload ckptcheck bigmem ckptbench counter spacebank banktest datastore dstest notes blocksvc consoled contest porttest portkeeper factory facprod factest facbench rs rstest shell init rsbench sitest svcload unixkeeper unixd unixtick unixtty
-# The UNIX personality's C test programs (user/unix/*.c), built with musl
+# The programs, one room each: user/services (the system), user/unix (the
+# UNIX personality), user/tests (test domains), user/bench (benchmark
+# domains). The list is the folders' own: Cargo builds every
+# src/bin/<name>.rs and src/bin/<name>/main.rs, and so does this.
+USER_CRATES := services unix tests bench
+USER_PACKAGES := -p stet-services -p stet-unix-personality -p stet-test-domains -p stet-bench-domains
+PROGRAMS := $(sort $(basename $(notdir $(wildcard $(USER_CRATES:%=user/%/src/bin/*.rs)))) \
+	$(notdir $(patsubst %/main.rs,%,$(wildcard $(USER_CRATES:%=user/%/src/bin/*/main.rs)))))
+# The UNIX personality's C test programs (user/unix/c/*.c), built with musl
 # twice: static (ET_EXEC) as build/user/unix-<name> and static-PIE as
 # build/user/unix-<name>-pie. musl-gcc's specs cannot make a static PIE, so
 # that link names musl's rcrt1.o, takes libc.a (-Bstatic) and says
 # --no-dynamic-linker itself.
-UNIX_C := $(wildcard user/unix/*.c)
-UNIX_BINS := $(patsubst user/unix/%.c,$(BUILD)/user/unix-%,$(UNIX_C)) $(patsubst user/unix/%.c,$(BUILD)/user/unix-%-pie,$(UNIX_C))
+UNIX_C := $(wildcard user/unix/c/*.c)
+UNIX_BINS := $(patsubst user/unix/c/%.c,$(BUILD)/user/unix-%,$(UNIX_C)) $(patsubst user/unix/c/%.c,$(BUILD)/user/unix-%-pie,$(UNIX_C))
 MUSL := /usr/lib/x86_64-linux-musl
 UNIX_CFLAGS := -O2 -Wall -Werror
 LINUXBENCH := $(BUILD)/user/linuxbench-bench $(BUILD)/user/linuxbench-true
@@ -42,7 +49,7 @@ kernel: deps
 	@cp target/kernel/$(TARGET)/release/stet-kernel $(BUILD)/stet-kernel
 
 user: deps
-	$(USER_CARGO) build -p stet-programs --target $(TARGET) --release --target-dir target/user
+	$(USER_CARGO) build $(USER_PACKAGES) --target $(TARGET) --release --target-dir target/user
 	@mkdir -p $(BUILD)/user
 	@for p in $(PROGRAMS); do cp target/user/$(TARGET)/release/$$p $(BUILD)/user/$$p; done
 
@@ -59,11 +66,11 @@ $(BUILD)/user/linuxbench-true: tools/linuxbench/true.c
 	@mkdir -p $(BUILD)/user
 	musl-gcc -static -O2 -Wall -Wextra -s -o $@ $<
 
-$(BUILD)/user/unix-%-pie: user/unix/%.c
+$(BUILD)/user/unix-%-pie: user/unix/c/%.c
 	@mkdir -p $(BUILD)/user
 	gcc -specs $(MUSL)/musl-gcc.specs $(UNIX_CFLAGS) -fPIE -static-pie -nostartfiles $(MUSL)/rcrt1.o $(MUSL)/crti.o $$(gcc -print-file-name=crtbeginS.o) $< -Wl,-Bstatic $$(gcc -print-file-name=crtendS.o) $(MUSL)/crtn.o -Wl,--no-dynamic-linker -o $@
 
-$(BUILD)/user/unix-%: user/unix/%.c
+$(BUILD)/user/unix-%: user/unix/c/%.c
 	@mkdir -p $(BUILD)/user
 	musl-gcc -static $(UNIX_CFLAGS) $< -o $@
 
@@ -106,7 +113,7 @@ lint: deps
 	cargo fmt --all --check
 	cargo clippy --all-targets -- -D warnings
 	$(KERNEL_CARGO) clippy -p stet-kernel --target $(TARGET) --release --target-dir target/kernel -- -D warnings
-	$(USER_CARGO) clippy -p stet-programs -p stet-rt --target $(TARGET) --release --target-dir target/user -- -D warnings
+	$(USER_CARGO) clippy $(USER_PACKAGES) -p stet-rt --target $(TARGET) --release --target-dir target/user -- -D warnings
 
 fmt:
 	cargo fmt --all

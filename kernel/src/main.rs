@@ -3,10 +3,18 @@
 //! Where to look:
 //! * boot and bring-up: `arch/x86_64/boot.rs`, `arch/x86_64/start.rs`, `kmain` below
 //! * every kernel entry and exit (syscall, interrupts, faults): `arch/x86_64/entry.rs`
-//! * the invocation path (IPC): `invoke/`; kernel objects' orders: `kobj/`
-//! * objects and the object cache: `obj/`; prepared domains: `domain/`
+//! * the invocation path (IPC): `invoke/` (`fast.rs` first); kernel objects' orders: `kobj/`
+//! * objects and the object cache: `obj/` (its index is `crates/oidindex`);
+//!   prepared domains and run queues: `domain/`
 //! * faults, keepers and segment faults: `trap.rs`, `fault.rs`, `memory.rs`
+//!   (segment walks are `crates/segment`)
 //! * the scheduler and meters: `sched.rs`; the big bang image: `bigbang.rs`
+//! * the single-level store: `store/` — the checkpoint is `store/snapshot.rs`
+//!   (stop the world) and `store/writer.rs` (write, commit, migrate), restart
+//!   is `store/boot.rs`; the disk format is `crates/store`, and
+//!   `crates/storecheck` holds the store tests' workloads
+//! * the only unsafe code: `arch/x86_64/` (physical frames: `phys.rs`)
+//! * the second line of defence: `invariants.rs`
 //!
 //! The kernel follows the interrupt model: one kernel stack per CPU, every
 //! trap runs to completion with interrupts off and leaves by resuming some

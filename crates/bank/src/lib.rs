@@ -1,6 +1,6 @@
 //! The space bank's bookkeeping, as pure logic over an array of words.
 //!
-//! The space bank (`user/programs/src/bin/spacebank.rs`) holds range keys
+//! The space bank (`user/services/src/bin/spacebank.rs`) holds range keys
 //! to every node and page it may hand out. This crate decides *which*
 //! object to hand out and remembers, for every object, which bank it
 //! belongs to; the program only turns those decisions into range-key

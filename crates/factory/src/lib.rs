@@ -1,6 +1,6 @@
 //! The factory (KeyKOS's constructor), as pure logic.
 //!
-//! The factory server (`user/programs/src/bin/factory.rs`) builds domains
+//! The factory server (`user/services/src/bin/factory.rs`) builds domains
 //! of one kind — *products* — from a program template, a set of component
 //! keys and storage and a meter the requester supplies, and tells anyone
 //! whether its products are **discreet** (confined: unable to pass

@@ -1,7 +1,7 @@
 //! The native shell's pure logic, host-tested: a line editor for a serial
 //! terminal ([`LineEditor`]), splitting a command line into words
 //! ([`words`]), and the command table with its help ([`COMMANDS`],
-//! [`parse`]). The shell program (`user/programs/src/bin/shell.rs`) feeds
+//! [`parse`]). The shell program (`user/services/src/bin/shell.rs`) feeds
 //! it the bytes the console driver reads and carries out the commands
 //! through its keys.
 #![no_std]

@@ -3,7 +3,7 @@
 //! that kills and reboots the system: feed it every console line in
 //! order, and call [`Promises::boot`] at the start of every boot.
 //!
-//! Lines (see `user/programs/src/bin/ckptload.rs` and `ckptcheck.rs`):
+//! Lines (see `user/tests/src/bin/ckptload.rs` and `ckptcheck.rs`):
 //!
 //! * `load: commit E=<e> G=<g>`: checkpoint `g` committed, and its snapshot
 //!   was taken after the workload reached epoch `e`. Every later restart is

@@ -2,7 +2,7 @@
 //! system-call ABI ([`sys`]), the process layout ([`layout`]), the loader's
 //! plan for an executable ([`elf`]), the initial stack ([`stack`]), a
 //! process's memory map ([`vm`]) and the keeper's shadow of its
-//! address-space tree ([`shadow`]), a pipe's byte ring ([`ring`]). The UNIX keeper (`user/programs`,
+//! address-space tree ([`shadow`]), a pipe's byte ring ([`ring`]). The UNIX keeper (`user/unix`,
 //! `unixkeeper`) is a thin layer of invocations over these.
 #![no_std]
 #![deny(unsafe_code)]

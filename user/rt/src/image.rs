@@ -1,6 +1,6 @@
 //! Where this program's image is: its entry point, the end of its
 //! read-only pages and the page-aligned range of its writable pages (data and bss), from symbols the linker
-//! script (`user/programs/link.ld`) defines. A UNIX keeper uses them to
+//! script (`user/rt/link.ld`) defines. A UNIX keeper uses them to
 //! build a copy of itself: text shared, writable pages copied.
 #![allow(unsafe_code)]
 

@@ -1,0 +1,243 @@
+//! Regular files' bytes: each file is a segment tree of pages from the
+//! UNIX bank, its shape in the `Forest`, node keys in a `KeyDir`. Reads
+//! copy pages out with page `READ` (a hole reads as zeros), writes make the
+//! nodes and pages they need and copy in with page `WRITE`.
+
+use crate::slots::{BANK, DIR, LEAF, T, T2};
+use stet_rt::abi::code;
+use stet_rt::abi::order::{node, page};
+use stet_rt::bank;
+use stet_rt::key::{Msg, Slot};
+use stet_unix::forest::{self, Builder, Entry, File, Forest};
+use stet_unix::fs::MAX_INODES;
+use stet_unix::sys::errno::{EFBIG, EIO, ENOSPC};
+use stet_unix_personality::keydir::{self, fetch, swap, Code, KeyDir};
+
+const PAGE: u64 = 4096;
+
+fn ok(c: u64) -> Result<(), Code> {
+    if c == code::OK {
+        Ok(())
+    } else {
+        Err(c)
+    }
+}
+
+/// The node keys behind the forest.
+pub struct Keys(pub KeyDir);
+
+impl Builder for Keys {
+    type Err = Code;
+
+    fn make_node(&mut self, idx: u16, _level: u8) -> Result<(), Code> {
+        bank::alloc_node(BANK, T)?;
+        self.0.put(idx, T)
+    }
+
+    fn put_child(&mut self, parent: u16, slot: u8, child: u16, level: u8) -> Result<(), Code> {
+        self.0.get(child, T)?;
+        ok(Msg::new(T, node::MAKE_SEGMENT)
+            .words([level as u64, 0, 0, 0])
+            .recv([T, 0, 0, 0])
+            .call()
+            .code)?;
+        let p = self.0.cached(parent)?;
+        swap(p, slot as u64, T, 0)
+    }
+}
+
+/// Every file's bytes.
+pub struct Content {
+    /// The trees' shapes.
+    pub forest: Forest,
+    /// Each inode's tree.
+    pub files: [File; MAX_INODES],
+    keys: Keys,
+}
+
+fn errno_of<E>(e: forest::Error<E>) -> i64 {
+    match e {
+        forest::Error::Full => ENOSPC,
+        forest::Error::TooBig => EFBIG,
+        forest::Error::Build(_) => ENOSPC,
+    }
+}
+
+impl Content {
+    /// No files yet; the directory's root node is in `DIR`.
+    pub fn new() -> Content {
+        Content {
+            forest: Forest::new(),
+            files: [File::EMPTY; MAX_INODES],
+            keys: Keys(KeyDir::new(keydir::Slots {
+                root: DIR,
+                bank: BANK,
+                scratch: T2,
+                cache: LEAF,
+            })),
+        }
+    }
+
+    /// The page key of page `p` of file `ino` into `into`, if it exists.
+    fn page_key(&mut self, ino: u32, p: u64, into: Slot) -> Result<bool, Code> {
+        let Some((leaf, slot, _)) = self.forest.page(&self.files[ino as usize], p) else {
+            return Ok(false);
+        };
+        let l = self.keys.0.cached(leaf)?;
+        fetch(l, slot as u64, into)?;
+        Ok(true)
+    }
+
+    /// Copies `out.len()` bytes of file `ino` from `off` (the caller keeps
+    /// within the file's size).
+    pub fn read(&mut self, ino: u32, off: u64, out: &mut [u8]) -> Result<(), i64> {
+        let mut done = 0;
+        while done < out.len() {
+            let at = off + done as u64;
+            let in_page = (at % PAGE) as usize;
+            let n = (PAGE as usize - in_page).min(out.len() - done);
+            let chunk = &mut out[done..done + n];
+            if self.page_key(ino, at / PAGE, T).map_err(|_| EIO)? {
+                let a = Msg::new(T, page::READ)
+                    .words([in_page as u64, n as u64, 0, 0])
+                    .call_into(chunk);
+                if a.code != code::OK {
+                    return Err(EIO);
+                }
+            } else {
+                chunk.fill(0);
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Makes page `p` of file `ino` exist → its key in `T` (a mapping's
+    /// page fault, and every write).
+    pub fn make_page(&mut self, ino: u32, p: u64) -> Result<(), i64> {
+        if self.page_key(ino, p, T).map_err(|_| EIO)? {
+            return Ok(());
+        }
+        let f = &mut self.files[ino as usize];
+        let (leaf, slot) = self
+            .forest
+            .make_leaf(f, p, &mut self.keys)
+            .map_err(errno_of)?;
+        bank::alloc_page(BANK, T).map_err(|_| ENOSPC)?;
+        let l = self.keys.0.cached(leaf).map_err(|_| EIO)?;
+        swap(l, slot as u64, T, 0).map_err(|_| EIO)?;
+        self.forest.set(leaf, slot, Entry::Page(1));
+        Ok(())
+    }
+
+    /// Writes the bytes at this domain's address `src` (`len` of them) to
+    /// file `ino` at `off`.
+    pub fn write_from(&mut self, ino: u32, off: u64, src: u64, len: u64) -> Result<(), i64> {
+        let mut done = 0;
+        while done < len {
+            let at = off + done;
+            let n = (PAGE - at % PAGE).min(len - done);
+            self.make_page(ino, at / PAGE)?;
+            let a = Msg::new(T, page::WRITE)
+                .w0(at % PAGE)
+                .raw_string(src + done, n)
+                .call();
+            if a.code != code::OK {
+                return Err(EIO);
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Writes `data` to file `ino` at `off`.
+    pub fn write(&mut self, ino: u32, off: u64, data: &[u8]) -> Result<(), i64> {
+        self.write_from(ino, off, data.as_ptr() as u64, data.len() as u64)
+    }
+
+    /// Cuts file `ino` (now `old` bytes) to `len` bytes: pages past it are
+    /// freed, the rest of the last page zeroed.
+    pub fn truncate(&mut self, ino: u32, old: u64, len: u64) -> Result<(), i64> {
+        if len >= old {
+            return Ok(());
+        }
+        let first = len.div_ceil(PAGE);
+        self.drop_pages(ino, first, u64::MAX);
+        if !len.is_multiple_of(PAGE) && self.page_key(ino, len / PAGE, T).map_err(|_| EIO)? {
+            let zeros = [0u8; PAGE as usize];
+            let from = (len % PAGE) as usize;
+            let a = Msg::new(T, page::WRITE)
+                .w0(from as u64)
+                .string(&zeros[from..])
+                .call();
+            if a.code != code::OK {
+                return Err(EIO);
+            }
+        }
+        Ok(())
+    }
+
+    fn drop_pages(&mut self, ino: u32, first: u64, end: u64) {
+        let mut found = [(0u16, 0u8); 64];
+        loop {
+            let mut n = 0;
+            self.forest
+                .pages(&self.files[ino as usize], first, end, |_, leaf, slot, _| {
+                    if n < found.len() {
+                        found[n] = (leaf, slot);
+                        n += 1;
+                    }
+                });
+            if n == 0 {
+                return;
+            }
+            for &(leaf, slot) in &found[..n] {
+                let Ok(l) = self.keys.0.cached(leaf) else {
+                    return;
+                };
+                if swap(l, slot as u64, 0, T).is_err() {
+                    return;
+                }
+                let _ = bank::free(BANK, T);
+                self.forest.set(leaf, slot, Entry::Empty);
+            }
+        }
+    }
+
+    /// Frees file `ino`'s pages and nodes.
+    pub fn free(&mut self, ino: u32) {
+        self.drop_pages(ino, 0, u64::MAX);
+        let mut nodes = [0u16; 64];
+        let mut n = 0;
+        let mut f = self.files[ino as usize];
+        self.forest.free(&mut f, |idx| {
+            if n < nodes.len() {
+                nodes[n] = idx;
+                n += 1;
+            }
+        });
+        self.files[ino as usize] = File::EMPTY;
+        self.keys.0.forget();
+        for &idx in &nodes[..n] {
+            if self.keys.0.get(idx, T).is_ok() {
+                let _ = bank::free(BANK, T);
+            }
+        }
+    }
+
+    /// A read-only segment key to file `ino`'s bytes into `into` (a file
+    /// with no pages gets one empty node).
+    pub fn segment(&mut self, ino: u32, into: Slot) -> Result<(), i64> {
+        if self.files[ino as usize].root == forest::NONE {
+            self.make_page(ino, 0)?;
+        }
+        let f = self.files[ino as usize];
+        self.keys.0.get(f.root, into).map_err(|_| EIO)?;
+        ok(Msg::new(into, node::MAKE_SEGMENT)
+            .words([f.lss as u64, stet_keys::rights::RO as u64, 0, 0])
+            .recv([into, 0, 0, 0])
+            .call()
+            .code)
+        .map_err(|_| EIO)
+    }
+}

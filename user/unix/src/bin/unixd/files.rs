@@ -1,0 +1,405 @@
+//! Names and open files: the table of open file descriptions (what a
+//! file id names), `open`, `close`, `lseek`, `stat`, and every order on
+//! names — directories, links, symlinks, modes and times, truncation,
+//! `access`, `getcwd`, descriptor references and flags, and the lookup of
+//! a program for `execve`.
+
+use crate::open::{Kind, Open, FREE, MAX_OPEN};
+use crate::slots::T;
+use crate::{word, Reply, Unixd};
+use stet_rt::key::Answer;
+use stet_unix::fs;
+use stet_unix::fs::{mode, ROOT};
+use stet_unix::proto as p;
+use stet_unix::proto::{at, o};
+use stet_unix::sys::errno::*;
+
+impl Unixd<'_> {
+    pub(crate) fn fid(&self, fid: u64) -> Result<usize, i64> {
+        match self.open.get(fid as usize) {
+            Some(o) if o.kind != Kind::Free => Ok(fid as usize),
+            _ => Err(EBADF),
+        }
+    }
+
+    pub(crate) fn new_fid(&mut self, kind: Kind, flags: u64) -> Result<u64, i64> {
+        let i = (0..MAX_OPEN)
+            .find(|&i| self.open[i].kind == Kind::Free)
+            .ok_or(ENFILE)?;
+        self.open[i] = Open {
+            kind,
+            refs: 1,
+            flags,
+            off: 0,
+        };
+        Ok(i as u64)
+    }
+
+    /// The directory a path is relative to (`u64::MAX`: the root, for a
+    /// process that has no working directory yet).
+    pub(crate) fn base(&self, fid: u64) -> Result<u32, i64> {
+        if fid == u64::MAX {
+            return Ok(ROOT);
+        }
+        match self.open.get(fid as usize).map(|o| o.kind) {
+            Some(Kind::Inode(ino)) if self.fs.is_dir(ino) => Ok(ino),
+            Some(Kind::Free) | None => Err(EBADF),
+            Some(_) => Err(ENOTDIR),
+        }
+    }
+
+    pub(crate) fn inode_of(&self, fid: usize) -> Option<u32> {
+        match self.open[fid].kind {
+            Kind::Inode(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// Frees an inode that has no names once no open file holds it.
+    pub(crate) fn maybe_free(&mut self, ino: u32) {
+        let held = self.open.iter().any(|o| o.kind == Kind::Inode(ino));
+        let named = self.fs.inode(ino).is_some_and(|i| i.nlink > 0);
+        if !held && !named {
+            if self
+                .fs
+                .inode(ino)
+                .is_some_and(|i| i.mode & mode::FMT == mode::REG)
+            {
+                self.content.free(ino);
+            }
+            self.fs.free(ino);
+        }
+    }
+
+    fn open_path(
+        &mut self,
+        base: u64,
+        flags: u64,
+        perm: u64,
+        path: &[u8],
+    ) -> Result<[u64; 3], i64> {
+        let dir = self.base(base)?;
+        let follow = flags & o::NOFOLLOW == 0;
+        let now = self.time();
+        let ino = match self.fs.resolve(dir, path, follow) {
+            Ok(ino) => {
+                if flags & o::CREAT != 0 && flags & o::EXCL != 0 {
+                    return Err(EEXIST);
+                }
+                ino
+            }
+            Err(ENOENT) if flags & o::CREAT != 0 => {
+                let par = self.fs.parent(dir, path)?;
+                self.fs
+                    .create(par.dir, par.name, mode::REG | (perm as u32 & 0o7777), now)?
+            }
+            Err(e) => return Err(e),
+        };
+        self.refresh(ino);
+        let i = *self.fs.inode(ino).ok_or(ENOENT)?;
+        let fmt = i.mode & mode::FMT;
+        let acc = flags & o::ACCMODE;
+        if flags & o::PATH == 0 {
+            if fmt == mode::LNK {
+                return Err(ELOOP);
+            }
+            if fmt == mode::DIR && acc != o::RDONLY {
+                return Err(EISDIR);
+            }
+        }
+        if flags & o::DIRECTORY != 0 && fmt != mode::DIR {
+            return Err(ENOTDIR);
+        }
+        let kind = if fmt == mode::CHR {
+            match i.rdev {
+                0x103 => Kind::Null,
+                0x105 => Kind::Zero,
+                0x108 | 0x109 => Kind::Random,
+                _ => Kind::Tty,
+            }
+        } else {
+            Kind::Inode(ino)
+        };
+        if fmt == mode::REG && flags & o::TRUNC != 0 && acc != o::RDONLY {
+            self.content.truncate(ino, i.size, 0)?;
+            if let Some(m) = self.fs.inode_mut(ino) {
+                m.size = 0;
+                m.mtime = now;
+            }
+        }
+        let fid = self.new_fid(kind, flags & !(o::CREAT | o::EXCL | o::TRUNC | o::CLOEXEC))?;
+        Ok([fid, ino as u64, i.mode as u64])
+    }
+
+    fn close(&mut self, fid: u64) -> Result<u64, i64> {
+        let f = self.fid(fid)?;
+        let o = &mut self.open[f];
+        o.refs -= 1;
+        let (kind, last) = (o.kind, o.refs == 0);
+        if last {
+            *o = FREE;
+        }
+        // A pipe counts its ends by references: a reader sees end of file
+        // when the last reference to a write end is gone.
+        match kind {
+            Kind::Inode(ino) if last => self.maybe_free(ino),
+            Kind::PipeRead(n) => {
+                self.pipes[n as usize].readers -= 1;
+                self.pipe_changed(n);
+            }
+            Kind::PipeWrite(n) => {
+                self.pipes[n as usize].writers -= 1;
+                self.pipe_changed(n);
+            }
+            _ => {}
+        }
+        Ok(0)
+    }
+
+    fn lseek(&mut self, fid: u64, off: u64, whence: u64) -> Result<u64, i64> {
+        let f = self.fid(fid)?;
+        let size = match self.open[f].kind {
+            Kind::Inode(ino) => self.fs.inode(ino).map_or(0, |i| i.size),
+            Kind::PipeRead(_) | Kind::PipeWrite(_) | Kind::Tty => return Err(ESPIPE),
+            _ => 0,
+        };
+        let base = match whence {
+            0 => 0,
+            1 => self.open[f].off,
+            2 => size,
+            _ => return Err(EINVAL),
+        };
+        let new = (base as i64).checked_add(off as i64).ok_or(EINVAL)?;
+        if new < 0 {
+            return Err(EINVAL);
+        }
+        self.open[f].off = new as u64;
+        Ok(new as u64)
+    }
+
+    fn stat_of(&self, kind: Kind) -> Result<[u8; 144], i64> {
+        match kind {
+            Kind::Inode(ino) => self.fs.stat(ino),
+            Kind::PipeRead(n) | Kind::PipeWrite(n) => {
+                let mut i = *self.fs.inode(ROOT).ok_or(EIO)?;
+                i.mode = mode::FIFO | 0o600;
+                i.nlink = 1;
+                i.size = 0;
+                Ok(fs::stat_bytes(0x1000_0000 + n as u32, &i))
+            }
+            _ => {
+                let rdev = match kind {
+                    Kind::Null => 0x103,
+                    Kind::Zero => 0x105,
+                    Kind::Random => 0x109,
+                    _ => 0x500,
+                };
+                let mut i = *self.fs.inode(ROOT).ok_or(EIO)?;
+                i.mode = mode::CHR | 0o666;
+                i.nlink = 1;
+                i.size = 0;
+                i.rdev = rdev;
+                Ok(fs::stat_bytes(0x2000_0000 + rdev, &i))
+            }
+        }
+    }
+
+    /// The orders on names and open files: open, stat, directories, links, modes, times, descriptors, `execve`'s lookup.
+    pub(crate) fn file_order(
+        &mut self,
+        a: &Answer,
+        s: &[u8],
+        out: &mut [u8; 4096],
+    ) -> Result<Reply, i64> {
+        let w = a.w;
+        match a.code {
+            p::OPEN => match self.open_path(w[0], w[1], w[2], s) {
+                Ok(v) => Ok(Reply::Now(v, 0, false)),
+                Err(e) => word(Err(e)),
+            },
+            p::CLOSE => word(self.close(w[0])),
+            p::LSEEK => word(self.lseek(w[0], w[1], w[2])),
+            p::FSTAT => {
+                let f = self.fid(w[0])?;
+                let st = self.stat_of(self.open[f].kind)?;
+                out[..144].copy_from_slice(&st);
+                Ok(Reply::Now([0, 0, 0], 144, false))
+            }
+            p::STAT => {
+                let kind = if s.is_empty() && w[1] & at::EMPTY_PATH != 0 {
+                    self.open[self.fid(w[0])?].kind
+                } else {
+                    let dir = self.base(w[0])?;
+                    Kind::Inode(self.resolve_seeing_proc(
+                        dir,
+                        s,
+                        w[1] & at::SYMLINK_NOFOLLOW == 0,
+                    )?)
+                };
+                let st = self.stat_of(kind)?;
+                out[..144].copy_from_slice(&st);
+                Ok(Reply::Now([0, 0, 0], 144, false))
+            }
+            p::GETDENTS => {
+                let f = self.fid(w[0])?;
+                let ino = self.inode_of(f).ok_or(ENOTDIR)?;
+                let len = (w[1] as usize).min(out.len());
+                let (n, next) = self.fs.getdents(ino, self.open[f].off, &mut out[..len])?;
+                self.open[f].off = next;
+                Ok(Reply::Now([n as u64, 0, 0], n, false))
+            }
+            p::MKDIR => {
+                let now = self.time();
+                let par = self.fs.parent(self.base(w[0])?, s)?;
+                self.fs
+                    .create(par.dir, par.name, mode::DIR | (w[1] as u32 & 0o7777), now)?;
+                word(Ok(0))
+            }
+            p::UNLINK => {
+                let now = self.time();
+                let par = self.fs.parent(self.base(w[0])?, s)?;
+                if w[1] & at::REMOVEDIR != 0 {
+                    self.fs.rmdir(par.dir, par.name, now)?;
+                } else {
+                    let (ino, gone) = self.fs.unlink(par.dir, par.name, now)?;
+                    if gone {
+                        self.maybe_free(ino);
+                    }
+                }
+                word(Ok(0))
+            }
+            p::RENAME | p::LINK => {
+                let now = self.time();
+                let z = s.iter().position(|&b| b == 0).ok_or(EINVAL)?;
+                let (from, to) = (&s[..z], &s[z + 1..]);
+                let p1 = self.fs.parent(self.base(w[0])?, from)?;
+                let p2 = self.fs.parent(self.base(w[1])?, to)?;
+                if a.code == p::RENAME {
+                    if w[2] & 1 != 0 && self.fs.lookup(p2.dir, p2.name).is_some() {
+                        return Err(EEXIST);
+                    }
+                    if let Some((ino, true)) =
+                        self.fs.rename(p1.dir, p1.name, p2.dir, p2.name, now)?
+                    {
+                        self.maybe_free(ino);
+                    }
+                } else {
+                    let follow = w[2] & at::SYMLINK_FOLLOW != 0;
+                    let ino = self.fs.resolve(self.base(w[0])?, from, follow)?;
+                    self.fs.link(p2.dir, p2.name, ino, now)?;
+                }
+                word(Ok(0))
+            }
+            p::SYMLINK => {
+                let now = self.time();
+                let z = s.iter().position(|&b| b == 0).ok_or(EINVAL)?;
+                let par = self.fs.parent(self.base(w[0])?, &s[z + 1..])?;
+                self.fs.symlink(par.dir, par.name, &s[..z], now)?;
+                word(Ok(0))
+            }
+            p::READLINK => {
+                let ino = self.resolve_seeing_proc(self.base(w[0])?, s, false)?;
+                let t = self.fs.link_target(ino).ok_or(EINVAL)?;
+                out[..t.len()].copy_from_slice(t);
+                Ok(Reply::Now([t.len() as u64, 0, 0], t.len(), false))
+            }
+            p::CHMOD | p::UTIMENS => {
+                let now = self.time();
+                let ino = if s.is_empty() {
+                    let f = self.fid(w[0])?;
+                    self.inode_of(f).ok_or(EPERM)?
+                } else {
+                    self.fs.resolve(self.base(w[0])?, s, true)?
+                };
+                let i = self.fs.inode_mut(ino).ok_or(ENOENT)?;
+                if a.code == p::CHMOD {
+                    i.mode = (i.mode & mode::FMT) | (w[1] as u32 & 0o7777);
+                } else {
+                    let pick = |v: u64, old: u64| match v {
+                        u64::MAX => now,
+                        x if x == u64::MAX - 1 => old,
+                        x => x,
+                    };
+                    i.atime = pick(w[1], i.atime);
+                    i.mtime = pick(w[2], i.mtime);
+                }
+                i.ctime = now;
+                word(Ok(0))
+            }
+            p::TRUNCATE => {
+                let now = self.time();
+                let ino = if s.is_empty() {
+                    let f = self.fid(w[0])?;
+                    if self.open[f].flags & o::ACCMODE == o::RDONLY {
+                        return Err(EINVAL);
+                    }
+                    self.inode_of(f).ok_or(EINVAL)?
+                } else {
+                    self.fs.resolve(self.base(w[0])?, s, true)?
+                };
+                let i = *self.fs.inode(ino).ok_or(ENOENT)?;
+                if i.mode & mode::FMT == mode::DIR {
+                    return Err(EISDIR);
+                }
+                if i.mode & mode::FMT != mode::REG {
+                    return Err(EINVAL);
+                }
+                self.content.truncate(ino, i.size, w[1])?;
+                if let Some(m) = self.fs.inode_mut(ino) {
+                    m.size = w[1];
+                    m.mtime = now;
+                }
+                word(Ok(0))
+            }
+            p::ACCESS => {
+                let ino = self.resolve_seeing_proc(self.base(w[0])?, s, true)?;
+                let i = self.fs.inode(ino).ok_or(ENOENT)?;
+                // Everyone is root: X needs some execute bit.
+                if w[1] & 1 != 0 && i.mode & 0o111 == 0 && i.mode & mode::FMT != mode::DIR {
+                    return Err(EACCES);
+                }
+                word(Ok(0))
+            }
+            p::GETCWD => {
+                let dir = self.base(w[0])?;
+                let n = self.fs.path_of(dir, &mut out[..4095])?;
+                out[n] = 0;
+                Ok(Reply::Now([n as u64 + 1, 0, 0], n + 1, false))
+            }
+            p::DUP => {
+                let f = self.fid(w[0])?;
+                self.open[f].refs += 1;
+                match self.open[f].kind {
+                    Kind::PipeRead(n) => self.pipes[n as usize].readers += 1,
+                    Kind::PipeWrite(n) => self.pipes[n as usize].writers += 1,
+                    _ => {}
+                }
+                word(Ok(0))
+            }
+            p::FLAGS => {
+                let f = self.fid(w[0])?;
+                if w[1] == 0 {
+                    word(Ok(self.open[f].flags))
+                } else {
+                    let keep = o::APPEND | o::NONBLOCK;
+                    let fl = &mut self.open[f].flags;
+                    *fl = (*fl & !keep) | (w[2] & keep);
+                    word(Ok(0))
+                }
+            }
+            p::EXEC => {
+                let ino = self.resolve_seeing_proc(self.base(w[0])?, s, true)?;
+                let i = *self.fs.inode(ino).ok_or(ENOENT)?;
+                if i.mode & mode::FMT == mode::DIR {
+                    return Err(EACCES);
+                }
+                if i.mode & mode::FMT != mode::REG || i.mode & 0o111 == 0 {
+                    return Err(EACCES);
+                }
+                self.content.segment(ino, T)?;
+                Ok(Reply::Now([0, i.size, ino as u64], 0, true))
+            }
+            _ => Err(ENOSYS),
+        }
+    }
+}

@@ -1,0 +1,325 @@
+//! Moving bytes: `read` and `write` on every kind of open file (regular
+//! files, `/dev` devices, pipes, the terminal), pipes (a parked read is
+//! answered with its bytes when they come), `poll`, and the terminal's
+//! input, `ioctl`s and `isatty`.
+
+use crate::open::{Kind, FREE, MAX_PIPES, NO_PIPE, PIPE_BUF};
+use crate::procs::MAX_PROCS;
+use crate::slots::CONSOLE;
+use crate::wait::{resume_key, Wait, MAX_WAITERS, NO_WAITER};
+use crate::{now_ns, word, Reply, Unixd};
+use stet_rt::abi::{code, order};
+use stet_rt::key::{Answer, Msg};
+use stet_unix::fs::mode;
+use stet_unix::proto as p;
+use stet_unix::proto::o;
+use stet_unix::sys::errno::*;
+
+impl Unixd<'_> {
+    pub(crate) fn read(
+        &mut self,
+        fid: u64,
+        len: u64,
+        out: &mut [u8],
+        at: Option<u64>,
+    ) -> Result<Reply, i64> {
+        let f = self.fid(fid)?;
+        let o = self.open[f];
+        if o.flags & o::ACCMODE == o::WRONLY || o.flags & o::PATH != 0 {
+            return Err(EBADF);
+        }
+        let len = (len as usize).min(out.len());
+        let n = match o.kind {
+            Kind::Inode(ino) => {
+                let i = *self.fs.inode(ino).ok_or(EBADF)?;
+                if i.mode & mode::FMT == mode::DIR {
+                    return Err(EISDIR);
+                }
+                let off = at.unwrap_or(o.off);
+                let n = (len as u64).min(i.size.saturating_sub(off)) as usize;
+                self.content.read(ino, off, &mut out[..n])?;
+                if at.is_none() {
+                    self.open[f].off = off + n as u64;
+                }
+                n
+            }
+            Kind::Null => 0,
+            Kind::Tty => match self.tty.read(&mut out[..len]) {
+                Some(n) => n,
+                None if o.flags & o::NONBLOCK != 0 => return Err(EAGAIN),
+                None => return self.park(Wait::Tty),
+            },
+            Kind::Zero => {
+                out[..len].fill(0);
+                len
+            }
+            Kind::Random => {
+                let mut x = now_ns() | 1;
+                for b in out[..len].iter_mut() {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    *b = (x >> 24) as u8;
+                }
+                len
+            }
+            Kind::PipeRead(n) => {
+                if at.is_some() {
+                    return Err(ESPIPE);
+                }
+                let pi = &mut self.pipes[n as usize];
+                if pi.len() == 0 {
+                    if pi.writers == 0 || len == 0 {
+                        0
+                    } else if o.flags & o::NONBLOCK != 0 {
+                        return Err(EAGAIN);
+                    } else {
+                        return self.park_read(Wait::Pipe(n), len);
+                    }
+                } else {
+                    let got = pi.take(&mut out[..len]);
+                    self.pipe_changed(n);
+                    got
+                }
+            }
+            Kind::PipeWrite(_) | Kind::Free => return Err(EBADF),
+        };
+        Ok(Reply::Now([n as u64, 0, 0], n, false))
+    }
+
+    pub(crate) fn write(&mut self, fid: u64, data: &[u8], at: Option<u64>) -> Result<Reply, i64> {
+        let f = self.fid(fid)?;
+        let o = self.open[f];
+        if o.flags & o::ACCMODE == o::RDONLY || o.flags & o::PATH != 0 {
+            return Err(EBADF);
+        }
+        let n = match o.kind {
+            Kind::Inode(ino) => {
+                let i = *self.fs.inode(ino).ok_or(EBADF)?;
+                if i.mode & mode::FMT != mode::REG {
+                    return Err(EISDIR);
+                }
+                let off = match at {
+                    Some(a) => a,
+                    None if o.flags & o::APPEND != 0 => i.size,
+                    None => o.off,
+                };
+                self.content.write(ino, off, data)?;
+                let now = self.time();
+                if let Some(m) = self.fs.inode_mut(ino) {
+                    m.size = m.size.max(off + data.len() as u64);
+                    m.mtime = now;
+                }
+                if at.is_none() {
+                    self.open[f].off = off + data.len() as u64;
+                }
+                data.len()
+            }
+            Kind::Null | Kind::Zero | Kind::Random => data.len(),
+            Kind::Tty => {
+                for c in data.chunks(4096) {
+                    Msg::new(CONSOLE, order::console::WRITE).string(c).call();
+                }
+                data.len()
+            }
+            Kind::PipeWrite(n) => {
+                if at.is_some() {
+                    return Err(ESPIPE);
+                }
+                let pi = &mut self.pipes[n as usize];
+                if pi.readers == 0 {
+                    return Err(EPIPE);
+                }
+                // Writes of at most PIPE_BUF bytes are all or nothing.
+                if pi.room() == 0 || (data.len() <= PIPE_BUF && pi.room() < data.len()) {
+                    if o.flags & o::NONBLOCK != 0 {
+                        return Err(EAGAIN);
+                    }
+                    return self.park(Wait::Pipe(n));
+                }
+                let put = pi.put(data);
+                self.pipe_changed(n);
+                put
+            }
+            Kind::PipeRead(_) | Kind::Free => return Err(EBADF),
+        };
+        Ok(Reply::Now([n as u64, 0, 0], 0, false))
+    }
+
+    /// A pipe changed: its parked callers ask again; a pipe with no ends
+    /// left is freed.
+    pub(crate) fn pipe_changed(&mut self, n: u16) {
+        for i in 0..MAX_WAITERS {
+            if self.waiters[i].on != Wait::Pipe(n) {
+                continue;
+            }
+            let len = self.waiters[i].read_len as usize;
+            let pi = &mut self.pipes[n as usize];
+            if len == 0 {
+                self.wake(i);
+            } else if pi.len() > 0 {
+                // A parked read gets its bytes now: one message, where
+                // waking it to read again took a second call. The bytes go
+                // straight from the ring (as far as it wraps: a pipe read
+                // may return fewer bytes than asked).
+                let (pid, to) = (self.waiters[i].pid, self.waiters[i].slot);
+                self.waiters[i] = NO_WAITER;
+                let sigs = self.take_pending(pid);
+                let pi = &mut self.pipes[n as usize];
+                let s = pi.front(len);
+                if let Some(r) = resume_key(i, to) {
+                    Msg::new(r, code::OK)
+                        .words([s.len() as u64, 0, 0, sigs])
+                        .string(s)
+                        .send();
+                }
+                let got = s.len();
+                pi.consume(got);
+            } else if pi.writers == 0 {
+                self.answer(i, 0); // end of file
+            }
+        }
+        let pi = &mut self.pipes[n as usize];
+        if pi.readers == 0 && pi.writers == 0 {
+            *pi = NO_PIPE;
+        }
+    }
+
+    /// The orders that move bytes: `read`, `write`, pipes, `poll`, and the terminal (its input, `ioctl`s, `isatty`).
+    pub(crate) fn io_order(
+        &mut self,
+        a: &Answer,
+        s: &[u8],
+        out: &mut [u8; 4096],
+    ) -> Result<Reply, i64> {
+        let w = a.w;
+        match a.code {
+            p::READ => self.read(w[0], w[1], out, None),
+            p::PREAD => self.read(w[0], w[1], out, Some(w[2])),
+            p::WRITE => self.write(w[0], s, None),
+            p::PWRITE => self.write(w[0], s, Some(w[1])),
+            p::PIPE => {
+                let n = (0..MAX_PIPES)
+                    .find(|&i| !self.pipes[i].used)
+                    .ok_or(ENFILE)?;
+                let rd =
+                    self.new_fid(Kind::PipeRead(n as u16), o::RDONLY | (w[0] & o::NONBLOCK))?;
+                let wr = match self
+                    .new_fid(Kind::PipeWrite(n as u16), o::WRONLY | (w[0] & o::NONBLOCK))
+                {
+                    Ok(f) => f,
+                    Err(e) => {
+                        self.open[rd as usize] = FREE;
+                        return Err(e);
+                    }
+                };
+                self.pipes[n] = NO_PIPE;
+                self.pipes[n].used = true;
+                self.pipes[n].readers = 1;
+                self.pipes[n].writers = 1;
+                Ok(Reply::Now([0, rd, wr], 0, false))
+            }
+            p::POLL => {
+                let f = self.fid(w[0])?;
+                const IN: u64 = 1;
+                const OUT: u64 = 4;
+                const ERR: u64 = 8;
+                const HUP: u64 = 0x10;
+                let ev = match self.open[f].kind {
+                    Kind::PipeRead(n) => {
+                        let pi = &self.pipes[n as usize];
+                        (if pi.len() > 0 { IN } else { 0 })
+                            | (if pi.writers == 0 { HUP } else { 0 })
+                    }
+                    Kind::PipeWrite(n) => {
+                        let pi = &self.pipes[n as usize];
+                        if pi.readers == 0 {
+                            ERR
+                        } else if pi.room() > 0 {
+                            OUT
+                        } else {
+                            0
+                        }
+                    }
+                    Kind::Tty => OUT | if self.tty.readable() { IN } else { 0 },
+                    _ => IN | OUT,
+                };
+                word(Ok(ev))
+            }
+            p::INPUT => {
+                let mut sigs = [0u64; 8];
+                let mut ns = 0;
+                let woke = self.tty.input(
+                    s,
+                    &mut |e| {
+                        Msg::new(CONSOLE, order::console::WRITE).string(e).call();
+                    },
+                    &mut |sig| {
+                        if ns < sigs.len() {
+                            sigs[ns] = sig;
+                            ns += 1;
+                        }
+                    },
+                );
+                let fg = self.tty.fg;
+                for &sig in &sigs[..ns] {
+                    for i in 0..MAX_PROCS {
+                        if self.procs[i].pid != 0 && self.procs[i].pgid == fg {
+                            self.signal(i, sig);
+                        }
+                    }
+                }
+                if woke || ns > 0 {
+                    for w in 0..MAX_WAITERS {
+                        if self.waiters[w].on == Wait::Tty {
+                            self.wake(w);
+                        }
+                    }
+                }
+                word(Ok(0))
+            }
+            p::TTY => {
+                let f = self.fid(w[0])?;
+                if self.open[f].kind != Kind::Tty {
+                    return Err(ENOTTY);
+                }
+                use stet_unix::sys::ioctl as io;
+                match w[1] {
+                    io::TCGETS => {
+                        out[..36].copy_from_slice(&self.tty.termios.to_bytes());
+                        Ok(Reply::Now([0, 0, 0], 36, false))
+                    }
+                    io::TCSETS | io::TCSETSW | io::TCSETSF => {
+                        let b: [u8; 36] =
+                            s.get(..36).and_then(|b| b.try_into().ok()).ok_or(EFAULT)?;
+                        self.tty.set(stet_unix::tty::Termios::from_bytes(&b));
+                        for x in 0..MAX_WAITERS {
+                            if self.waiters[x].on == Wait::Tty {
+                                self.wake(x);
+                            }
+                        }
+                        word(Ok(0))
+                    }
+                    io::TIOCGPGRP => word(Ok(self.tty.fg as u64)),
+                    io::TIOCSPGRP => {
+                        self.tty.fg = w[2] as u32;
+                        word(Ok(0))
+                    }
+                    io::TIOCGWINSZ => word(Ok(24 << 16 | 80)),
+                    io::TIOCSWINSZ => word(Ok(0)),
+                    io::FIONREAD => word(Ok(self.tty.readable() as u64)),
+                    _ => Err(EINVAL),
+                }
+            }
+            p::ISATTY => {
+                let f = self.fid(w[0])?;
+                word(if self.open[f].kind == Kind::Tty {
+                    Ok(0)
+                } else {
+                    Err(ENOTTY)
+                })
+            }
+            _ => Err(ENOSYS),
+        }
+    }
+}

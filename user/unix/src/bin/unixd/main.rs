@@ -1,0 +1,300 @@
+//! The UNIX file-system domain: one domain holding every directory, inode,
+//! open file description and pipe of the UNIX personality (Workplace OS's
+//! and KeyNIX's hindsight: not a domain per inode, no queue domains on
+//! pipes). Regular files are segments (`content`), so a keeper maps an
+//! executable's pages straight into its process. It needs no journal and
+//! no fsck: all of it is in this domain's memory and its objects, which the
+//! single-level store checkpoints like everything else.
+//!
+//! Keepers call it with the orders of `stet_unix::proto`; every answer is
+//! `OK` with the system call's `rax` in `w0`. A call that must wait (a
+//! pipe with nothing to read, or no room) is parked: its resume key stays
+//! where it arrived if one of the `RESUME_SLOTS` is free for the next
+//! message (no invocation at all), else goes in the `WAITS` node. When the
+//! pipe changes, a parked read is answered with its bytes; other calls are
+//! answered `BUSY`, on which they ask again (restartable, as in Fluke).
+//!
+//! On its first start it builds the file system from a `newc` cpio
+//! archive (`boot`), adds `/dev`, `/tmp` and `/proc`, and prints a line.
+//!
+//! Keys: see `slots`. Argument: the system's start time (s since 1970).
+//!
+//! `handle` sends each order to the file that serves its area: `files`
+//! (names and open files), `io` (read, write, pipes, the terminal),
+//! `procs` (fork, exit, wait, ids), `signals` (kill, alarm), `wait`
+//! (parked calls, sleeps, the clock), `memory` (file pages, memfd,
+//! futexes, shared pages) and `procfs` (`/proc`); `content` keeps regular
+//! files' bytes and `boot` builds the first file system.
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+mod boot;
+mod content;
+mod files;
+mod io;
+mod memory;
+mod open;
+mod procfs;
+mod procs;
+mod signals;
+mod slots;
+mod wait;
+
+use content::Content;
+use open::{Kind, Open, Pipe, FREE, MAX_OPEN, MAX_PIPES, NO_PIPE};
+use procs::{Proc, MAX_PROCS, NO_PROC};
+use slots::{BANK, K0, KEEPERS, RESUME, SELF, SLEEP, STORE, T};
+use stet_rt::abi::invoke::source;
+use stet_rt::abi::service::store as order_store;
+use stet_rt::abi::{code, order};
+use stet_rt::bank;
+use stet_rt::key::Slot;
+use stet_rt::key::{call, wait, Answer, Msg};
+use stet_rt::println;
+use stet_unix::fs::Fs;
+use stet_unix::proto as p;
+use stet_unix::sys::errno::*;
+use stet_unix::tty::Tty;
+use wait::{Waiter, MAX_WAITERS, NO_WAITER};
+
+/// What to answer.
+enum Reply {
+    /// `w0`..`w2`, and `n` bytes of the out buffer as the string; with a
+    /// key in `T` when `key`.
+    Now([u64; 3], usize, bool),
+    /// The call is parked.
+    Parked,
+    /// The call is never answered here (its resume key went elsewhere).
+    Kept,
+}
+
+fn now_ns() -> u64 {
+    call(SLEEP, order::sleep::NOW, [0; 4]).w[0]
+}
+
+fn ret(r: Result<u64, i64>) -> [u64; 3] {
+    [stet_unix::sys::ret(r), 0, 0]
+}
+
+/// A system call's answer now: its `rax` alone.
+fn word(r: Result<u64, i64>) -> Result<Reply, i64> {
+    Ok(Reply::Now(ret(r), 0, false))
+}
+
+/// The domain's state.
+pub struct Unixd<'a> {
+    fs: &'a mut Fs,
+    content: &'a mut Content,
+    open: &'a mut [Open; MAX_OPEN],
+    pipes: &'a mut [Pipe; MAX_PIPES],
+    waiters: [Waiter; MAX_WAITERS],
+    procs: [Proc; MAX_PROCS],
+    next_pid: u32,
+    /// The caller of the message being served (0: not a process) and the
+    /// signals that end its wait if it parks.
+    caller: u32,
+    intr: u64,
+    /// The slot the message being served brought its resume key in, which
+    /// is where the next one's goes unless `park` leaves a call there.
+    resume: Slot,
+    /// Which nodes of the keepers' start-key directory exist.
+    keeper_nodes: [bool; MAX_PROCS / 16],
+    /// Which of `KEEPERS`' forwarder-node groups exist.
+    fwd_nodes: [bool; MAX_PROCS / 16],
+    /// The terminal.
+    tty: &'a mut Tty,
+    /// Seconds since 1970 at boot: file times are `epoch + now`.
+    epoch_ns: u64,
+    /// The generated files of `/proc` (inode, what).
+    gen: [(u32, procfs::Gen); procfs::MAX_GEN],
+    /// Unimplemented calls of every process that has ended, by number
+    /// (the last counts all higher numbers).
+    enosys: [u32; 512],
+    /// Pages shared copy-on-write after fork, and their holders.
+    shares: &'a mut stet_unix::share::Shares,
+    /// Some process's `/proc` directory waits to be made
+    /// (`Proc::proc_pending`).
+    proc_pending: bool,
+    /// What waiting directories of processes that ran `execve` will hold.
+    infos: &'a mut [procfs::ExecInfo; procfs::MAX_INFO],
+}
+
+impl Unixd<'_> {
+    fn time(&self) -> u64 {
+        self.epoch_ns + now_ns()
+    }
+
+    /// Answers one message: the area that serves its order does.
+    fn handle(&mut self, a: &Answer, s: &[u8], out: &mut [u8; 4096]) -> Result<Reply, i64> {
+        // (Orders that only look a path up make the waiting directories
+        // only if the path goes through `/proc`: `resolve_seeing_proc`.)
+        if self.proc_pending && p::NAMES_FILES.contains(&a.code) && !p::LOOKS_UP.contains(&a.code) {
+            self.proc_flush();
+        }
+        match a.code {
+            // Only a process (through its forwarder) may ask these.
+            p::FORK
+            | p::EXIT
+            | p::WAIT4
+            | p::GETPPID
+            | p::HELLO
+            | p::KILL
+            | p::SETPGID
+            | p::GETPGID
+            | p::SETSID
+            | p::SLEEP
+            | p::ALARM
+            | p::PAUSE
+            | p::FUTEX_WAIT
+            | p::FUTEX_WAKE
+            | p::PROCINFO
+                if a.source as u64 != source::FORWARDED =>
+            {
+                Err(EPERM)
+            }
+            p::OPEN
+            | p::CLOSE
+            | p::LSEEK
+            | p::FSTAT
+            | p::STAT
+            | p::GETDENTS
+            | p::MKDIR
+            | p::UNLINK
+            | p::RENAME
+            | p::LINK
+            | p::SYMLINK
+            | p::READLINK
+            | p::CHMOD
+            | p::UTIMENS
+            | p::TRUNCATE
+            | p::ACCESS
+            | p::GETCWD
+            | p::DUP
+            | p::FLAGS
+            | p::EXEC => self.file_order(a, s, out),
+            p::READ
+            | p::PREAD
+            | p::WRITE
+            | p::PWRITE
+            | p::PIPE
+            | p::POLL
+            | p::INPUT
+            | p::TTY
+            | p::ISATTY => self.io_order(a, s, out),
+            p::FORK
+            | p::EXIT
+            | p::WAIT4
+            | p::GETPPID
+            | p::HELLO
+            | p::SETPGID
+            | p::GETPGID
+            | p::SETSID
+            | p::PROCINFO
+            | p::ENOSYS
+            | p::STATUS
+            | p::SYSINFO => self.process_order(a, s, out),
+            p::KILL | p::ALARM => self.signal_order(a),
+            p::TICK | p::SLEEP | p::PAUSE => self.wait_order(a),
+            p::MAP_PAGE | p::MEMFD | p::SHARE | p::UNSHARE | p::FUTEX_WAIT | p::FUTEX_WAKE => {
+                self.memory_order(a, s, out)
+            }
+            _ => Err(ENOSYS),
+        }
+    }
+}
+
+fn main(epoch: u64) -> i64 {
+    let mut fs = Fs::new(0);
+    let mut content = Content::new();
+    let mut open = [FREE; MAX_OPEN];
+    let mut pipes = [NO_PIPE; MAX_PIPES];
+    let mut tty = Tty::new();
+    let mut shares = stet_unix::share::Shares::new();
+    let mut infos = [procfs::NO_INFO; procfs::MAX_INFO];
+    // The terminal's first foreground group: the first process's.
+    tty.fg = 1;
+    let mut d = Unixd {
+        fs: &mut fs,
+        content: &mut content,
+        open: &mut open,
+        pipes: &mut pipes,
+        waiters: [NO_WAITER; MAX_WAITERS],
+        procs: [NO_PROC; MAX_PROCS],
+        next_pid: 2,
+        caller: 0,
+        intr: 0,
+        resume: RESUME,
+        keeper_nodes: [false; MAX_PROCS / 16],
+        fwd_nodes: [false; MAX_PROCS / 16],
+        tty: &mut tty,
+        epoch_ns: epoch * 1_000_000_000,
+        gen: [(0, procfs::Gen::None); procfs::MAX_GEN],
+        enosys: [0; 512],
+        shares: &mut shares,
+        infos: &mut infos,
+        proc_pending: false,
+    };
+    match boot::build(&mut d) {
+        Ok(s) => println!(
+            "unixd: {} files, {} directories, {} links from the archive; {} KiB of file data",
+            s.files,
+            s.dirs,
+            s.links,
+            s.bytes / 1024
+        ),
+        Err(e) => println!("unixd: the initial file system is incomplete: {e}"),
+    }
+    d.proc_boot();
+    // The node of the keepers' start-key nodes (the image leaves the slot
+    // void: without it no keeper could say where it is, and a signal
+    // reached a running process only with its next call's answer).
+    if bank::alloc_node(BANK, KEEPERS).is_err() {
+        println!("unixd: no node for the keepers' start keys");
+    }
+    // Published for the native shell's `unix` command, when slot 3 is a
+    // data store publisher key (`make run`); otherwise the call fails and
+    // nothing is published.
+    let mut name = [0u8; 8];
+    name[..p::STORE_NAME.len()].copy_from_slice(p::STORE_NAME);
+    Msg::new(STORE, order_store::PUT)
+        .string(&name[..p::STORE_NAME.len() + 1])
+        .keys([SELF, 0, 0, 0])
+        .call();
+    let mut inbuf = [0u8; 4096];
+    let mut out = [0u8; 4096];
+    d.resume = RESUME;
+    let mut a = wait([K0, 0, 0, 0], d.resume, &mut inbuf);
+    loop {
+        let n = a.len.min(inbuf.len());
+        let s = &inbuf[..n];
+        let forwarded = a.source as u64 == source::FORWARDED;
+        d.caller = if forwarded { a.label } else { 0 };
+        d.intr = a.w[p::INTR_WORD];
+        let reply = match d.handle(&a, s, &mut out) {
+            Ok(r) => r,
+            Err(e) => Reply::Now(ret(Err(e)), 0, false),
+        };
+        a = match reply {
+            Reply::Now(w, len, key) => Msg::new(d.resume, code::OK)
+                .words([
+                    w[0],
+                    w[1],
+                    w[2],
+                    if forwarded {
+                        d.take_pending(a.label)
+                    } else {
+                        0
+                    },
+                ])
+                .string(&out[..len])
+                .keys([if key { T } else { 0 }, 0, 0, 0])
+                .recv([K0, 0, 0, 0])
+                .resume_into(d.resume)
+                .ret_into(&mut inbuf),
+            Reply::Parked | Reply::Kept => wait([K0, 0, 0, 0], d.resume, &mut inbuf),
+        };
+    }
+}
+
+stet_rt::main!(main);

@@ -1,0 +1,446 @@
+//! `/proc`: real directories and files of the file system, kept up to
+//! date by unixd. Each process has `/proc/<pid>/` with `stat`, `cmdline`
+//! and the symlink `exe`, made when its keeper says hello (a copy of its
+//! parent's), rewritten at `execve` (`PROCINFO`) and removed when the
+//! process is reaped. `/proc/meminfo`, `/proc/uptime` and each `stat` are
+//! generated again whenever they are opened. `/proc/self` is the keeper's
+//! business: it names `/proc/<pid>` in the paths it sends.
+//!
+//! Being ordinary files, they need nothing new from `read`, `stat`,
+//! `getdents64` or `ls`.
+
+use crate::procs::MAX_PROCS;
+use crate::wait::Wait;
+use crate::Unixd;
+use core::fmt::Write;
+use stet_unix::fs::{mode, ROOT};
+
+/// What a generated file holds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Gen {
+    /// A free entry.
+    None,
+    /// `/proc/meminfo`.
+    Meminfo,
+    /// `/proc/uptime`.
+    Uptime,
+    /// `/proc/<pid>/stat`.
+    Stat(u32),
+}
+
+/// What `execve` said a process runs (`PROCINFO`), kept while its
+/// `/proc/<pid>/` waits to be made: its `exe` target and `cmdline`.
+#[derive(Clone, Copy)]
+pub struct ExecInfo {
+    /// The process (0: a free entry).
+    pub pid: u32,
+    exe_len: u16,
+    cmd_len: u16,
+    exe: [u8; 256],
+    cmd: [u8; 4096],
+}
+
+/// A free [`ExecInfo`].
+pub const NO_INFO: ExecInfo = ExecInfo {
+    pid: 0,
+    exe_len: 0,
+    cmd_len: 0,
+    exe: [0; 256],
+    cmd: [0; 4096],
+};
+
+/// How many waiting directories' [`ExecInfo`] unixd keeps (more: made at
+/// once, as before).
+pub const MAX_INFO: usize = 4;
+
+/// Most generated files: two, and one per process.
+pub const MAX_GEN: usize = MAX_PROCS + 2;
+
+/// A fixed buffer that formats text (no allocation).
+struct Text {
+    buf: [u8; 1024],
+    len: usize,
+}
+
+impl Write for Text {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        let b = s.as_bytes();
+        let n = b.len().min(self.buf.len() - self.len);
+        self.buf[self.len..self.len + n].copy_from_slice(&b[..n]);
+        self.len += n;
+        Ok(())
+    }
+}
+
+/// A pid's directory name.
+fn name_of(pid: u32, out: &mut [u8; 10]) -> &[u8] {
+    let mut n = 0;
+    let mut digits = [0u8; 10];
+    let mut v = pid;
+    loop {
+        digits[n] = b'0' + (v % 10) as u8;
+        n += 1;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for i in 0..n {
+        out[i] = digits[n - 1 - i];
+    }
+    &out[..n]
+}
+
+impl Unixd<'_> {
+    fn proc_root(&self) -> Option<u32> {
+        self.fs.lookup(ROOT, b"proc")
+    }
+
+    fn proc_dir(&self, pid: u32) -> Option<u32> {
+        let mut n = [0u8; 10];
+        self.fs.lookup(self.proc_root()?, name_of(pid, &mut n))
+    }
+
+    fn add_gen(&mut self, ino: u32, g: Gen) {
+        if let Some(e) = self.gen.iter_mut().find(|e| e.1 == Gen::None) {
+            *e = (ino, g);
+        }
+    }
+
+    /// `/proc/meminfo` and `/proc/uptime`, made at boot if missing.
+    pub(crate) fn proc_boot(&mut self) {
+        let Some(root) = self.proc_root() else {
+            return;
+        };
+        let now = self.time();
+        for (name, g) in [(&b"meminfo"[..], Gen::Meminfo), (b"uptime", Gen::Uptime)] {
+            let ino = match self.fs.lookup(root, name) {
+                Some(i) => i,
+                None => match self.fs.create(root, name, mode::REG | 0o444, now) {
+                    Ok(i) => i,
+                    Err(_) => continue,
+                },
+            };
+            if !self.gen.iter().any(|e| e.0 == ino && e.1 != Gen::None) {
+                self.add_gen(ino, g);
+            }
+        }
+    }
+
+    /// Makes every `/proc/<pid>/` still waiting (`Proc::proc_pending`), a
+    /// parent's before its children's: called before anything that could
+    /// look at `/proc` (a path, a directory listing), before a waiting
+    /// one's parent changes its own, and before that parent goes.
+    pub(crate) fn proc_flush(&mut self) {
+        self.proc_pending = false;
+        // A waiting parent is made first; a chain of them takes a pass per
+        // generation.
+        for _ in 0..MAX_PROCS {
+            let mut left = false;
+            for i in 0..MAX_PROCS {
+                let p = self.procs[i];
+                if !p.proc_pending {
+                    continue;
+                }
+                let parent_waits = self
+                    .procs
+                    .iter()
+                    .any(|q| q.pid == p.ppid && q.pid != 0 && q.proc_pending);
+                if parent_waits {
+                    left = true;
+                    continue;
+                }
+                self.procs[i].proc_pending = false;
+                self.proc_make(p.pid, p.ppid);
+            }
+            if !left {
+                return;
+            }
+        }
+    }
+
+    /// `Fs::resolve`, after making the waiting `/proc/<pid>/` directories
+    /// if the path goes through `/proc` (a lookup elsewhere cannot see
+    /// them: `exec` of `/bin/true` by a new child makes nothing).
+    pub(crate) fn resolve_seeing_proc(
+        &mut self,
+        dir: u32,
+        path: &[u8],
+        follow: bool,
+    ) -> Result<u32, i64> {
+        if self.proc_pending {
+            if let Some(root) = self.proc_root() {
+                let (r, seen) = self.fs.resolve_watching(dir, path, follow, root);
+                if !seen {
+                    return r;
+                }
+                self.proc_flush();
+            }
+        }
+        self.fs.resolve(dir, path, follow)
+    }
+
+    /// Makes the waiting directories if one of `pid`'s children's is among
+    /// them (its copy of `pid`'s is due before `pid`'s changes or goes).
+    pub(crate) fn flush_children_of(&mut self, pid: u32) {
+        if self
+            .procs
+            .iter()
+            .any(|q| q.pid != 0 && q.ppid == pid && q.proc_pending)
+        {
+            self.proc_flush();
+        }
+    }
+
+    /// Makes `/proc/<pid>/` if it is not there: its files are copies of
+    /// `/proc/<ppid>/`'s (a forked child runs its parent's program).
+    pub(crate) fn proc_new(&mut self, pid: u32, ppid: u32) {
+        if self.proc_dir(pid).is_some() {
+            return;
+        }
+        let Some(root) = self.proc_root() else {
+            return;
+        };
+        let now = self.time();
+        let mut n = [0u8; 10];
+        let Ok(dir) = self
+            .fs
+            .create(root, name_of(pid, &mut n), mode::DIR | 0o555, now)
+        else {
+            return;
+        };
+        if let Ok(stat) = self.fs.create(dir, b"stat", mode::REG | 0o444, now) {
+            self.add_gen(stat, Gen::Stat(pid));
+        }
+        let _ = self.fs.create(dir, b"cmdline", mode::REG | 0o444, now);
+        let mut exe = [0u8; 256];
+        let mut cmd = [0u8; 4096];
+        let (mut elen, mut clen) = (0, 0);
+        if let Some(pd) = self.proc_dir(ppid) {
+            if let Some(t) = self
+                .fs
+                .lookup(pd, b"exe")
+                .and_then(|l| self.fs.link_target(l))
+            {
+                elen = t.len().min(exe.len());
+                exe[..elen].copy_from_slice(&t[..elen]);
+            }
+            if let Some(c) = self.fs.lookup(pd, b"cmdline") {
+                let size = self.fs.inode(c).map_or(0, |i| i.size) as usize;
+                clen = size.min(cmd.len());
+                if self.content.read(c, 0, &mut cmd[..clen]).is_err() {
+                    clen = 0;
+                }
+            }
+        }
+        self.proc_set(dir, &exe[..elen], &cmd[..clen]);
+    }
+
+    /// Sets `/proc/<pid>/exe`'s target and `cmdline`'s bytes.
+    fn proc_set(&mut self, dir: u32, exe: &[u8], cmdline: &[u8]) {
+        let now = self.time();
+        if let Ok((ino, true)) = self.fs.unlink(dir, b"exe", now) {
+            self.maybe_free(ino);
+        }
+        if !exe.is_empty() {
+            let _ = self.fs.symlink(dir, b"exe", exe, now);
+        }
+        if let Some(c) = self.fs.lookup(dir, b"cmdline") {
+            self.set_content(c, cmdline);
+        }
+    }
+
+    /// Replaces file `ino`'s bytes.
+    fn set_content(&mut self, ino: u32, data: &[u8]) {
+        let old = self.fs.inode(ino).map_or(0, |i| i.size);
+        let _ = self.content.truncate(ino, old, 0);
+        let size = match self.content.write(ino, 0, data) {
+            Ok(()) => data.len() as u64,
+            Err(_) => 0,
+        };
+        let now = self.time();
+        if let Some(i) = self.fs.inode_mut(ino) {
+            i.size = size;
+            i.mtime = now;
+        }
+    }
+
+    /// `PROCINFO`: the caller now runs `path` (relative to directory fid
+    /// `base`) with the NUL-terminated arguments `args`.
+    /// A directory still waiting gets them when it is made (`ExecInfo`):
+    /// a child that runs a program and is reaped before anyone looks
+    /// costs `/proc` nothing.
+    pub(crate) fn proc_exec(&mut self, pid: u32, base: u64, path: &[u8], args: &[u8]) {
+        // A child's directory that would copy this one is made before
+        // this one changes.
+        if self.proc_pending {
+            self.flush_children_of(pid);
+        }
+        // The absolute path: its directory's path and its name.
+        let mut abs = [0u8; 256];
+        let mut n = 0;
+        if let Ok(par) = self.base(base).and_then(|b| self.fs.parent(b, path)) {
+            if let Ok(l) = self.fs.path_of(par.dir, &mut abs) {
+                n = l;
+                // The root's path is "/", any other lacks the last '/'.
+                if n > 1 && n < abs.len() {
+                    abs[n] = b'/';
+                    n += 1;
+                }
+                let k = par.name.len().min(abs.len() - n);
+                abs[n..n + k].copy_from_slice(&par.name[..k]);
+                n += k;
+            }
+        }
+        let comm_src = &abs[..n];
+        let base_name = comm_src.rsplit(|&b| b == b'/').next().unwrap_or_default();
+        if let Some(i) = (0..MAX_PROCS).find(|&i| self.procs[i].pid == pid) {
+            let mut c = [0u8; 16];
+            let k = base_name.len().min(15);
+            c[..k].copy_from_slice(&base_name[..k]);
+            self.procs[i].comm = c;
+        }
+        let me = (0..MAX_PROCS).find(|&i| pid != 0 && self.procs[i].pid == pid);
+        if me.is_some_and(|i| self.procs[i].proc_pending) && self.keep_info(pid, &abs[..n], args) {
+            return;
+        }
+        // Its own directory needs no copy of its parent's.
+        if let Some(i) = me {
+            self.procs[i].proc_pending = false;
+        }
+        self.proc_new(pid, 0);
+        if let Some(dir) = self.proc_dir(pid) {
+            self.proc_set(dir, &abs[..n], args);
+        }
+    }
+
+    /// Keeps `exe` and `cmdline` of `pid`, whose directory waits, for when
+    /// it is made → whether there was room.
+    fn keep_info(&mut self, pid: u32, exe: &[u8], cmdline: &[u8]) -> bool {
+        let at = |want: u32| self.infos.iter().position(|e| e.pid == want);
+        let Some(j) = at(pid).or_else(|| at(0)) else {
+            return false;
+        };
+        let e = &mut self.infos[j];
+        if exe.len() > e.exe.len() || cmdline.len() > e.cmd.len() {
+            return false;
+        }
+        e.pid = pid;
+        e.exe[..exe.len()].copy_from_slice(exe);
+        e.exe_len = exe.len() as u16;
+        e.cmd[..cmdline.len()].copy_from_slice(cmdline);
+        e.cmd_len = cmdline.len() as u16;
+        true
+    }
+
+    /// Makes waiting `/proc/<pid>/`: from what its last `execve` said, if
+    /// it ran one, else as a copy of its parent's.
+    fn proc_make(&mut self, pid: u32, ppid: u32) {
+        let Some(j) = self.infos.iter().position(|e| e.pid == pid) else {
+            return self.proc_new(pid, ppid);
+        };
+        self.infos[j].pid = 0;
+        self.proc_new(pid, 0);
+        if let Some(dir) = self.proc_dir(pid) {
+            let e = self.infos[j];
+            let (el, cl) = (e.exe_len as usize, e.cmd_len as usize);
+            self.proc_set(dir, &e.exe[..el], &e.cmd[..cl]);
+        }
+    }
+
+    /// Removes `/proc/<pid>/` (the process was reaped; `made`: its
+    /// directory was made, not still waiting).
+    pub(crate) fn proc_gone(&mut self, pid: u32, made: bool) {
+        if !made {
+            for e in self.infos.iter_mut().filter(|e| e.pid == pid) {
+                e.pid = 0;
+            }
+            return;
+        }
+        for e in self.gen.iter_mut() {
+            if e.1 == Gen::Stat(pid) {
+                *e = (0, Gen::None);
+            }
+        }
+        let (Some(root), Some(dir)) = (self.proc_root(), self.proc_dir(pid)) else {
+            return;
+        };
+        let now = self.time();
+        for name in [&b"stat"[..], b"cmdline", b"exe"] {
+            if let Ok((ino, true)) = self.fs.unlink(dir, name, now) {
+                self.maybe_free(ino);
+            }
+        }
+        let mut n = [0u8; 10];
+        let _ = self.fs.rmdir(root, name_of(pid, &mut n), now);
+    }
+
+    /// A generated file is about to be opened: its bytes made now.
+    pub(crate) fn refresh(&mut self, ino: u32) {
+        let Some(&(_, g)) = self.gen.iter().find(|e| e.0 == ino && e.1 != Gen::None) else {
+            return;
+        };
+        let mut t = Text {
+            buf: [0; 1024],
+            len: 0,
+        };
+        let now = crate::now_ns();
+        match g {
+            Gen::None => return,
+            Gen::Meminfo => {
+                let (_, total, free) = self.sysinfo();
+                let (total, free) = (total * 4, free * 4);
+                // Stet's own line: nodes in use by the UNIX system (files,
+                // processes, keepers), for finding leaks.
+                let nodes = stet_rt::bank::info(crate::slots::BANK).map_or(0, |i| i[1]);
+                let _ = write!(
+                    t,
+                    "MemTotal:       {total:8} kB\nMemFree:        {free:8} kB\n\
+                     MemAvailable:   {free:8} kB\nBuffers:        {:8} kB\n\
+                     Cached:         {:8} kB\nSwapTotal:      {:8} kB\n\
+                     SwapFree:       {:8} kB\nStetNodes:      {nodes:8}\n",
+                    0, 0, 0, 0
+                );
+            }
+            Gen::Uptime => {
+                let cs = now / 10_000_000;
+                let _ = writeln!(t, "{}.{:02} 0.00", cs / 100, cs % 100);
+            }
+            Gen::Stat(pid) => {
+                let Some(p) = self.procs.iter().find(|p| p.pid == pid).copied() else {
+                    return;
+                };
+                let parked = self
+                    .waiters
+                    .iter()
+                    .any(|w| w.on != Wait::Free && w.pid == pid);
+                let state = if p.zombie {
+                    'Z'
+                } else if parked {
+                    'S'
+                } else {
+                    'R'
+                };
+                let end = p.comm.iter().position(|&b| b == 0).unwrap_or(16);
+                let comm = core::str::from_utf8(&p.comm[..end]).unwrap_or("?");
+                let tpgid = self.tty.fg;
+                // Linux's 52 fields: pid (comm) state ppid pgrp session
+                // tty_nr tpgid flags, fault counts, times, priority, nice,
+                // threads, itrealvalue, starttime, vsize, rss, ... (zeros
+                // for what is not kept).
+                let _ = write!(
+                    t,
+                    "{pid} ({comm}) {state} {} {} {} 1024 {tpgid} 4194304 0 0 0 0 0 0 0 0 20 0 1 0 0 0 0",
+                    p.ppid, p.pgid, p.sid
+                );
+                for _ in 24..=52 {
+                    let _ = t.write_str(" 0");
+                }
+                let _ = t.write_str("\n");
+            }
+        }
+        let len = t.len;
+        let buf = t.buf;
+        self.set_content(ino, &buf[..len]);
+    }
+}

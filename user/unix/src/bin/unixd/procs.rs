@@ -1,0 +1,413 @@
+//! The process table: pids, parents, groups and sessions, `fork` (a
+//! forwarder per child, naming this domain and the pid), `exit` and
+//! zombies, `wait4` and reaping (a forked keeper may wait as a spare for
+//! its parent's next fork), and the system's state for `sysinfo` and the
+//! native shell.
+
+use crate::open::Kind;
+use crate::signals::SIGCHLD;
+use crate::slots::{BANK, K0, KEEPERS, SELF, T, T2};
+use crate::wait::{Wait, MAX_WAITERS};
+use crate::{word, Reply, Unixd};
+use stet_rt::abi::order::node;
+use stet_rt::bank;
+use stet_rt::key::{Answer, Msg};
+use stet_unix::proto as p;
+use stet_unix::sys::errno::*;
+use stet_unix_personality::keydir::{fetch, swap};
+
+/// Most processes.
+pub(crate) const MAX_PROCS: usize = 128;
+/// `KEEPERS` slots 0..8 hold nodes of keepers' start keys, slots 8..16
+/// nodes of forwarder node keys, 16 processes each.
+pub(crate) const FWD_NODES: u64 = (MAX_PROCS / 16) as u64;
+
+/// A process table entry (`pid` 0: free).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Proc {
+    pub(crate) pid: u32,
+    pub(crate) ppid: u32,
+    pub(crate) pgid: u32,
+    pub(crate) sid: u32,
+    /// Ended, its status kept for its parent.
+    pub(crate) zombie: bool,
+    pub(crate) status: u32,
+    /// Signals sent and not yet handed to its keeper.
+    pub(crate) pending: u64,
+    /// When its alarm rings (ns since boot; 0: none).
+    pub(crate) alarm: u64,
+    /// Whether its keeper said where it is (`HELLO`).
+    pub(crate) keeper: bool,
+    /// Whether unixd made its keeper's forwarder (a forked process): the
+    /// node is freed when the process is reaped (`release_forwarder`).
+    pub(crate) fwd: bool,
+    /// Whether its keeper waits as a spare (`proto::EXIT`): its `KEYS`
+    /// node is in slot [`FWD_SPARE`] of the forwarder's node, for the
+    /// parent's `WAIT4`.
+    pub(crate) spare: bool,
+    /// And its process too, kept by the spare (`EXIT`'s `w1`: bit 0
+    /// kept, bit 1 put aside at `execve`): `WAIT4` passes it on (`w2`
+    /// bits 1 and 2).
+    pub(crate) kept: u8,
+    /// Its `/proc/<pid>/` is not made yet: it would be a copy of its
+    /// parent's (`proc_flush` makes it before anything looks).
+    pub(crate) proc_pending: bool,
+    /// Its program's name (`/proc/<pid>/stat`), NUL-padded.
+    pub(crate) comm: [u8; 16],
+}
+
+pub(crate) const NO_PROC: Proc = Proc {
+    pid: 0,
+    ppid: 0,
+    pgid: 0,
+    sid: 0,
+    zombie: false,
+    status: 0,
+    pending: 0,
+    alarm: 0,
+    keeper: false,
+    fwd: false,
+    spare: false,
+    kept: 0,
+    proc_pending: false,
+    comm: [0; 16],
+};
+
+/// The slot of a forked process's forwarder node (slots 2–15 are free)
+/// holding its keeper's `KEYS` node while the keeper waits as a spare.
+pub(crate) const FWD_SPARE: u64 = 2;
+
+impl Unixd<'_> {
+    /// The table entry of `pid`; a process the image started (not forked)
+    /// is entered on its first call, as a child of nobody.
+    pub(crate) fn proc_of(&mut self, pid: u32) -> Result<usize, i64> {
+        if pid == 0 {
+            return Err(EPERM);
+        }
+        if let Some(i) = (0..MAX_PROCS).find(|&i| self.procs[i].pid == pid) {
+            return Ok(i);
+        }
+        let i = (0..MAX_PROCS)
+            .find(|&i| self.procs[i].pid == 0)
+            .ok_or(EAGAIN)?;
+        self.procs[i] = Proc {
+            pid,
+            pgid: pid,
+            sid: pid,
+            ..NO_PROC
+        };
+        self.next_pid = self.next_pid.max(pid + 1);
+        Ok(i)
+    }
+
+    /// `HELLO`: the caller's keeper's start key (in `K0`).
+    fn hello(&mut self, pid: u32) -> Result<u64, i64> {
+        let i = self.proc_of(pid)?;
+        let a = i / 16;
+        if !self.keeper_nodes[a] {
+            bank::alloc_node(BANK, T).map_err(|_| EAGAIN)?;
+            swap(KEEPERS, a as u64, T, 0).map_err(|_| EIO)?;
+            self.keeper_nodes[a] = true;
+        }
+        fetch(KEEPERS, a as u64, T).map_err(|_| EIO)?;
+        swap(T, i as u64 % 16, K0, 0).map_err(|_| EIO)?;
+        self.procs[i].keeper = true;
+        Ok(0)
+    }
+
+    /// `FORK`: a new pid, the fids' references, a forwarder into `T`.
+    fn fork(&mut self, parent: u32, fids: &[u8]) -> Result<Reply, i64> {
+        let pi = self.proc_of(parent)?;
+        let (pgid, sid) = (self.procs[pi].pgid, self.procs[pi].sid);
+        let slot = (0..MAX_PROCS)
+            .find(|&i| self.procs[i].pid == 0)
+            .ok_or(EAGAIN)?;
+        let mut pid = self.next_pid;
+        while pid == 0 || self.procs.iter().any(|p| p.pid == pid) {
+            pid = if pid >= 32767 { 2 } else { pid + 1 };
+        }
+        for c in fids.chunks_exact(4) {
+            let f = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64;
+            self.fid(f)?;
+        }
+        // The child's forwarder (into `T`): a node of the UNIX bank naming
+        // this domain and the pid, its node key kept by table index until
+        // the child is reaped.
+        let group = FWD_NODES + slot as u64 / 16;
+        if !self.fwd_nodes[slot / 16] {
+            bank::alloc_node(BANK, T).map_err(|_| EAGAIN)?;
+            swap(KEEPERS, group, T, 0).map_err(|_| EIO)?;
+            self.fwd_nodes[slot / 16] = true;
+        }
+        bank::alloc_node(BANK, T2).map_err(|_| EAGAIN)?;
+        let made = |a: Answer| if a.ok() { Ok(()) } else { Err(a.code) };
+        let fwd = swap(T2, 0, SELF, 0)
+            .and_then(|_| {
+                made(
+                    Msg::new(T2, node::WRITE_NUMBER)
+                        .words([1, pid as u64, 0, 0])
+                        .call(),
+                )
+            })
+            .and_then(|_| made(Msg::new(T2, node::MAKE_FORWARDER).recv([T, 0, 0, 0]).call()))
+            .and_then(|_| fetch(KEEPERS, group, K0))
+            .and_then(|_| swap(K0, slot as u64 % 16, T2, 0));
+        if fwd.is_err() {
+            let _ = bank::free(BANK, T2);
+            return Err(EAGAIN);
+        }
+        for c in fids.chunks_exact(4) {
+            let f = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize;
+            self.open[f].refs += 1;
+            match self.open[f].kind {
+                Kind::PipeRead(n) => self.pipes[n as usize].readers += 1,
+                Kind::PipeWrite(n) => self.pipes[n as usize].writers += 1,
+                _ => {}
+            }
+        }
+        // Its /proc directory is made when someone could see it (most
+        // forked children are gone before anyone does): its name now.
+        self.procs[slot] = Proc {
+            pid,
+            ppid: parent,
+            pgid,
+            sid,
+            fwd: true,
+            comm: self.procs[pi].comm,
+            proc_pending: true,
+            ..NO_PROC
+        };
+        self.proc_pending = true;
+        self.next_pid = if pid >= 32767 { 2 } else { pid + 1 };
+        Ok(Reply::Now([pid as u64, 0, 0], 0, true))
+    }
+
+    /// `EXIT`: the caller becomes a zombie; its parent's waits wake.
+    fn exit(&mut self, pid: u32, status: u32) -> Result<u64, i64> {
+        let i = self.proc_of(pid)?;
+        let ppid = self.procs[i].ppid;
+        self.procs[i].zombie = true;
+        self.procs[i].status = status;
+        // A child's /proc directory still to be copied from this one's is
+        // made before the child changes parents.
+        if self.proc_pending {
+            self.flush_children_of(pid);
+        }
+        // Orphans go to pid 1; zombies among them wait for it too.
+        for p in self.procs.iter_mut() {
+            if p.pid != 0 && p.ppid == pid {
+                p.ppid = 1;
+            }
+        }
+        // A process whose parent is gone (or never existed) is reaped now.
+        let parent_alive = ppid != 0 && self.procs.iter().any(|p| p.pid == ppid && !p.zombie);
+        if !parent_alive {
+            self.reap(i, false);
+        }
+        for w in 0..MAX_WAITERS {
+            if self.waiters[w].on == Wait::Child(ppid) || self.waiters[w].on == Wait::Child(1) {
+                self.wake(w);
+            }
+        }
+        // Its parked calls (there are none: it called) and its alarm go.
+        self.procs[i].alarm = 0;
+        self.procs[i].pending = 0;
+        if parent_alive {
+            if let Some(pp) = (0..MAX_PROCS).find(|&x| self.procs[x].pid == ppid) {
+                self.signal(pp, SIGCHLD);
+            }
+        }
+        Ok(0)
+    }
+
+    /// `EXIT` from forked process `pid`'s keeper with its `KEYS` node in
+    /// `K0`: the call's resume key goes into that node's `SPARE` slot and
+    /// the node into the forwarder's node → whether it did (the call is
+    /// then not answered).
+    fn keep_spare(&mut self, pid: u32, with_process: u64) -> bool {
+        let Ok(i) = self.proc_of(pid) else {
+            return false;
+        };
+        let kept = self.procs[i].fwd
+            && swap(K0, p::SPARE, self.resume, 0).is_ok()
+            && fetch(KEEPERS, FWD_NODES + i as u64 / 16, T).is_ok()
+            && fetch(T, i as u64 % 16, T).is_ok()
+            && swap(T, FWD_SPARE, K0, 0).is_ok();
+        self.procs[i].spare = kept;
+        self.procs[i].kept = if kept { with_process as u8 & 3 } else { 0 };
+        kept
+    }
+
+    /// Process `i` is gone for good: its entry, its /proc files, and the
+    /// node of its keeper's forwarder (which voids every copy of that key,
+    /// so a later process given the pid cannot be named by it). Its spare
+    /// keeper goes to the caller (`KEYS` node into `T` → true) when
+    /// `to_caller`, else its bank is destroyed (only a bank of this space
+    /// bank: any other key could be a domain that never answers).
+    fn reap(&mut self, i: usize, to_caller: bool) -> bool {
+        let p = self.procs[i];
+        if self.proc_pending {
+            self.flush_children_of(p.pid);
+        }
+        let made = !self.procs[i].proc_pending;
+        self.procs[i] = NO_PROC;
+        self.proc_gone(p.pid, made);
+        if !p.fwd
+            || fetch(KEEPERS, FWD_NODES + i as u64 / 16, K0).is_err()
+            || fetch(K0, i as u64 % 16, T2).is_err()
+        {
+            return false;
+        }
+        let spare = p.spare && fetch(T2, FWD_SPARE, T).is_ok();
+        let _ = bank::free(BANK, T2);
+        if spare && to_caller {
+            return true;
+        }
+        if spare && fetch(T, p::KEEPER_BANK, T).is_ok() && bank::verify(BANK, T) == Ok(true) {
+            let _ = bank::destroy(T);
+        }
+        false
+    }
+
+    /// `WAIT4` for the caller `pid`.
+    fn wait4(&mut self, pid: u32, which: i64, options: u64) -> Result<Reply, i64> {
+        const WNOHANG: u64 = 1;
+        self.proc_of(pid)?;
+        let matches = |p: &Proc| {
+            p.pid != 0
+                && p.ppid == pid
+                && (which == -1 || which == p.pid as i64 || which == 0 || which < -1)
+        };
+        let mut any = false;
+        for i in 0..MAX_PROCS {
+            let p = self.procs[i];
+            if !matches(&p) {
+                continue;
+            }
+            any = true;
+            if p.zombie {
+                let spare = self.reap(i, true);
+                let kept = if spare { p.kept as u64 } else { 0 };
+                return Ok(Reply::Now(
+                    [p.pid as u64, p.status as u64, spare as u64 | kept << 1],
+                    0,
+                    spare,
+                ));
+            }
+        }
+        if !any {
+            return Err(ECHILD);
+        }
+        if options & WNOHANG != 0 {
+            return Ok(Reply::Now([0, 0, 0], 0, false));
+        }
+        self.park(Wait::Child(pid))
+    }
+
+    /// The orders on processes: `fork`, `exit`, `wait4`, ids and groups, and the system's state (`STATUS`, `SYSINFO`, `ENOSYS` tallies, `/proc` at `execve`).
+    pub(crate) fn process_order(
+        &mut self,
+        a: &Answer,
+        s: &[u8],
+        out: &mut [u8; 4096],
+    ) -> Result<Reply, i64> {
+        let w = a.w;
+        match a.code {
+            p::FORK => self.fork(a.label, s),
+            p::EXIT => {
+                // A forked keeper sends its `KEYS` node and waits as a
+                // spare for its parent's next fork (its process's memory
+                // is back, or kept whole under the keeper's bank: `w1`);
+                // `exit` destroys it at once if nobody will wait.
+                let kept = self.keep_spare(a.label, w[1]);
+                let done = self.exit(a.label, w[0] as u32);
+                if kept {
+                    return Ok(Reply::Kept);
+                }
+                word(done)
+            }
+            p::WAIT4 => self.wait4(a.label, w[0] as i64, w[1]),
+            p::GETPPID => {
+                let i = self.proc_of(a.label)?;
+                word(Ok(self.procs[i].ppid as u64))
+            }
+            p::HELLO => word(self.hello(a.label)),
+            p::SETPGID => {
+                let me = self.proc_of(a.label)?;
+                let target = if w[0] == 0 { a.label } else { w[0] as u32 };
+                let t = (0..MAX_PROCS)
+                    .find(|&i| self.procs[i].pid == target && !self.procs[i].zombie)
+                    .ok_or(ESRCH)?;
+                if target != a.label && self.procs[t].ppid != a.label {
+                    return Err(ESRCH);
+                }
+                if self.procs[t].sid != self.procs[me].sid {
+                    return Err(EPERM);
+                }
+                self.procs[t].pgid = if w[1] == 0 { target } else { w[1] as u32 };
+                word(Ok(0))
+            }
+            p::GETPGID => {
+                let target = if w[0] == 0 { a.label } else { w[0] as u32 };
+                if target == a.label {
+                    self.proc_of(a.label)?;
+                }
+                let t = (0..MAX_PROCS)
+                    .find(|&i| self.procs[i].pid == target)
+                    .ok_or(ESRCH)?;
+                word(Ok(if w[1] == 1 {
+                    self.procs[t].sid
+                } else {
+                    self.procs[t].pgid
+                } as u64))
+            }
+            p::SETSID => {
+                let me = self.proc_of(a.label)?;
+                let pid = a.label;
+                if self
+                    .procs
+                    .iter()
+                    .any(|p| p.pid != 0 && p.pgid == pid && p.pid != pid)
+                {
+                    return Err(EPERM);
+                }
+                self.procs[me].sid = pid;
+                self.procs[me].pgid = pid;
+                word(Ok(pid as u64))
+            }
+            p::PROCINFO => {
+                let z = s.iter().position(|&b| b == 0).ok_or(EINVAL)?;
+                self.proc_of(a.label)?;
+                self.proc_exec(a.label, w[0], &s[..z], &s[z + 1..]);
+                word(Ok(0))
+            }
+            p::ENOSYS => {
+                for c in s.chunks_exact(6) {
+                    let n = u16::from_le_bytes([c[0], c[1]]) as usize;
+                    let v = u32::from_le_bytes([c[2], c[3], c[4], c[5]]);
+                    let i = n.min(self.enosys.len() - 1);
+                    self.enosys[i] = self.enosys[i].saturating_add(v);
+                }
+                word(Ok(0))
+            }
+            p::STATUS => {
+                let (procs, total, free) = self.sysinfo();
+                let mut n = 0;
+                for (nr, &v) in self.enosys.iter().enumerate().filter(|(_, &v)| v > 0) {
+                    out[n..n + 2].copy_from_slice(&(nr as u16).to_le_bytes());
+                    out[n + 2..n + 6].copy_from_slice(&v.to_le_bytes());
+                    n += 6;
+                    if n + 6 > out.len() {
+                        break;
+                    }
+                }
+                Ok(Reply::Now([procs, total, free], n, false))
+            }
+            p::SYSINFO => {
+                let (procs, total, free) = self.sysinfo();
+                Ok(Reply::Now([procs, total, free], 0, false))
+            }
+            _ => Err(ENOSYS),
+        }
+    }
+}

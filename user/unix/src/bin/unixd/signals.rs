@@ -1,0 +1,123 @@
+//! Signals: pending sets per process, handed to a process's keeper (a
+//! try-send; a busy keeper gets them with its next answer or at the next
+//! tick) or ending its parked call with `EINTR`; `kill` and `alarm`.
+
+use crate::procs::MAX_PROCS;
+use crate::slots::{KEEPERS, T};
+use crate::wait::{Wait, MAX_WAITERS};
+use crate::{now_ns, word, Reply, Unixd};
+use stet_rt::key::{Answer, Msg};
+use stet_unix::proto as p;
+use stet_unix::sys::errno::*;
+use stet_unix_personality::keydir::fetch;
+
+/// Signal numbers unixd sends itself.
+pub(crate) const SIGCHLD: u64 = 17;
+pub(crate) const SIGALRM: u64 = 14;
+
+fn bit(sig: u64) -> u64 {
+    1 << (sig - 1)
+}
+
+impl Unixd<'_> {
+    /// The signals sent to `pid` since it last heard, now handed over.
+    pub(crate) fn take_pending(&mut self, pid: u32) -> u64 {
+        match (0..MAX_PROCS).find(|&i| pid != 0 && self.procs[i].pid == pid) {
+            Some(i) => core::mem::take(&mut self.procs[i].pending),
+            None => 0,
+        }
+    }
+
+    /// Hands process `i`'s pending signals to it: through its parked
+    /// call if one of them ends it (`-EINTR`), else to its keeper (a
+    /// try-send: a busy keeper gets them with its next answer, or at the
+    /// next tick).
+    pub(crate) fn deliver(&mut self, i: usize) {
+        let p = self.procs[i];
+        if p.pending == 0 || p.zombie {
+            return;
+        }
+        if let Some(w) = (0..MAX_WAITERS).find(|&w| {
+            self.waiters[w].on != Wait::Free
+                && self.waiters[w].pid == p.pid
+                && self.waiters[w].intr & p.pending != 0
+        }) {
+            self.answer(w, (-EINTR) as u64);
+            return;
+        }
+        if !p.keeper
+            || fetch(KEEPERS, i as u64 / 16, T).is_err()
+            || fetch(T, i as u64 % 16, T).is_err()
+        {
+            // Its keeper has not said where it is yet: the clock retries.
+            self.kick();
+            return;
+        }
+        let a = Msg::new(T, p::SIGNAL).w0(p.pending).try_send();
+        if a.ok() {
+            self.procs[i].pending = 0;
+        } else {
+            // Its keeper is busy: the clock retries.
+            self.kick();
+        }
+    }
+
+    /// Sends `sig` to process `i`.
+    pub(crate) fn signal(&mut self, i: usize, sig: u64) {
+        if self.procs[i].zombie {
+            return;
+        }
+        self.procs[i].pending |= bit(sig);
+        self.deliver(i);
+    }
+
+    /// `KILL`: Linux's targets.
+    fn kill(&mut self, from: u32, which: i64, sig: u64) -> Result<u64, i64> {
+        if sig > 64 {
+            return Err(EINVAL);
+        }
+        let me = self.proc_of(from)?;
+        let my_pgid = self.procs[me].pgid;
+        let mut found = false;
+        for i in 0..MAX_PROCS {
+            let p = self.procs[i];
+            if p.pid == 0 || p.zombie {
+                continue;
+            }
+            let hit = match which {
+                -1 => p.pid != 1 || from == 1,
+                0 => p.pgid == my_pgid,
+                w if w < -1 => p.pgid as i64 == -w,
+                w => p.pid as i64 == w,
+            };
+            if hit {
+                found = true;
+                if sig != 0 {
+                    self.signal(i, sig);
+                }
+            }
+        }
+        if found {
+            Ok(0)
+        } else {
+            Err(ESRCH)
+        }
+    }
+
+    /// The orders that signal: `kill` and `alarm`.
+    pub(crate) fn signal_order(&mut self, a: &Answer) -> Result<Reply, i64> {
+        let w = a.w;
+        match a.code {
+            p::KILL => word(self.kill(a.label, w[0] as i64, w[1])),
+            p::ALARM => {
+                let i = self.proc_of(a.label)?;
+                let now = now_ns();
+                let old = self.procs[i].alarm;
+                self.procs[i].alarm = if w[0] == 0 { 0 } else { now + w[0] };
+                self.kick();
+                word(Ok(if old == 0 { 0 } else { old.saturating_sub(now) }))
+            }
+            _ => Err(ENOSYS),
+        }
+    }
+}

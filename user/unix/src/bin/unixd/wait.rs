@@ -1,0 +1,239 @@
+//! Parked calls and time. A call that must wait (a pipe, a child, a
+//! sleep, a futex, the terminal) is parked: its resume key stays where it
+//! arrived if one of the `RESUME_SLOTS` is free for the next message (no
+//! invocation at all), else goes in the `WAITS` node. The clock helper
+//! (`unixtick`) calls `TICK` to time sleeps, futex timeouts and alarms.
+
+use crate::procs::MAX_PROCS;
+use crate::signals::SIGALRM;
+use crate::slots::{ARCHIVE, RESUME, STORE, T, WAITS};
+use crate::{now_ns, word, Reply, Unixd};
+use stet_rt::abi::code;
+use stet_rt::key::{Answer, Msg, Slot};
+use stet_unix::proto as p;
+use stet_unix::sys::errno::*;
+use stet_unix_personality::keydir::{fetch, swap};
+
+/// Most calls parked at once.
+pub(crate) const MAX_WAITERS: usize = 16;
+
+/// What a parked call waits for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wait {
+    /// Nothing: a free entry.
+    Free,
+    /// A change of this pipe.
+    Pipe(u16),
+    /// The end of a child of this process.
+    Child(u32),
+    /// A time (ns since boot).
+    Sleep(u64),
+    /// Only a signal.
+    Pause,
+    /// The clock helper, until there is something to time.
+    Ticker,
+    /// Terminal input.
+    Tty,
+    /// A futex: (inode, or `u32::MAX` for the caller's private one;
+    /// offset or address; deadline, ns since boot, `u64::MAX`: none).
+    Futex(u32, u64, u64),
+}
+
+/// A parked call.
+#[derive(Clone, Copy)]
+pub(crate) struct Waiter {
+    pub(crate) on: Wait,
+    /// The process whose call it is.
+    pub(crate) pid: u32,
+    /// The signals that end it (`-EINTR`).
+    pub(crate) intr: u64,
+    /// A pipe read's most bytes (0: not a read): it is answered with the
+    /// bytes when they come, not woken to ask again.
+    pub(crate) read_len: u32,
+    /// The general slot holding its resume key (one of `RESUME_SLOTS`), or
+    /// 0: the key is in slot `i` of the `WAITS` node.
+    pub(crate) slot: Slot,
+}
+
+pub(crate) const NO_WAITER: Waiter = Waiter {
+    on: Wait::Free,
+    pid: 0,
+    intr: 0,
+    read_len: 0,
+    slot: 0,
+};
+
+/// General slots a resume key can wait in: `RESUME`, and two used only at
+/// boot (the archive, and the data store publisher) and free after.
+pub(crate) const RESUME_SLOTS: [Slot; 3] = [RESUME, ARCHIVE, STORE];
+
+/// Where parked call `i`'s resume key is: general slot `slot`, or (0)
+/// fetched from the `WAITS` node into `T`.
+pub(crate) fn resume_key(i: usize, slot: Slot) -> Option<Slot> {
+    if slot != 0 {
+        return Some(slot);
+    }
+    fetch(WAITS, i as u64, T).ok().map(|_| T)
+}
+
+impl Unixd<'_> {
+    pub(crate) fn park(&mut self, on: Wait) -> Result<Reply, i64> {
+        // A signal that ends the wait is already here: no wait at all.
+        if let Some(p) = self
+            .procs
+            .iter()
+            .find(|p| self.caller != 0 && p.pid == self.caller)
+        {
+            if p.pending & self.intr != 0 {
+                return Err(EINTR);
+            }
+        }
+        let i = (0..MAX_WAITERS)
+            .find(|&i| self.waiters[i].on == Wait::Free)
+            .ok_or(EAGAIN)?;
+        // The key stays in its slot if another is free for the next
+        // message's; else it goes to the node.
+        let cur = self.resume;
+        let free = RESUME_SLOTS.into_iter().find(|&s| {
+            s != cur
+                && !self
+                    .waiters
+                    .iter()
+                    .any(|w| w.on != Wait::Free && w.slot == s)
+        });
+        let slot = match free {
+            Some(next) => {
+                self.resume = next;
+                cur
+            }
+            None => {
+                swap(WAITS, i as u64, cur, 0).map_err(|_| EIO)?;
+                0
+            }
+        };
+        self.waiters[i] = Waiter {
+            on,
+            pid: self.caller,
+            intr: self.intr,
+            read_len: 0,
+            slot,
+        };
+        Ok(Reply::Parked)
+    }
+
+    /// Parks a pipe read of at most `len` bytes (answered with its bytes,
+    /// `pipe_changed`).
+    pub(crate) fn park_read(&mut self, on: Wait, len: usize) -> Result<Reply, i64> {
+        let r = self.park(on)?;
+        if let Some(w) = self
+            .waiters
+            .iter_mut()
+            .find(|w| w.on == on && w.pid == self.caller && self.caller != 0)
+        {
+            // A process has one call at a time: this is the one parked.
+            w.read_len = len as u32;
+        }
+        Ok(r)
+    }
+
+    /// Answers parked call `i` `BUSY`: its keeper asks again.
+    pub(crate) fn wake(&mut self, i: usize) {
+        let to = self.waiters[i].slot;
+        self.waiters[i] = NO_WAITER;
+        if let Some(r) = resume_key(i, to) {
+            Msg::new(r, code::BUSY).send();
+        }
+    }
+
+    /// Answers parked call `i` with `w0` (and the process's signals).
+    pub(crate) fn answer(&mut self, i: usize, w0: u64) {
+        let (pid, to) = (self.waiters[i].pid, self.waiters[i].slot);
+        self.waiters[i] = NO_WAITER;
+        let sigs = self.take_pending(pid);
+        if let Some(r) = resume_key(i, to) {
+            Msg::new(r, code::OK).words([w0, 0, 0, sigs]).send();
+        }
+    }
+
+    /// The clock helper is needed: answer it if it is parked.
+    pub(crate) fn kick(&mut self) {
+        if let Some(w) = (0..MAX_WAITERS).find(|&w| self.waiters[w].on == Wait::Ticker) {
+            self.answer(w, 0);
+        }
+    }
+
+    /// When the clock helper should tick next (0: nothing to time).
+    fn next_tick(&self) -> u64 {
+        let mut next = u64::MAX;
+        for w in &self.waiters {
+            match w.on {
+                Wait::Sleep(t) => next = next.min(t),
+                Wait::Futex(_, _, t) if t != u64::MAX => next = next.min(t),
+                _ => {}
+            }
+        }
+        for p in &self.procs {
+            if p.pid != 0 && p.alarm != 0 {
+                next = next.min(p.alarm);
+            }
+            if p.pid != 0 && p.pending != 0 && !p.zombie {
+                next = next.min(now_ns() + 10_000_000);
+            }
+        }
+        if next == u64::MAX {
+            0
+        } else {
+            next
+        }
+    }
+
+    /// `TICK`: alarms, sleeps and signals a busy keeper could not take.
+    fn tick(&mut self) {
+        let now = now_ns();
+        for w in 0..MAX_WAITERS {
+            match self.waiters[w].on {
+                Wait::Sleep(t) if t <= now => self.answer(w, 0),
+                Wait::Futex(_, _, t) if t <= now => self.answer(w, (-ETIMEDOUT) as u64),
+                _ => {}
+            }
+        }
+        for i in 0..MAX_PROCS {
+            if self.procs[i].pid == 0 {
+                continue;
+            }
+            if self.procs[i].alarm != 0 && self.procs[i].alarm <= now {
+                self.procs[i].alarm = 0;
+                self.signal(i, SIGALRM);
+            } else if self.procs[i].pending != 0 {
+                self.deliver(i);
+            }
+        }
+    }
+
+    /// The orders that wait for time: the clock helper's `TICK`, `SLEEP`, `PAUSE`.
+    pub(crate) fn wait_order(&mut self, a: &Answer) -> Result<Reply, i64> {
+        let w = a.w;
+        match a.code {
+            p::TICK => {
+                self.tick();
+                let next = self.next_tick();
+                if next == 0 && w[0] == 1 {
+                    self.park(Wait::Ticker)
+                } else {
+                    word(Ok(next))
+                }
+            }
+            p::SLEEP => {
+                if w[0] <= now_ns() {
+                    word(Ok(0))
+                } else {
+                    let parked = self.park(Wait::Sleep(w[0]));
+                    self.kick();
+                    parked
+                }
+            }
+            p::PAUSE => self.park(Wait::Pause),
+            _ => Err(ENOSYS),
+        }
+    }
+}

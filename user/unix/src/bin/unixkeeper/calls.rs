@@ -1,0 +1,682 @@
+//! The system calls the keeper carries out itself: memory, the process's
+//! identity, signals' bookkeeping, clocks, randomness and the terminal's
+//! descriptors. A call it does not implement answers `-ENOSYS` and is
+//! counted, never harms anything.
+
+use crate::slots::{keys, KEYS, SLEEP, T, T3, UNIXD};
+use crate::space::Touch;
+use crate::Keeper;
+use stet_rt::abi::domain::Reg;
+use stet_rt::abi::order;
+use stet_rt::key::{call, Msg};
+use stet_unix::layout::USER_END;
+use stet_unix::proto::{self, at};
+use stet_unix::sys::errno::*;
+use stet_unix::sys::{arch, clock, nr, UNAME, UTSNAME_FIELD};
+use stet_unix_personality::keydir;
+
+/// What the keeper does after a call.
+pub enum Next {
+    /// Resume the process with the registers as they now are.
+    Resume,
+    /// The process ended with this status (`exit_group`).
+    Exit(u8),
+    /// A signal ended the process.
+    Killed(u8),
+    /// A new program is running (`execve`): there is no call to answer.
+    Started,
+}
+
+/// Seconds from 1970 to the boot of the first system (2024-01-01): the
+/// realtime clock until there is a battery clock to read.
+pub(crate) const EPOCH: u64 = 1_704_067_200;
+
+type R = Result<u64, i64>;
+
+/// A C `int` argument, sign-extended (the register's upper half is not
+/// part of it: `-1` may arrive as `0xffff_ffff`).
+fn int(v: u64) -> u64 {
+    v as u32 as i32 as i64 as u64
+}
+
+/// unixd's answer as a system call's result (its signals noted): `w0`,
+/// or `-errno` in it; `EIO` if unixd could not be invoked.
+pub(crate) fn result(a: &stet_rt::key::Answer) -> R {
+    crate::signals::note(a.w[proto::INTR_WORD]);
+    let v = a.w[0] as i64;
+    if a.code != stet_rt::abi::code::OK {
+        Err(EIO)
+    } else if (-4095..0).contains(&v) {
+        Err(-v)
+    } else {
+        Ok(a.w[0])
+    }
+}
+
+pub(crate) fn now_ns() -> u64 {
+    call(SLEEP, order::sleep::NOW, [0; 4]).w[0]
+}
+
+/// Signals a process may name (1 to 64).
+const NSIG: u64 = 64;
+
+impl Keeper {
+    /// Carries out the call in `regs` (number in `rax`), leaving the
+    /// result in `rax`.
+    pub fn syscall(&mut self, regs: &mut [u64; 20]) -> Next {
+        let a = [
+            regs[Reg::Rdi as usize],
+            regs[Reg::Rsi as usize],
+            regs[Reg::Rdx as usize],
+            regs[Reg::R10 as usize],
+            regs[Reg::R8 as usize],
+            regs[Reg::R9 as usize],
+        ];
+        let n = regs[Reg::Rax as usize];
+        let cwd = at::FDCWD as u64;
+        if self.trace {
+            stet_rt::println!(
+                "unix: pid {} call {n} ... (pending {:#x} mask {:#x})",
+                self.pid,
+                crate::signals::PENDING.load(core::sync::atomic::Ordering::Relaxed),
+                self.sigmask
+            );
+        }
+        let r = match n {
+            nr::EXIT | nr::EXIT_GROUP => return Next::Exit(a[0] as u8),
+            nr::RT_SIGRETURN => {
+                return match self.sigreturn(regs) {
+                    Ok(()) => match self.deliver(regs, None) {
+                        Some(sig) => Next::Killed(sig),
+                        None => Next::Resume,
+                    },
+                    Err(sig) => Next::Killed(sig),
+                }
+            }
+            nr::KILL => self.kill(int(a[0]) as i64, a[1] as u32 as u64),
+            nr::TKILL => self.kill(int(a[0]) as i64, a[1] as u32 as u64),
+            nr::TGKILL => self.kill(int(a[1]) as i64, a[2] as u32 as u64),
+            nr::PAUSE => self.pause(),
+            nr::RT_SIGSUSPEND => self.sigsuspend(a[0], a[1]),
+            nr::RT_SIGPENDING => self.sigpending(a[0], a[1]),
+            nr::SIGALTSTACK => Ok(0),
+            nr::ALARM => self.alarm(a[0] as u32 as u64),
+            nr::SETITIMER => self.setitimer(int(a[0]), a[1], a[2]),
+            nr::GETITIMER => self.setitimer(int(a[0]), 0, a[1]),
+            nr::CLOCK_NANOSLEEP => self.clock_nanosleep(a[0], a[1], a[2], a[3]),
+            nr::SETPGID => self.unixd(proto::SETPGID, [int(a[0]), int(a[1]), 0, 0]),
+            nr::GETPGID => self.unixd(proto::GETPGID, [int(a[0]), 0, 0, 0]),
+            nr::GETSID => self.unixd(proto::GETPGID, [int(a[0]), 1, 0, 0]),
+            nr::SETSID => self.unixd(proto::SETSID, [0; 4]),
+            nr::EXECVE => return self.execve(regs, a[0], a[1], a[2]),
+            nr::FORK | nr::VFORK => self.fork(regs),
+            nr::CLONE => self.clone(regs, a[0], a[1]),
+            nr::WAIT4 => self.wait4(int(a[0]), a[1], a[2] as u32 as u64),
+            nr::READ => self.read(a[0], a[1], a[2], None),
+            nr::WRITE => self.write(a[0], a[1], a[2], None),
+            nr::PREAD64 => self.read(a[0], a[1], a[2], Some(a[3])),
+            nr::PWRITE64 => self.write(a[0], a[1], a[2], Some(a[3])),
+            nr::READV => self.vector(a[0], a[1], a[2], false),
+            nr::WRITEV => self.vector(a[0], a[1], a[2], true),
+            nr::OPEN => self.openat(cwd, a[0], a[1], a[2]),
+            nr::OPENAT => self.openat(a[0], a[1], a[2], a[3]),
+            nr::CLOSE => self.close(a[0]),
+            nr::LSEEK => self.lseek(a[0], a[1], a[2] as u32 as u64),
+            nr::FSTAT => self.fstat(a[0], a[1]),
+            nr::STAT => self.fstatat(cwd, a[0], a[1], 0),
+            nr::LSTAT => self.fstatat(cwd, a[0], a[1], at::SYMLINK_NOFOLLOW),
+            nr::NEWFSTATAT => self.fstatat(a[0], a[1], a[2], a[3]),
+            nr::STATX => self.statx(a[0], a[1], a[2], a[4]),
+            nr::GETDENTS64 => self.getdents(a[0], a[1], a[2]),
+            nr::MKDIR => self.path_call(proto::MKDIR, cwd, a[0], a[1], 0),
+            nr::MKDIRAT => self.path_call(proto::MKDIR, a[0], a[1], a[2], 0),
+            nr::UNLINK => self.path_call(proto::UNLINK, cwd, a[0], 0, 0),
+            nr::RMDIR => self.path_call(proto::UNLINK, cwd, a[0], at::REMOVEDIR, 0),
+            nr::UNLINKAT => self.path_call(proto::UNLINK, a[0], a[1], a[2], 0),
+            nr::RENAME => self.two_paths(proto::RENAME, cwd, a[0], cwd, a[1], 0),
+            nr::RENAMEAT => self.two_paths(proto::RENAME, a[0], a[1], a[2], a[3], 0),
+            nr::RENAMEAT2 => self.two_paths(proto::RENAME, a[0], a[1], a[2], a[3], a[4]),
+            nr::LINK => self.two_paths(proto::LINK, cwd, a[0], cwd, a[1], 0),
+            nr::LINKAT => self.two_paths(proto::LINK, a[0], a[1], a[2], a[3], a[4]),
+            nr::SYMLINK => self.symlink(a[0], cwd, a[1]),
+            nr::SYMLINKAT => self.symlink(a[0], a[1], a[2]),
+            nr::READLINK => self.readlink(cwd, a[0], a[1], a[2]),
+            nr::READLINKAT => self.readlink(a[0], a[1], a[2], a[3]),
+            nr::CHMOD => self.path_call(proto::CHMOD, cwd, a[0], a[1], 0),
+            nr::FCHMODAT => self.path_call(proto::CHMOD, a[0], a[1], a[2], 0),
+            nr::FCHMOD => self
+                .fid(a[0])
+                .and_then(|f| self.unixd(proto::CHMOD, [f, a[1], 0, 0])),
+            nr::TRUNCATE => self.path_call(proto::TRUNCATE, cwd, a[0], a[1], 0),
+            nr::FTRUNCATE => self
+                .fid(a[0])
+                .and_then(|f| self.unixd(proto::TRUNCATE, [f, a[1], 0, 0])),
+            nr::ACCESS => self.path_call(proto::ACCESS, cwd, a[0], a[1], 0),
+            nr::FACCESSAT | nr::FACCESSAT2 => self.path_call(proto::ACCESS, a[0], a[1], a[2], 0),
+            nr::UTIMENSAT => self.utimensat(a[0], a[1], a[2]),
+            nr::GETCWD => self.getcwd(a[0], a[1]),
+            nr::CHDIR => self.chdir(Some(a[0]), 0),
+            nr::FCHDIR => self.chdir(None, a[0]),
+            nr::DUP => self.dup(a[0], None, 0, false),
+            nr::DUP2 => self
+                .fid(a[0])
+                .and_then(|_| self.dup(a[0], Some(a[1]), 0, false)),
+            nr::DUP3 if a[0] == a[1] => Err(EINVAL),
+            nr::DUP3 => self.dup(a[0], Some(a[1]), 0, a[2] & proto::o::CLOEXEC != 0),
+            nr::FCNTL => self.fcntl(a[0], a[1], a[2]),
+            nr::PIPE => self.pipe(a[0], 0),
+            nr::PIPE2 => self.pipe(a[0], a[1]),
+            nr::IOCTL => self.ioctl(a[0], a[1], a[2]),
+            nr::POLL => self.poll(a[0], a[1], int(a[2]) as i64),
+            nr::SELECT => self.select(int(a[0]), [a[1], a[2], a[3]], a[4], false),
+            nr::PSELECT6 => self.select(int(a[0]), [a[1], a[2], a[3]], a[4], true),
+            nr::PPOLL => self.ppoll(a[0], a[1], a[2]),
+            nr::FSYNC | nr::FDATASYNC | nr::SYNCFS => self.fid(a[0]).and_then(|_| self.sync()),
+            nr::SYNC => self.sync(),
+            nr::SENDFILE => self.sendfile(a[0], a[1], a[2], a[3]),
+            nr::BRK => Ok(self.brk(a[0])),
+            nr::MMAP => self.mmap(a[0], a[1], a[2], a[3], a[4], a[5]),
+            nr::MSYNC => self.msync(a[0], a[1], a[2]),
+            nr::FUTEX => self.futex(a[0], a[1], a[2], a[3], a[5]),
+            nr::MUNMAP => self.munmap(a[0], a[1]),
+            nr::MPROTECT => self.mprotect(a[0], a[1], a[2]),
+            nr::MADVISE | nr::SCHED_YIELD => Ok(0),
+            nr::SCHED_SETSCHEDULER | nr::SCHED_SETPARAM | nr::SCHED_GETSCHEDULER => {
+                self.sched(a[0]).map(|_| 0)
+            }
+            nr::SCHED_GETPARAM => self
+                .sched(a[0])
+                .and_then(|_| self.space.write(a[1], &[0; 4]).map_err(Touch::errno))
+                .map(|_| 0),
+            // SCHED_FIFO and SCHED_RR have priorities 1 to 99, the rest 0.
+            nr::SCHED_GET_PRIORITY_MAX => Ok(if matches!(a[0], 1 | 2) { 99 } else { 0 }),
+            nr::SCHED_GET_PRIORITY_MIN => Ok(matches!(a[0], 1 | 2) as u64),
+            nr::SCHED_GETAFFINITY => self.getaffinity(a[0], a[1], a[2]),
+            nr::SYSINFO => self.sysinfo(a[0]),
+            nr::ARCH_PRCTL => self.arch_prctl(regs, a[0], a[1]),
+            nr::SET_TID_ADDRESS => Ok(self.pid),
+            nr::GETPID | nr::GETTID => {
+                self.leave_answers();
+                Ok(self.pid)
+            }
+            nr::GETPPID => self.unixd(proto::GETPPID, [0; 4]),
+            nr::GETUID | nr::GETEUID | nr::GETGID | nr::GETEGID => {
+                self.leave_answers();
+                Ok(0)
+            }
+            nr::GETPGRP => self.unixd(proto::GETPGID, [0; 4]),
+            nr::UMASK => Ok(core::mem::replace(&mut self.umask, a[0] & 0o777)),
+            nr::UNAME => self.uname(a[0]),
+            nr::TIME => self.time(a[0]),
+            nr::PRCTL => self.prctl(a[0], a[1]),
+            // One thread: no robust futex list to keep.
+            nr::SET_ROBUST_LIST => Ok(0),
+            nr::CLOCK_GETTIME => self.clock_gettime(a[0], a[1]),
+            nr::GETTIMEOFDAY => self.gettimeofday(a[0]),
+            nr::NANOSLEEP => self.clock_nanosleep(clock::MONOTONIC, 0, a[0], a[1]),
+            nr::GETRANDOM => self.getrandom(a[0], a[1]),
+            nr::PRLIMIT64 => self.prlimit(a[0], a[1], a[3]),
+            nr::RT_SIGACTION => self.sigaction(a[0] as u32 as u64, a[1], a[2], a[3]),
+            nr::RT_SIGPROCMASK => self.sigprocmask(a[0] as u32 as u64, a[1], a[2], a[3]),
+            _ => {
+                if n >= crate::answers::LIMIT {
+                    self.leave_answers();
+                }
+                self.count_enosys(n);
+                Err(ENOSYS)
+            }
+        };
+        if self.trace {
+            stet_rt::println!(
+                "unix: pid {} call {n}({:#x}, {:#x}, {:#x}, {:#x}) = {:?}",
+                self.pid,
+                a[0],
+                a[1],
+                a[2],
+                a[3],
+                r
+            );
+        }
+        regs[Reg::Rax as usize] = stet_unix::sys::ret(r);
+        match self.deliver(regs, Some(n)) {
+            Some(sig) => Next::Killed(sig),
+            None => Next::Resume,
+        }
+    }
+
+    /// A words-only call to the file-system domain.
+    pub(crate) fn unixd(&mut self, order: u64, w: [u64; 4]) -> R {
+        result(&Msg::new(UNIXD, order).words(w).call())
+    }
+
+    /// `clone` as `fork` does it (only `SIGCHLD`, and the tid flags, which
+    /// are accepted and not yet acted on); threads are not supported.
+    fn clone(&mut self, regs: &[u64; 20], flags: u64, stack: u64) -> R {
+        const SIGCHLD: u64 = 17;
+        const TID_FLAGS: u64 = 0x0100_0000 | 0x0020_0000 | 0x0010_0000;
+        if flags & 0xff != SIGCHLD || flags & !(0xff | TID_FLAGS) != 0 || stack != 0 {
+            self.count_enosys(nr::CLONE);
+            return Err(ENOSYS);
+        }
+        self.fork(regs)
+    }
+
+    /// `wait4(pid, wstatus, options, rusage)`: parks in unixd until a
+    /// child ends (unixd answers `BUSY` when one does; this asks again).
+    fn wait4(&mut self, pid: u64, wstatus: u64, options: u64) -> R {
+        const WNOHANG: u64 = 1;
+        const WUNTRACED: u64 = 2;
+        if options & !(WNOHANG | WUNTRACED | 0x4000_0000) != 0 {
+            return Err(EINVAL);
+        }
+        if wstatus != 0 {
+            self.space
+                .touch(wstatus, 4, true)
+                .map_err(crate::space::Touch::errno)?;
+        }
+        loop {
+            if options & WNOHANG == 0 && self.interrupted() {
+                return Err(EINTR);
+            }
+            let intr = self.interrupting();
+            let a = Msg::new(UNIXD, proto::WAIT4)
+                .words([pid, options & WNOHANG, 0, intr])
+                .recv([T3, 0, 0, 0])
+                .call();
+            if a.code == stet_rt::abi::code::BUSY {
+                continue;
+            }
+            crate::signals::note(a.w[proto::INTR_WORD]);
+            let v = a.w[0] as i64;
+            if !a.ok() {
+                return Err(EIO);
+            }
+            if v < 0 {
+                return Err(-v);
+            }
+            if a.w[2] & 1 != 0 {
+                // The child's keeper (and its process: 2; put aside at
+                // its `execve`: 4), for the next fork.
+                self.keep_spare(T3, a.w[0], a.w[2] >> 1);
+            }
+            if v > 0 && wstatus != 0 {
+                self.space
+                    .win
+                    .write(wstatus, &(a.w[1] as u32).to_le_bytes());
+            }
+            return Ok(a.w[0]);
+        }
+    }
+
+    /// `sync`, `fsync`, `fdatasync`, `syncfs`: the file system is part of
+    /// the single-level store, so making a file durable is taking a
+    /// checkpoint and waiting for it to commit (everything else becomes
+    /// durable with it). Without a checkpoint key (no disk) there is
+    /// nothing to commit to: done at once, as on tmpfs.
+    fn sync(&mut self) -> R {
+        use stet_rt::abi::order::checkpoint;
+        if keydir::fetch(KEYS, keys::CHECKPOINT, T).is_err() {
+            return Ok(0);
+        }
+        let a = Msg::new(T, checkpoint::TAKE).call();
+        match a.code {
+            stet_rt::abi::code::OK => Ok(0),
+            // Void: no store.
+            c if c == stet_rt::abi::code::VOID => Ok(0),
+            _ => Err(EIO),
+        }
+    }
+
+    /// The process a scheduling call names: only this one (every process
+    /// is scheduled alike: the policy is accepted and has no effect).
+    fn sched(&self, pid: u64) -> R {
+        if pid == 0 || pid == self.pid {
+            Ok(0)
+        } else {
+            Err(ESRCH)
+        }
+    }
+
+    /// `sched_getaffinity`: one processor.
+    fn getaffinity(&mut self, pid: u64, len: u64, mask: u64) -> R {
+        self.sched(pid)?;
+        if len < 8 || !len.is_multiple_of(8) {
+            return Err(EINVAL);
+        }
+        self.space
+            .write(mask, &1u64.to_le_bytes())
+            .map_err(Touch::errno)?;
+        Ok(8)
+    }
+
+    /// `sysinfo`: uptime, memory from unixd's bank, the process count.
+    fn sysinfo(&mut self, at: u64) -> R {
+        let a = Msg::new(UNIXD, proto::SYSINFO).call();
+        crate::signals::note(a.w[proto::INTR_WORD]);
+        let mut b = [0u8; 112];
+        let put = |b: &mut [u8; 112], off: usize, v: u64| {
+            b[off..off + 8].copy_from_slice(&v.to_le_bytes())
+        };
+        put(&mut b, 0, now_ns() / 1_000_000_000);
+        put(&mut b, 32, a.w[1]); // totalram
+        put(&mut b, 40, a.w[2]); // freeram
+        b[80..82].copy_from_slice(&(a.w[0] as u16).to_le_bytes()); // procs
+        b[104..108].copy_from_slice(&4096u32.to_le_bytes()); // mem_unit
+        self.space.write(at, &b).map_err(Touch::errno)?;
+        Ok(0)
+    }
+
+    pub(crate) fn count_enosys(&mut self, n: u64) {
+        let i = (n as usize).min(self.enosys.len() - 1);
+        self.enosys[i] = self.enosys[i].saturating_add(1);
+        self.enosys_any = true;
+    }
+
+    fn arch_prctl(&mut self, regs: &mut [u64; 20], code: u64, addr: u64) -> R {
+        match code {
+            arch::SET_FS | arch::SET_GS => {
+                if addr >= USER_END {
+                    return Err(EPERM);
+                }
+                let r = if code == arch::SET_FS {
+                    Reg::FsBase
+                } else {
+                    Reg::GsBase
+                };
+                regs[r as usize] = addr;
+                Ok(0)
+            }
+            arch::GET_FS | arch::GET_GS => {
+                let r = if code == arch::GET_FS {
+                    Reg::FsBase
+                } else {
+                    Reg::GsBase
+                };
+                let v = regs[r as usize];
+                self.space
+                    .write(addr, &v.to_le_bytes())
+                    .map_err(Touch::errno)?;
+                Ok(0)
+            }
+            _ => Err(EINVAL),
+        }
+    }
+
+    fn time(&mut self, tloc: u64) -> R {
+        let t = EPOCH + now_ns() / 1_000_000_000;
+        if tloc != 0 {
+            self.space
+                .write(tloc, &t.to_le_bytes())
+                .map_err(Touch::errno)?;
+        }
+        Ok(t)
+    }
+
+    /// `prctl`: the process's name (`PR_SET_NAME`, `PR_GET_NAME`).
+    fn prctl(&mut self, option: u64, arg: u64) -> R {
+        const PR_SET_NAME: u64 = 15;
+        const PR_GET_NAME: u64 = 16;
+        match option {
+            PR_SET_NAME => {
+                let mut b = [0u8; 16];
+                let n = match self.space.read_cstr(arg, &mut b[..15]) {
+                    Ok(n) => n,
+                    Err(Some(t)) => return Err(t.errno()),
+                    Err(None) => 15,
+                };
+                self.name = [0; 16];
+                self.name[..n].copy_from_slice(&b[..n]);
+                Ok(0)
+            }
+            PR_GET_NAME => {
+                let name = self.name;
+                self.space.write(arg, &name).map_err(Touch::errno)?;
+                Ok(0)
+            }
+            _ => Err(EINVAL),
+        }
+    }
+
+    fn uname(&mut self, buf: u64) -> R {
+        let mut b = [0u8; 6 * UTSNAME_FIELD];
+        for (i, s) in UNAME.iter().enumerate() {
+            b[i * UTSNAME_FIELD..i * UTSNAME_FIELD + s.len()].copy_from_slice(s.as_bytes());
+        }
+        self.space.write(buf, &b).map_err(Touch::errno)?;
+        Ok(0)
+    }
+
+    fn clock_gettime(&mut self, clk: u64, tp: u64) -> R {
+        let ns = now_ns();
+        let t = match clk {
+            clock::REALTIME | clock::REALTIME_COARSE => EPOCH * 1_000_000_000 + ns,
+            clock::MONOTONIC
+            | clock::MONOTONIC_RAW
+            | clock::MONOTONIC_COARSE
+            | clock::BOOTTIME
+            | clock::PROCESS_CPUTIME
+            | clock::THREAD_CPUTIME => ns,
+            _ => return Err(EINVAL),
+        };
+        let mut b = [0u8; 16];
+        b[..8].copy_from_slice(&(t / 1_000_000_000).to_le_bytes());
+        b[8..].copy_from_slice(&(t % 1_000_000_000).to_le_bytes());
+        self.space.write(tp, &b).map_err(Touch::errno)?;
+        Ok(0)
+    }
+
+    fn gettimeofday(&mut self, tv: u64) -> R {
+        if tv != 0 {
+            let t = EPOCH * 1_000_000_000 + now_ns();
+            let mut b = [0u8; 16];
+            b[..8].copy_from_slice(&(t / 1_000_000_000).to_le_bytes());
+            b[8..].copy_from_slice(&(t % 1_000_000_000 / 1000).to_le_bytes());
+            self.space.write(tv, &b).map_err(Touch::errno)?;
+        }
+        Ok(0)
+    }
+
+    /// A parked wait in unixd until `deadline` (ns since boot, `u64::MAX`:
+    /// none, only a signal ends it) → `Ok` when it passed, `-EINTR` when a
+    /// signal came first.
+    pub(crate) fn wait_until(&mut self, deadline: u64) -> R {
+        loop {
+            if self.interrupted() {
+                return Err(EINTR);
+            }
+            let intr = self.interrupting();
+            let a = if deadline == u64::MAX {
+                Msg::new(UNIXD, proto::PAUSE).words([0, 0, 0, intr]).call()
+            } else {
+                Msg::new(UNIXD, proto::SLEEP)
+                    .words([deadline, 0, 0, intr])
+                    .call()
+            };
+            if a.code == stet_rt::abi::code::BUSY {
+                continue;
+            }
+            crate::signals::note(a.w[proto::INTR_WORD]);
+            let v = a.w[0] as i64;
+            return if v < 0 { Err(-v) } else { Ok(0) };
+        }
+    }
+
+    fn pause(&mut self) -> R {
+        self.wait_until(u64::MAX)
+    }
+
+    /// `rt_sigsuspend`: the mask for the wait; the old one comes back when
+    /// the handler returns (the frame keeps it).
+    fn sigsuspend(&mut self, set: u64, size: u64) -> R {
+        if size != 8 {
+            return Err(EINVAL);
+        }
+        let mut b = [0u8; 8];
+        self.space.read(set, &mut b).map_err(Touch::errno)?;
+        self.suspend_mask = Some(self.sigmask);
+        self.sigmask = u64::from_le_bytes(b) & !crate::signals::UNBLOCKABLE;
+        let r = self.pause();
+        if crate::signals::PENDING.load(core::sync::atomic::Ordering::Relaxed) & !self.sigmask == 0
+        {
+            // Woken by nothing deliverable: the old mask again.
+            if let Some(m) = self.suspend_mask.take() {
+                self.sigmask = m;
+            }
+        }
+        r
+    }
+
+    fn sigpending(&mut self, set: u64, size: u64) -> R {
+        if size != 8 {
+            return Err(EINVAL);
+        }
+        let p = crate::signals::PENDING.load(core::sync::atomic::Ordering::Relaxed) & self.sigmask;
+        self.space
+            .write(set, &p.to_le_bytes())
+            .map_err(Touch::errno)?;
+        Ok(0)
+    }
+
+    fn alarm(&mut self, secs: u64) -> R {
+        let left = self.unixd(proto::ALARM, [secs * 1_000_000_000, 0, 0, 0])?;
+        Ok(left.div_ceil(1_000_000_000))
+    }
+
+    /// `setitimer(ITIMER_REAL)` (and `getitimer` with `new` 0): the
+    /// interval is not kept yet.
+    fn setitimer(&mut self, which: u64, new: u64, old: u64) -> R {
+        if which != 0 {
+            return Err(EINVAL);
+        }
+        let left = if new != 0 {
+            let mut b = [0u8; 32];
+            self.space.read(new, &mut b).map_err(Touch::errno)?;
+            let sec = u64::from_le_bytes(b[16..24].try_into().unwrap_or_default());
+            let usec = u64::from_le_bytes(b[24..32].try_into().unwrap_or_default());
+            self.unixd(proto::ALARM, [sec * 1_000_000_000 + usec * 1000, 0, 0, 0])?
+        } else {
+            // Read without changing: set it back to what was left.
+            let left = self.unixd(proto::ALARM, [0, 0, 0, 0])?;
+            if left != 0 {
+                self.unixd(proto::ALARM, [left, 0, 0, 0])?;
+            }
+            left
+        };
+        if old != 0 {
+            let mut b = [0u8; 32];
+            b[16..24].copy_from_slice(&(left / 1_000_000_000).to_le_bytes());
+            b[24..32].copy_from_slice(&(left % 1_000_000_000 / 1000).to_le_bytes());
+            self.space.write(old, &b).map_err(Touch::errno)?;
+        }
+        Ok(0)
+    }
+
+    /// `nanosleep` and `clock_nanosleep` (`TIMER_ABSTIME` 1): parked in
+    /// unixd, so a signal ends it with `-EINTR` and the time left.
+    fn clock_nanosleep(&mut self, clk: u64, flags: u64, req: u64, rem: u64) -> R {
+        let t = self.timespec(req)?;
+        let now = now_ns();
+        let deadline = if flags & 1 != 0 {
+            match clk {
+                clock::REALTIME => t.saturating_sub(EPOCH * 1_000_000_000),
+                _ => t,
+            }
+        } else {
+            now.saturating_add(t)
+        };
+        let r = self.wait_until(deadline);
+        if r == Err(EINTR) && rem != 0 && flags & 1 == 0 {
+            let left = deadline.saturating_sub(now_ns());
+            let mut o = [0u8; 16];
+            o[..8].copy_from_slice(&(left / 1_000_000_000).to_le_bytes());
+            o[8..].copy_from_slice(&(left % 1_000_000_000).to_le_bytes());
+            self.space.write(rem, &o).map_err(Touch::errno)?;
+        }
+        r
+    }
+
+    fn getrandom(&mut self, buf: u64, len: u64) -> R {
+        let len = len.min(1 << 20);
+        self.space.touch(buf, len, true).map_err(Touch::errno)?;
+        let mut at = 0;
+        while at < len {
+            let v = self.random().to_le_bytes();
+            let n = (len - at).min(8) as usize;
+            self.space.win.write(buf + at, &v[..n]);
+            at += n as u64;
+        }
+        Ok(len)
+    }
+
+    fn prlimit(&mut self, pid: u64, res: u64, old: u64) -> R {
+        if pid != 0 && pid != self.pid {
+            return Err(ESRCH);
+        }
+        const RLIMIT_STACK: u64 = 3;
+        const RLIMIT_NOFILE: u64 = 7;
+        let (cur, max) = match res {
+            RLIMIT_STACK => (stet_unix::layout::STACK_MAX, u64::MAX),
+            RLIMIT_NOFILE => (1024, 4096),
+            0..16 => (u64::MAX, u64::MAX),
+            _ => return Err(EINVAL),
+        };
+        if old != 0 {
+            let mut b = [0u8; 16];
+            b[..8].copy_from_slice(&cur.to_le_bytes());
+            b[8..].copy_from_slice(&max.to_le_bytes());
+            self.space.write(old, &b).map_err(Touch::errno)?;
+        }
+        Ok(0)
+    }
+
+    fn sigaction(&mut self, sig: u64, act: u64, old: u64, size: u64) -> R {
+        const SIGKILL: u64 = 9;
+        const SIGSTOP: u64 = 19;
+        if sig == 0 || sig > NSIG || size != 8 {
+            return Err(EINVAL);
+        }
+        if act != 0 && (sig == SIGKILL || sig == SIGSTOP) {
+            return Err(EINVAL);
+        }
+        let i = sig as usize - 1;
+        if old != 0 {
+            let cur = self.actions[i];
+            self.space.write(old, &cur).map_err(Touch::errno)?;
+        }
+        if act != 0 {
+            let mut b = [0u8; 32];
+            self.space.read(act, &mut b).map_err(Touch::errno)?;
+            self.set_action(i, b);
+        }
+        Ok(0)
+    }
+
+    fn sigprocmask(&mut self, how: u64, set: u64, old: u64, size: u64) -> R {
+        const BLOCK: u64 = 0;
+        const UNBLOCK: u64 = 1;
+        const SETMASK: u64 = 2;
+        if size != 8 {
+            return Err(EINVAL);
+        }
+        let prev = self.sigmask;
+        if set != 0 {
+            let mut b = [0u8; 8];
+            self.space.read(set, &mut b).map_err(Touch::errno)?;
+            let s = u64::from_le_bytes(b);
+            self.sigmask = match how {
+                BLOCK => prev | s,
+                UNBLOCK => prev & !s,
+                SETMASK => s,
+                _ => return Err(EINVAL),
+            };
+            // SIGKILL and SIGSTOP cannot be blocked.
+            self.sigmask &= !(1 << 8 | 1 << 18);
+        }
+        if old != 0 {
+            self.space
+                .write(old, &prev.to_le_bytes())
+                .map_err(Touch::errno)?;
+        }
+        Ok(0)
+    }
+}

@@ -1,0 +1,587 @@
+//! The UNIX keeper: one per UNIX process (KeyKOS §9, KeyNIX). The process is
+//! a foreign domain running an unmodified static Linux x86_64 program; its
+//! every `syscall`, exception and invalid memory reference is a fault
+//! message to this keeper, which carries the call out and resumes it. A
+//! bug here harms only this process.
+//!
+//! This first keeper starts its process from the executable it is given
+//! (`exec`), serves memory (page faults, `brk`, `mmap`, `munmap`,
+//! `mprotect`), identity, clocks, randomness, signal bookkeeping and the
+//! terminal's output (`calls`), and reports the process's end. The design
+//! and what is still to come are in docs/UNIX.md.
+//!
+//! Keys: see `slots`. Argument: the process id.
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+mod answers;
+mod calls;
+mod exec;
+mod fds;
+mod fork;
+mod memory;
+mod poll;
+mod signals;
+mod slots;
+mod space;
+
+use calls::Next;
+use slots::{DIR, KEYS, PBANK, PROC, RESUME, T, UNIXD};
+use space::{Space, Touch};
+use stet_rt::abi::domain::{Reg, NREGS, REGS_SIZE};
+use stet_rt::abi::fault;
+use stet_rt::abi::order::node;
+use stet_rt::key::{Answer, Msg, Slot};
+use stet_rt::{bank, println};
+use stet_unix::elf::prot;
+use stet_unix::layout::{EXEC_SLOT, WINDOW_SLOT};
+use stet_unix_personality::keydir;
+
+/// Signal numbers the keeper uses itself.
+const SIGILL: u8 = 4;
+const SIGFPE: u8 = 8;
+const SIGSEGV: u8 = 11;
+const SIGBUS: u8 = 7;
+
+/// A process and everything its keeper knows about it.
+pub struct Keeper {
+    /// Its address space.
+    pub space: Space,
+    /// Its process id.
+    pub pid: u64,
+    /// Its parent's.
+    pub ppid: u64,
+    /// Calls answered `ENOSYS`, by number (the last counts all higher
+    /// numbers).
+    pub enosys: [u16; 512],
+    /// Whether any of `enosys` is nonzero (so the common end, with none,
+    /// need not look at 512 counts).
+    pub enosys_any: bool,
+    /// The descriptors.
+    pub fds: [fds::Fd; fds::MAX_FDS],
+    /// The working directory (a file id of the file-system domain).
+    pub cwd: u32,
+    /// The file-creation mask.
+    pub umask: u64,
+    /// The mask before `rt_sigsuspend` changed it, until a handler's frame
+    /// keeps it.
+    pub suspend_mask: Option<u64>,
+    /// The name `prctl(PR_SET_NAME)` gave (NUL-padded).
+    pub name: [u8; 16],
+    /// Print every system call and its result (argument bit 62 of the
+    /// first keeper; children inherit it).
+    pub trace: bool,
+    /// Print nothing when a process ends but a crash (argument bit 61 of
+    /// the first keeper, `make run`; children inherit it).
+    pub quiet: bool,
+    /// `struct sigaction` of each signal, as the process gave it (written
+    /// only through `Keeper::set_action`, which keeps `ignored` true).
+    pub actions: [[u8; 32]; 64],
+    /// The signals whose action is to ignore them (`SIG_IGN`, or `SIG_DFL`
+    /// of a signal ignored by default): every read, write and wait asks.
+    pub ignored: u64,
+    /// The blocked signals.
+    pub sigmask: u64,
+    /// How many calls the kernel could answer the keeper has answered for
+    /// this process domain, up to [`answers::AFTER`], when it leaves the
+    /// answers with the kernel (`answers`): a process that asks once
+    /// (musl's child asks its tid after `fork`) costs nothing more.
+    pub answered: u8,
+    /// Whether the `KEYS` node's `SPARE` slot holds a spare keeper: the
+    /// keeper of an ended child, waiting to serve the next `fork`'s child
+    /// (its domain, pages and page tables are kept instead of built).
+    pub spare: bool,
+    /// The spare's own process was kept (`KEYS` node slots `KEPT_*`):
+    /// a copy of this process's tree at this generation
+    /// (`Tree::generation`). A `fork` while the tree is still there is
+    /// *warm*: it rewrites the kept process's own pages and registers
+    /// instead of building a process.
+    pub spare_kept: Option<u64>,
+    /// The spare's kept process was put aside at the child's `execve`
+    /// (`Keeper::kept_at_exec`): the spare's windows show another.
+    pub spare_moved: bool,
+    /// The last child `fork` made, and the generation of this tree its
+    /// process is a copy of (`None`: not a plain copy).
+    pub last_fork: (u64, Option<u64>),
+    /// A forked keeper: its process's tree generation when it was a plain
+    /// copy of the parent's (`None`: it was not). Unchanged at the end,
+    /// the process is kept for the parent's next `fork`.
+    pub kept_gen: Option<u64>,
+    /// The plain copy was put aside at `execve` (`KEYS` slots `KEPT_*`)
+    /// rather than destroyed: `fork` then `execve` keeps the copy too.
+    pub kept_at_exec: bool,
+    rng: u64,
+}
+
+impl Keeper {
+    fn new(pid: u64) -> Keeper {
+        Keeper {
+            space: Space::new(),
+            pid,
+            ppid: 0,
+            enosys: [0; 512],
+            enosys_any: false,
+            fds: [fds::CLOSED; fds::MAX_FDS],
+            cwd: fds::NONE,
+            umask: 0o022,
+            trace: false,
+            quiet: false,
+            name: [0; 16],
+            suspend_mask: None,
+            actions: [[0; 32]; 64],
+            ignored: signals::ignored_by_default(),
+            sigmask: 0,
+            answered: 0,
+            spare: false,
+            spare_kept: None,
+            spare_moved: false,
+            last_fork: (0, None),
+            kept_gen: None,
+            kept_at_exec: false,
+            rng: stet_rt::cpu::rdtsc() | 1,
+        }
+    }
+
+    /// The next word of a xorshift generator (seeded from the time-stamp
+    /// counter; not for cryptography).
+    pub fn random(&mut self) -> u64 {
+        let mut x = self.rng;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A memory fault at `addr`: makes the page, or ends the process.
+    fn memory_fault(&mut self, addr: u64, access: u64, why: u64) -> Result<(), u8> {
+        let Some(v) = self.space.map.find(addr).copied() else {
+            return Err(SIGSEGV);
+        };
+        let need = match access {
+            fault::access::WRITE => prot::WRITE,
+            fault::access::EXECUTE => prot::EXEC,
+            _ => prot::READ,
+        };
+        if v.prot & need == 0 {
+            return Err(SIGSEGV);
+        }
+        let write = access == fault::access::WRITE;
+        // Past the end of a node smaller than its slot (the shadow makes
+        // nodes as small as it can) is a missing page too.
+        let missing = why == fault::why::NOT_PRESENT || why == fault::why::OUT_OF_RANGE;
+        if !(missing || why == fault::why::PROTECTION && write) {
+            return Err(SIGSEGV);
+        }
+        // A page this keeper put there and the kernel finds missing was
+        // destroyed under the process (a bug elsewhere): a bus error, not
+        // the same fault forever.
+        if missing && self.space.tree.page(addr / 4096).is_some() {
+            return Err(SIGBUS);
+        }
+        self.space.make_page(&v, addr, write).map_err(|e| match e {
+            Touch::Fault => SIGSEGV,
+            Touch::NoMemory => SIGBUS,
+        })
+    }
+
+    /// A fault that is signal `sig`: delivered to a handler if the process
+    /// has one (the answer then sets the registers), else the end. →
+    /// the signal that ends the process, if it does.
+    fn fault_signal(
+        &mut self,
+        sig: u8,
+        regs: &mut [u64; NREGS],
+        with_regs: &mut bool,
+    ) -> Option<u8> {
+        let (h, ..) = {
+            let a = &self.actions[sig as usize - 1];
+            (u64::from_le_bytes(a[..8].try_into().unwrap_or_default()), 0)
+        };
+        // A blocked or ignored fault signal cannot be left pending: the
+        // instruction would fault again. Linux kills then too.
+        if h <= 1 || self.sigmask & (1 << (sig - 1)) != 0 {
+            return Some(sig);
+        }
+        signals::raise(sig as u64);
+        *with_regs = true;
+        self.deliver(regs, None)
+    }
+
+    /// Leaves the answers of the calls the kernel can answer with it, if
+    /// not done yet for this process domain (failing, the keeper goes on
+    /// answering them itself).
+    pub fn leave_answers(&mut self) {
+        if self.answered < answers::AFTER {
+            self.answered += 1;
+            if self.answered == answers::AFTER {
+                let _ = answers::install(slots::PROC, PBANK, T, self.pid);
+            }
+        }
+    }
+
+    /// Takes the answers left with the kernel back from the process
+    /// domain (`answers`), adding the calls it answered `ENOSYS` to the
+    /// tally: before that domain goes, or is kept for another process.
+    pub fn collect_enosys(&mut self) {
+        if core::mem::take(&mut self.answered) < answers::AFTER {
+            return;
+        }
+        let n = answers::remove(slots::PROC, PBANK, T);
+        let last = self.enosys.len() - 1;
+        self.enosys[last] = self.enosys[last].saturating_add(n.min(u16::MAX as u64) as u16);
+        self.enosys_any |= n > 0;
+    }
+
+    /// The process has ended: its objects go back to the bank.
+    fn end(&mut self, how: End) {
+        self.collect_enosys();
+        let status = match how {
+            End::Exit(s) => (s as u64) << 8,
+            End::Signal(s, ..) => s as u64,
+        };
+        // Quiet (`make run`): the terminal is the user's; only a program's
+        // crash is worth a line there (its shell reports the rest).
+        let crashed =
+            matches!(how, End::Signal(s, ..) if matches!(s, SIGILL | SIGFPE | SIGSEGV | SIGBUS));
+        if !self.quiet || crashed {
+            match how {
+                End::Exit(s) => println!("unix: pid {} exited with status {s}", self.pid),
+                End::Signal(s, what, addr, rip) => println!(
+                    "unix: pid {} killed by signal {s} ({what} {addr:#x} at rip {rip:#x})",
+                    self.pid
+                ),
+            }
+        }
+        // The unimplemented calls go to unixd's tally (the native shell's
+        // `unix` command), and are printed unless quiet.
+        let mut tally = [0u8; 6 * 64];
+        let mut n = 0;
+        let counts = if self.enosys_any {
+            &self.enosys[..]
+        } else {
+            &[]
+        };
+        for (nr, &c) in counts.iter().enumerate().filter(|(_, &c)| c > 0) {
+            if n + 6 <= tally.len() {
+                tally[n..n + 2].copy_from_slice(&(nr as u16).to_le_bytes());
+                tally[n + 2..n + 6].copy_from_slice(&(c as u32).to_le_bytes());
+                n += 6;
+            }
+        }
+        if n > 0 {
+            let _ = Msg::new(UNIXD, stet_unix::proto::ENOSYS)
+                .string(&tally[..n])
+                .call();
+        }
+        if n > 0 && !self.quiet {
+            stet_rt::print!("unix: pid {} unimplemented calls:", self.pid);
+            for c in tally[..n].chunks_exact(6) {
+                let nr = u16::from_le_bytes([c[0], c[1]]) as usize;
+                let v = u32::from_le_bytes([c[2], c[3], c[4], c[5]]);
+                if nr == self.enosys.len() - 1 {
+                    stet_rt::print!(" other:{v}");
+                } else {
+                    stet_rt::print!(" {nr}:{v}");
+                }
+            }
+            println!();
+        }
+        // A forked keeper whose process is still the plain copy its parent
+        // made keeps it, for the parent's next `fork` (`spare_kept`) — or
+        // has kept it already, at `execve`.
+        let forked = self.ppid != 0;
+        let keep = self.keepable();
+        self.close_all(false);
+        self.space.close_files();
+        if !keep {
+            // Its own pages come from the common bank: each back (shared
+            // ones by their last holder) before the process's bank goes.
+            self.space.release_pages(0, stet_unix::layout::USER_END);
+        }
+        let _ = Msg::new(UNIXD, stet_unix::proto::CLOSE)
+            .w0(self.cwd as u64)
+            .call();
+        let kept_now = keep && self.keep_process();
+        if !kept_now {
+            let _ = bank::destroy(PBANK);
+        }
+        // `EXIT` `w1`: bit 0 kept, bit 1 put aside at `execve`.
+        let kept = if self.kept_at_exec {
+            3
+        } else {
+            kept_now as u64
+        };
+        // The windows onto the process are closed, unless this keeper
+        // goes too (a forked keeper: its bank is destroyed below, and
+        // clearing a slot of its own space would only discard its page
+        // tables for nothing).
+        if !forked && keydir::fetch(KEYS, slots::keys::SELF_SPACE, T).is_ok() {
+            for slot in [WINDOW_SLOT, EXEC_SLOT] {
+                let _ = Msg::new(T, node::SWAP).w0(slot).call();
+            }
+        }
+        self.drop_spare();
+        // A forked keeper offers itself as a spare for its parent's next
+        // `fork` (`proto::EXIT`): the call is then answered by that fork
+        // (`BECOME`: its keys arrive in the slots they serve in), or never
+        // (unixd destroys this keeper's bank when nobody will wait). Should
+        // it be answered otherwise, the keeper ends itself.
+        if !forked {
+            let _ = Msg::new(UNIXD, stet_unix::proto::EXIT).w0(status).call();
+            return;
+        }
+        let a = Msg::new(UNIXD, stet_unix::proto::EXIT)
+            .words([status, kept, 0, 0])
+            .keys([KEYS, 0, 0, 0])
+            .recv([PROC, UNIXD, PBANK, DIR])
+            .call();
+        if a.code == stet_unix::proto::BECOME {
+            let warm = if a.w[1] == 1 { fork::WARM } else { 0 };
+            stet_rt::start::restart(fork::FORKED | fork::REUSED | warm | a.w[0]);
+        }
+        if keydir::fetch(KEYS, slots::keys::OWN_BANK, T).is_ok() {
+            let _ = bank::destroy(T);
+        }
+    }
+
+    /// Whether the process is still the plain copy of its parent's that
+    /// `fork` made (and not kept already): it may be kept for the
+    /// parent's next `fork`.
+    pub fn keepable(&self) -> bool {
+        self.ppid != 0 && !self.kept_at_exec && self.kept_gen == Some(self.space.tree.generation())
+    }
+
+    /// Keeps the process (its domain, bank and tree's directory into the
+    /// `KEYS` slots `KEPT_*`) for the parent's next `fork`: at its end,
+    /// or when `execve` replaces it (its answers already taken away:
+    /// `collect_enosys`). → whether it did.
+    pub fn keep_process(&self) -> bool {
+        [
+            (slots::keys::KEPT_PROC, PROC),
+            (slots::keys::KEPT_PBANK, PBANK),
+            (slots::keys::KEPT_DIR, DIR),
+        ]
+        .into_iter()
+        .all(|(at, s)| keydir::swap(KEYS, at, s, 0).is_ok())
+    }
+
+    /// The process kept at `execve` goes (its bank destroyed): this
+    /// keeper's own `fork` needs those `KEYS` slots.
+    pub fn drop_kept(&mut self) {
+        if core::mem::take(&mut self.kept_at_exec)
+            && keydir::fetch(KEYS, slots::keys::KEPT_PBANK, T).is_ok()
+        {
+            let _ = bank::destroy(T);
+        }
+    }
+
+    /// The spare keeper goes (its bank destroyed), if there is one.
+    pub fn drop_spare(&mut self) {
+        self.spare_kept = None;
+        if core::mem::take(&mut self.spare)
+            && keydir::fetch(KEYS, slots::keys::SPARE, T).is_ok()
+            && keydir::fetch(T, slots::keys::OWN_BANK, T).is_ok()
+        {
+            let _ = bank::destroy(T);
+        }
+    }
+
+    /// The keeper of reaped child `pid` (its `KEYS` node in `k`; `kept`:
+    /// its `EXIT`'s `w1`, bit 0 with its process, bit 1 put aside at
+    /// `execve`) becomes the spare, or goes if there is one already.
+    pub fn keep_spare(&mut self, k: Slot, pid: u64, kept: u64) {
+        if !self.spare && keydir::swap(KEYS, slots::keys::SPARE, k, 0).is_ok() {
+            self.spare = true;
+            self.spare_kept = match self.last_fork {
+                (p, gen) if kept & 1 != 0 && p == pid => gen,
+                _ => None,
+            };
+            self.spare_moved = kept & 2 != 0;
+        } else if keydir::fetch(k, slots::keys::OWN_BANK, k).is_ok() {
+            let _ = bank::destroy(k);
+        }
+    }
+}
+
+/// How a process ended.
+enum End {
+    Exit(u8),
+    /// The signal, what happened, the address or vector, the rip.
+    Signal(u8, &'static str, u64, u64),
+}
+
+fn regs_of(buf: &[u8]) -> [u64; NREGS] {
+    let mut r = [0u64; NREGS];
+    for (v, c) in r.iter_mut().zip(buf.chunks_exact(8)) {
+        *v = u64::from_le_bytes(c.try_into().unwrap_or_default());
+    }
+    r
+}
+
+/// Sends `m` as a return (the answer to the fault being handled, or
+/// nothing to the void key at first) and waits for the next fault: its
+/// register block into the words at address `at` (`NREGS` of them), no
+/// keys but its resume key into `RESUME`.
+#[inline(always)]
+fn wait_regs(at: u64, m: Msg<'_>) -> Answer {
+    m.recv([0; 4])
+        .resume_into(RESUME)
+        .ret_into_raw(at, REGS_SIZE as u64)
+}
+
+fn bytes_of(r: &[u64; NREGS]) -> [u8; REGS_SIZE] {
+    let mut b = [0u8; REGS_SIZE];
+    for (c, v) in b.chunks_exact_mut(8).zip(r) {
+        c.copy_from_slice(&v.to_le_bytes());
+    }
+    b
+}
+
+/// Argument bit: trace every system call.
+const TRACE: u64 = 1 << 62;
+/// Argument bit: quiet (see `Keeper::quiet`).
+const QUIET: u64 = 1 << 61;
+
+/// The tag of the keeper's state in its heap (`stet_rt::carry`).
+const TAG: u64 = u64::from_le_bytes(*b"UNIXKPR1");
+
+fn main(arg: u64) -> i64 {
+    let k: &'static mut Keeper = if arg & fork::FORKED != 0 {
+        // A copy made by `fork`: the parent's state, a new pid.
+        let Some(k) = stet_rt::carry::resume::<Keeper>(TAG) else {
+            println!("unix: a forked keeper without its state");
+            return 1;
+        };
+        k.ppid = k.pid;
+        k.pid = arg & !(fork::FORKED | fork::REUSED | fork::WARM);
+        k.space.forget_cache();
+        if core::mem::take(&mut k.enosys_any) {
+            k.enosys = [0; 512];
+        }
+        k.answered = 0;
+        k.spare = false;
+        k.spare_kept = None;
+        k.spare_moved = false;
+        k.last_fork = (0, None);
+        k.kept_at_exec = false;
+        k.kept_gen = if k.space.mark_copies_local() {
+            Some(k.space.tree.generation())
+        } else {
+            None
+        };
+        // A spare woken by `fork` finishes what a fresh keeper's builder
+        // does for it: its process is still stopped.
+        if arg & fork::REUSED != 0 {
+            if let Err(c) = fork::adopt(arg & fork::WARM != 0) {
+                println!(
+                    "unix: pid {}: a spare keeper cannot start its process (code {c})",
+                    k.pid
+                );
+                let _ = bank::destroy(PBANK);
+                return 1;
+            }
+        }
+        // The child starts with no signals pending (Linux).
+        signals::PENDING.store(0, core::sync::atomic::Ordering::Relaxed);
+        k
+    } else {
+        let k = stet_rt::carry::place(TAG, Keeper::new(arg & !(TRACE | QUIET)));
+        k.trace = arg & TRACE != 0;
+        k.quiet = arg & QUIET != 0;
+        let arg = arg & !(TRACE | QUIET);
+        if let Err(e) = exec::start(k) {
+            println!("unix: cannot start pid {arg}: {e}");
+            let _ = bank::destroy(PBANK);
+            return 1;
+        }
+        k
+    };
+    let pid = k.pid;
+    // Where unixd sends this process's signals.
+    if keydir::fetch(KEYS, slots::keys::SELF_START, T).is_ok() {
+        let a = Msg::new(UNIXD, stet_unix::proto::HELLO)
+            .keys([T, 0, 0, 0])
+            .call();
+        signals::note(a.w[stet_unix::proto::INTR_WORD]);
+    }
+    // The register block of each fault arrives here (the kernel writes it
+    // as little-endian words, which these are): no copy on the way in.
+    let mut regs = [0u64; NREGS];
+    let at = regs.as_mut_ptr() as u64;
+    let mut a: Answer = wait_regs(at, Msg::new(0, 0));
+    loop {
+        let before = regs;
+        // Whether the answer replaces all registers (a system call, or a
+        // fault turned into a signal handler's frame).
+        let mut with_regs = a.code == fault::code::SYSCALL;
+        let end = match a.code {
+            fault::code::SYSCALL => match k.syscall(&mut regs) {
+                Next::Resume => None,
+                Next::Exit(s) => Some(End::Exit(s)),
+                Next::Killed(s) => Some(End::Signal(s, "signal", 0, regs[Reg::Rip as usize])),
+                Next::Started => {
+                    a = wait_regs(at, Msg::new(0, 0));
+                    continue;
+                }
+            },
+            fault::code::MEMORY => match k.memory_fault(a.w[0], a.w[1], a.w[2]) {
+                Ok(()) => None,
+                Err(s) => k
+                    .fault_signal(s, &mut regs, &mut with_regs)
+                    .map(|s| End::Signal(s, "memory fault at", a.w[0], a.w[3])),
+            },
+            fault::code::EXCEPTION => {
+                let s = match a.w[0] {
+                    0 | 16 | 19 => SIGFPE,
+                    6 => SIGILL,
+                    _ => SIGSEGV,
+                };
+                k.fault_signal(s, &mut regs, &mut with_regs)
+                    .map(|s| End::Signal(s, "exception", a.w[0], a.w[2]))
+            }
+            stet_unix::proto::SIGNAL if a.source as u64 != stet_rt::abi::invoke::source::RESUME => {
+                // From unixd while this keeper was idle: the process runs.
+                signals::note(a.w[0]);
+                if let Some(s) = k.signal_running() {
+                    k.end(End::Signal(s, "signal", 0, 0));
+                }
+                a = wait_regs(at, Msg::new(0, 0));
+                continue;
+            }
+            other => {
+                println!("unix: pid {pid}: unexpected message {other}; ignored");
+                a = wait_regs(at, Msg::new(0, 0));
+                continue;
+            }
+        };
+        match end {
+            None => {
+                // A memory fault re-executes the instruction; a system
+                // call resumes after it with the result in rax.
+                // A call that changed only rax (nearly every one) is
+                // answered with rax alone, not the register block.
+                let rax = Reg::Rax as usize;
+                let only_rax = a.code == fault::code::SYSCALL
+                    && (0..NREGS).all(|i| i == rax || regs[i] == before[i]);
+                // The domain key that comes with each fault is not needed
+                // (the process's is in PROC): received into no slot.
+                a = if only_rax {
+                    wait_regs(at, Msg::new(RESUME, fault::RESUME_SYSCALL).w0(regs[rax]))
+                } else if with_regs {
+                    let out = bytes_of(&regs);
+                    wait_regs(at, Msg::new(RESUME, fault::RESUME_WITH_REGS).string(&out))
+                } else {
+                    wait_regs(at, Msg::new(RESUME, fault::RESUME))
+                };
+            }
+            Some(how) => {
+                k.end(how);
+                a = wait_regs(at, Msg::new(0, 0));
+            }
+        }
+    }
+}
+
+stet_rt::main!(main);
