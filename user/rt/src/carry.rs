@@ -33,7 +33,9 @@ pub fn guard_addr() -> u64 {
 }
 
 fn take() {
-    // A second reference would alias the first.
+    // The heap is this value's alone (`mem` hands it out once, to one use),
+    // and a second reference would alias the first.
+    crate::mem::claim(crate::mem::Use::Carry);
     assert!(!TAKEN.swap(true, Ordering::Relaxed), "carry: taken twice");
 }
 
@@ -44,7 +46,8 @@ pub fn place<T>(tag: u64, v: T) -> &'static mut T {
     take();
     assert!(core::mem::align_of::<T>() <= 64);
     // HEAP_START..+64+size is heap memory no Rust object uses
-    // (programs live at 0x400000, stacks below STACK_TOP); it is aligned
+    // (programs live at 0x400000, stacks below STACK_TOP) and that `take`
+    // claimed for this value alone (`mem`); it is aligned
     // (HEAP_START is page-aligned, VALUE 64-aligned); `take` makes this
     // the only reference ever handed out in this domain. A missing page
     // faults the domain at the first write instead of letting it run on.

@@ -1,6 +1,7 @@
 //! CPU access a user program may use: the time-stamp counter (which counts
-//! guest instructions under `-icount`) and the SSE registers (to check that
-//! the kernel preserves them).
+//! guest instructions under `-icount`), the SSE registers (to check that
+//! the kernel preserves them), the privilege level, and instructions a
+//! keeper emulates.
 #![allow(unsafe_code)]
 
 /// Reads the time-stamp counter, serialised so earlier instructions retire
@@ -67,28 +68,16 @@ pub fn check_xmm(seed: u64) -> Option<u32> {
     (0..16u32).find(|&i| got[i as usize] != seed ^ i as u64)
 }
 
-/// Stores one byte at `addr` (a single `mov`), for the page-fault
-/// benchmark. A bad address faults and ends the program, like any store.
-#[inline(always)]
-pub fn store_byte(addr: u64, v: u8) {
-    // SAFETY: the store goes to memory the program owns or faults; it
-    // cannot corrupt Rust-visible state because callers pass addresses of
-    // the demand-zero heap, which no Rust value occupies.
+/// The privilege level this code runs at: the requested privilege level
+/// (the low two bits) of the code segment selector in `cs`. 3 in every
+/// domain (ring 3); the kernel alone runs at 0.
+pub fn privilege_level() -> u8 {
+    let cs: u16;
+    // SAFETY: reading a segment register has no memory effects.
     unsafe {
-        core::arch::asm!("mov byte ptr [{a}], {v}", a = in(reg) addr, v = in(reg_byte) v, options(nostack))
+        core::arch::asm!("mov {0:x}, cs", out(reg) cs, options(nomem, nostack, preserves_flags))
     };
-}
-
-/// Loads one byte from `addr` (a single `mov`); the counterpart of
-/// [`store_byte`] for tests of demand-zero memory.
-#[inline(always)]
-pub fn load_byte(addr: u64) -> u8 {
-    let v: u8;
-    // SAFETY: a read of memory the program owns, or a fault that ends it.
-    unsafe {
-        core::arch::asm!("mov {v}, byte ptr [{a}]", a = in(reg) addr, v = out(reg_byte) v, options(nostack, readonly))
-    };
-    v
+    (cs & 3) as u8
 }
 
 /// Executes `ud2` with `v` in `rax` and returns `rax` afterwards: a domain

@@ -1,7 +1,17 @@
 //! The one system call: invoke a key. Registers as in docs/ABI.md and
 //! `stet_abi::invoke`; `syscall` clobbers `rcx` and `r11`, the kernel
 //! writes the receive buffer.
+//!
+//! The kernel writes whatever the sender sends (at most
+//! `stet_abi::MAX_STRING` bytes) into the receive buffer, so the buffer is
+//! typed ([`Recv`]): bytes the caller lends mutably, or memory that holds
+//! no Rust object of this program, checked. Only [`raw_unchecked`] takes a
+//! bare address, and it is an `unsafe fn`.
 #![allow(unsafe_code)]
+
+use core::marker::PhantomData;
+use stet_abi::layout::STACK_TOP;
+use stet_abi::MAX_STRING;
 
 /// The registers of an invocation (what goes in) and of the message that
 /// comes back (what comes out), in ABI order.
@@ -17,13 +27,122 @@ pub struct Regs {
     pub r9: u64,
 }
 
-/// Invokes with `regs`, receive buffer `buf` of capacity `cap`.
+/// Where the kernel may write the string of the message that comes back:
+/// bytes the caller lends mutably for the call ([`Recv::bytes`],
+/// [`Recv::words`]), or memory that is not this program's Rust memory
+/// ([`Recv::foreign`], `crate::window::Window::recv`), or nowhere. Its
+/// fields are private: only these constructors make one.
+#[derive(Debug)]
+pub struct Recv<'a> {
+    addr: u64,
+    cap: u64,
+    _lent: PhantomData<&'a mut [u8]>,
+}
+
+impl<'a> Recv<'a> {
+    /// Nowhere (capacity 0).
+    pub const NONE: Recv<'static> = Recv {
+        addr: 0,
+        cap: 0,
+        _lent: PhantomData,
+    };
+
+    /// All of `buf`.
+    #[inline]
+    pub fn bytes(buf: &'a mut [u8]) -> Recv<'a> {
+        Recv {
+            addr: buf.as_mut_ptr() as u64,
+            cap: buf.len() as u64,
+            _lent: PhantomData,
+        }
+    }
+
+    /// All of `words`, as bytes (the kernel writes little-endian words,
+    /// such as a fault's register block, straight into them; every byte
+    /// pattern is a valid `u64`).
+    #[inline]
+    pub fn words(words: &'a mut [u64]) -> Recv<'a> {
+        Recv {
+            addr: words.as_mut_ptr() as u64,
+            cap: core::mem::size_of_val(words) as u64,
+            _lent: PhantomData,
+        }
+    }
+
+    /// `buf` with capacity `cap` as the kernel sees it: a capacity past the
+    /// buffer is allowed only when the buffer holds the longest string the
+    /// kernel writes (`MAX_STRING` bytes), so the kernel stays inside it.
+    pub fn bytes_cap(buf: &'a mut [u8], cap: u64) -> Option<Recv<'a>> {
+        let ok = cap <= buf.len() as u64 || buf.len() >= MAX_STRING;
+        ok.then_some(Recv {
+            addr: buf.as_mut_ptr() as u64,
+            cap,
+            _lent: PhantomData,
+        })
+    }
+
+    /// `cap` bytes at `addr`, if no byte the kernel could write there (the
+    /// first `MAX_STRING`) is this program's Rust memory: its data and bss,
+    /// its stack (root slot 7 below `STACK_TOP`), or its heap (root slot 1)
+    /// when `crate::carry` keeps a value there. Whatever else is there — a
+    /// window onto another domain, the program's own read-only image,
+    /// nothing, a kernel address, the heap as shared words (`crate::mem`:
+    /// memory others may write at any time anyway) — the kernel writes it
+    /// or refuses (`BAD_BUFFER`), and no Rust value breaks either way.
+    pub fn foreign(addr: u64, cap: u64) -> Option<Recv<'static>> {
+        let end = addr.saturating_add(cap.min(MAX_STRING as u64));
+        let (data, data_end) = crate::image::writable();
+        let heap = if crate::mem::carried() {
+            (1 << 44, 2 << 44)
+        } else {
+            (0, 0)
+        };
+        let own = [(data, data_end), (7 << 44, STACK_TOP), heap];
+        let overlaps = cap != 0 && own.iter().any(|&(s, e)| addr < e && s < end);
+        (!overlaps).then_some(Recv {
+            addr,
+            cap,
+            _lent: PhantomData,
+        })
+    }
+
+    /// `cap` bytes at `addr` in a window (`crate::window`), whose
+    /// constructor checked that they hold no Rust object.
+    pub(crate) fn window(addr: u64, cap: u64) -> Recv<'static> {
+        Recv {
+            addr,
+            cap,
+            _lent: PhantomData,
+        }
+    }
+}
+
+/// Invokes with `regs`; the answer's string goes to `recv`.
 #[inline(always)]
-pub fn raw(regs: Regs, buf: u64, cap: u64) -> Regs {
+pub fn raw(regs: Regs, recv: Recv<'_>) -> Regs {
+    let (buf, cap) = (recv.addr, recv.cap);
+    // SAFETY: `Recv`'s constructors are the only way to make one: bytes
+    // borrowed mutably for this call (the kernel writes at most `cap` of
+    // them, and `cap` is inside the buffer unless the buffer holds
+    // `MAX_STRING` bytes, the most the kernel writes), memory checked to
+    // hold no Rust value, a window, or nothing.
+    unsafe { raw_unchecked(regs, buf, cap) }
+}
+
+/// Invokes with `regs`, the answer's string going to `cap` bytes at `buf`.
+///
+/// # Safety
+/// The kernel may write any bytes into the first `min(cap, MAX_STRING)`
+/// bytes at `buf` (if they are writable memory of this domain): the caller
+/// must make sure no Rust value there is read afterwards as anything the
+/// bytes could break (a live reference other than the caller's own
+/// `&mut [u8]`-like one, or a value with invalid bit patterns).
+#[inline(always)]
+pub unsafe fn raw_unchecked(regs: Regs, buf: u64, cap: u64) -> Regs {
     let mut r = regs;
     // SAFETY: the kernel reads the registers named here, writes at most
-    // `cap` bytes at `buf` (the caller passes a buffer it owns, or cap 0),
-    // clobbers rcx and r11 like the CPU, and never touches the stack.
+    // `cap` bytes at `buf` (the caller's contract), clobbers rcx and r11
+    // like the CPU, and never touches the stack.
     unsafe {
         core::arch::asm!(
             "syscall",

@@ -3,7 +3,7 @@
 //! A domain names its keys by general-key slot (1..=15; slot 0 is always
 //! void). The kernel's answers carry a result code (`stet_abi::code`).
 
-use crate::invoke::{raw, Regs};
+use crate::invoke::{raw, Recv, Regs};
 use stet_abi::invoke::{Control, Kind};
 
 /// A general-key slot.
@@ -141,57 +141,48 @@ impl<'a> Msg<'a> {
 
     /// Calls: sends and waits for the reply (string into `buf`).
     pub fn call_into(&self, buf: &mut [u8]) -> Answer {
-        Answer::from(raw(
-            self.regs(Kind::Call),
-            buf.as_mut_ptr() as u64,
-            buf.len() as u64,
-        ))
+        self.call_to(Recv::bytes(buf))
     }
 
-    /// Calls with the reply string going to this domain's address `addr`,
-    /// at most `cap` bytes: memory that holds no Rust object, such as a
-    /// window onto another domain's memory (`crate::window`).
-    pub fn call_into_raw(&self, addr: u64, cap: u64) -> Answer {
-        Answer::from(raw(self.regs(Kind::Call), addr, cap))
+    /// Calls with the reply string going to `recv` (such as a window onto
+    /// another domain's memory: `crate::window::Window::recv`).
+    #[inline(always)]
+    pub fn call_to(&self, recv: Recv<'_>) -> Answer {
+        Answer::from(raw(self.regs(Kind::Call), recv))
     }
 
     /// Calls with no reply string.
     pub fn call(&self) -> Answer {
-        Answer::from(raw(self.regs(Kind::Call), 0, 0))
+        self.call_to(Recv::NONE)
     }
 
     /// Returns: sends, then waits as an available domain for the next
     /// message through a start key (string into `buf`).
     pub fn ret_into(&self, buf: &mut [u8]) -> Answer {
-        Answer::from(raw(
-            self.regs(Kind::Return),
-            buf.as_mut_ptr() as u64,
-            buf.len() as u64,
-        ))
+        self.ret_to(Recv::bytes(buf))
     }
 
-    /// Returns, the next message's string going to this domain's address
-    /// `addr` (at most `cap` bytes): a buffer the caller views as something
-    /// other than bytes, such as the UNIX keeper's register block.
+    /// Returns, the next message's string going to `recv` (such as the
+    /// UNIX keeper's register block as words: `Recv::words`).
     #[inline(always)]
-    pub fn ret_into_raw(&self, addr: u64, cap: u64) -> Answer {
-        Answer::from(raw(self.regs(Kind::Return), addr, cap))
+    pub fn ret_to(&self, recv: Recv<'_>) -> Answer {
+        Answer::from(raw(self.regs(Kind::Return), recv))
     }
 
     /// Returns with no receive buffer.
     pub fn ret(&self) -> Answer {
-        Answer::from(raw(self.regs(Kind::Return), 0, 0))
+        self.ret_to(Recv::NONE)
     }
 
     /// Sends and keeps running (the answer is the kernel's result code).
     pub fn send(&self) -> Answer {
-        Answer::from(raw(self.regs(Kind::Send), 0, 0))
+        Answer::from(raw(self.regs(Kind::Send), Recv::NONE))
     }
 
     /// Sends only if the receiver can take it now, and keeps running:
     /// `BUSY` if it cannot (nothing was sent; this domain never waits).
     pub fn try_send(&self) -> Answer {
-        Answer::from(raw(self.regs(Kind::TrySend), 0, 0))
+        Answer::from(raw(self.regs(Kind::TrySend), Recv::NONE))
     }
 }
 
@@ -205,8 +196,7 @@ pub fn call(slot: Slot, order: u64, w: [u64; 4]) -> Answer {
             w,
             r9: 0,
         },
-        0,
-        0,
+        Recv::NONE,
     ))
 }
 

@@ -8,7 +8,8 @@
 //! (`irq`) and the console driver's client side (`consoled`).
 //!
 //! The `unsafe` code of user programs lives in the low-level modules here
-//! (`invoke`, `start`, `fault`, `cpu`, `mem`, `port`, `uart`, `window`, `carry`, `image`); programs
+//! (`invoke`, `start`, `fault`, `cpu`, `mem`, `port`, `uart`, `window`, `carry`,
+//! `image`; docs/ARCHITECTURE.md says why each is sound); programs
 //! themselves deny it.
 #![no_std]
 #![deny(unsafe_code)]

@@ -51,6 +51,13 @@ impl Window {
         }
     }
 
+    /// The window's `n` bytes at `a` as a receive buffer: a message's string
+    /// goes straight into the other domain's memory.
+    pub fn recv(&self, a: u64, n: u64) -> crate::invoke::Recv<'static> {
+        let n = usize::try_from(n).unwrap_or(usize::MAX);
+        crate::invoke::Recv::window(self.check(a, n), n as u64)
+    }
+
     /// Copies the window's bytes at `a` into `out`.
     pub fn read(&self, a: u64, out: &mut [u8]) {
         let p = self.check(a, out.len()) as *const u8;

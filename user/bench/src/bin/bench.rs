@@ -5,11 +5,11 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use stet_rt::abi::layout::HEAP_START;
 use stet_rt::bench::{self, report};
 use stet_rt::cpu::rdtsc;
-use stet_rt::cpu::{store_byte, ud2_emulated};
+use stet_rt::cpu::ud2_emulated;
 use stet_rt::key::{call, Msg};
+use stet_rt::mem::Heap;
 
 const N: usize = 2000;
 const WARMUP: usize = 200;
@@ -83,10 +83,11 @@ fn keeper_fault(overhead: u64) {
 fn segment_fault(overhead: u64) {
     const PAGES: usize = 1000;
     let mut s = [0u64; PAGES];
+    let heap = Heap::claim();
     for (p, v) in s.iter_mut().enumerate() {
-        let addr = HEAP_START + (p as u64) * 4096;
+        let offset = (p as u64) * 4096;
         let t0 = rdtsc();
-        store_byte(addr, 1);
+        heap.store_byte(offset, 1);
         let t1 = rdtsc();
         *v = t1 - t0;
     }

@@ -1,12 +1,14 @@
-//! The first user program: greets from ring 3 through a system call.
+//! The first user program: greets through a system call, saying which
+//! ring it runs in (the privilege level in its `cs`, read from the CPU).
 #![no_std]
 #![no_main]
 #![deny(unsafe_code)]
 
-use stet_rt::println;
+use stet_rt::{cpu, println};
 
 fn main(slot: u64) -> i64 {
-    println!("hello from user space: program {slot} running in ring 3");
+    let ring = cpu::privilege_level();
+    println!("hello from user space: program {slot} running in ring {ring}");
     0
 }
 

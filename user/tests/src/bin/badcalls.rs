@@ -11,7 +11,7 @@
 #![deny(unsafe_code)]
 
 use stet_rt::abi::code;
-use stet_rt::invoke::{raw, Regs};
+use stet_rt::invoke::{raw, Recv, Regs};
 use stet_rt::kernel::CONSOLE;
 use stet_rt::key::{call, Msg};
 use stet_rt::{abi::order, println};
@@ -41,7 +41,7 @@ fn main(_arg: u64) -> i64 {
     };
     ok &= check(
         "reserved control bit",
-        raw(reserved, 0, 0).rdi,
+        raw(reserved, Recv::NONE).rdi,
         code::BAD_CONTROL,
     );
     ok &= check(
@@ -80,7 +80,7 @@ fn main(_arg: u64) -> i64 {
     };
     ok &= check(
         "try-send to the console, unknown order",
-        raw(kind3, 0, 0).rdi,
+        raw(kind3, Recv::NONE).rdi,
         code::NO_SUCH_ORDER,
     );
     ok &= check(

@@ -59,7 +59,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use stet_rt::abi::invoke::source;
 use stet_rt::abi::layout::{HEAP_START, STACK_TOP};
 use stet_rt::abi::{code, order, MAX_STRING};
-use stet_rt::invoke::{raw, Regs};
+use stet_rt::invoke::{raw, Recv, Regs};
 use stet_rt::key::{Answer, Msg, Slot};
 
 /// Random invocations made.
@@ -777,8 +777,9 @@ impl Fuzz {
         }
     }
 
-    /// Makes one random invocation and checks the answer.
-    fn step(&mut self) {
+    /// Makes one random invocation and checks the answer (a writable
+    /// receive buffer is in `rbuf`, the scratch at `self.rbuf`).
+    fn step(&mut self, rbuf: &mut [u8; 8192]) {
         let (inv, bad, s, b) = self.draw_safe();
         let n = self.ring.len() as u64;
         self.ring[(self.made % n) as usize] = inv;
@@ -786,7 +787,21 @@ impl Fuzz {
         if tracing {
             say!("fuzz: {inv}");
         }
-        let out = raw(inv.regs, inv.buf, inv.cap);
+        let recv = match b {
+            Buf::Writable => {
+                let off = (inv.buf - self.rbuf) as usize;
+                Recv::bytes_cap(&mut rbuf[off..], inv.cap)
+            }
+            Buf::Unwritable => Recv::foreign(inv.buf, inv.cap),
+            Buf::None => Some(Recv::NONE),
+        };
+        let Some(recv) = recv else {
+            self.wrong(format_args!(
+                "{inv}: its receive buffer is this program's memory"
+            ));
+            return;
+        };
+        let out = raw(inv.regs, recv);
         if tracing {
             let w = out.w;
             say!(
@@ -1147,7 +1162,7 @@ fn main(arg: u64) -> i64 {
         if f.rng.chance(1, 2) {
             f.refill_some();
         }
-        f.step();
+        f.step(&mut rbuf);
         if f.made.is_multiple_of(CHECK_EVERY) {
             f.check();
         }

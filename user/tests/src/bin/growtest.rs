@@ -7,7 +7,7 @@
 #![deny(unsafe_code)]
 
 use stet_rt::abi::layout::{HEAP_SIZE, HEAP_START};
-use stet_rt::cpu::{load_byte, store_byte};
+use stet_rt::mem::Heap;
 use stet_rt::println;
 
 fn recurse(n: u64) -> u64 {
@@ -23,22 +23,23 @@ fn main(_arg: u64) -> i64 {
     let s = recurse(depth);
     println!("growtest: recursion of depth {depth} done ({s})");
     const PAGES: u64 = 1024; // 4 MiB of heap
+    let heap = Heap::claim();
     for p in 0..PAGES {
-        store_byte(HEAP_START + p * 4096 + (p % 4096), (p * 7) as u8);
+        heap.store_byte(p * 4096 + (p % 4096), (p * 7) as u8);
     }
     let mut bad = 0;
     for p in 0..PAGES {
-        if load_byte(HEAP_START + p * 4096 + (p % 4096)) != (p * 7) as u8 {
+        if heap.load_byte(p * 4096 + (p % 4096)) != (p * 7) as u8 {
             bad += 1;
         }
-        if load_byte(HEAP_START + p * 4096 + ((p + 1) % 4096)) != 0 {
+        if heap.load_byte(p * 4096 + ((p + 1) % 4096)) != 0 {
             bad += 1;
         }
     }
     println!("growtest: heap of {PAGES} pages checked, {bad} bad");
     let outside = HEAP_START + HEAP_SIZE;
     println!("growtest: touching {outside:#x}, outside the heap");
-    store_byte(outside, 1);
+    heap.store_byte(HEAP_SIZE, 1);
     println!("growtest: FAILED, the store outside the heap went through");
     1
 }

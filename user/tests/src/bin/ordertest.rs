@@ -16,7 +16,7 @@ use core::fmt::Debug;
 use stet_rt::abi::code::*;
 use stet_rt::abi::invoke::Kind;
 use stet_rt::abi::order;
-use stet_rt::invoke::{raw, Regs};
+use stet_rt::invoke::{raw, Recv, Regs};
 use stet_rt::key::{call, Answer, Msg, Slot};
 use stet_rt::println;
 
@@ -248,8 +248,7 @@ fn invocation(t: &mut T) {
                 rdi: order::console::WRITE,
                 ..Regs::default()
             },
-            0,
-            0,
+            Recv::NONE,
         );
         t.same(name, r.rdi, BAD_CONTROL);
     }
@@ -261,8 +260,7 @@ fn invocation(t: &mut T) {
             rdi: 77,
             ..Regs::default()
         },
-        0,
-        0,
+        Recv::NONE,
     );
     t.same("kind 3 (try-send) to a number key", r.rdi, OK);
 
@@ -429,8 +427,7 @@ fn errors_change_nothing(t: &mut T) {
             rdi: order::page::READ_WORD,
             ..Regs::default()
         },
-        0,
-        0,
+        Recv::NONE,
     );
     t.same("failed call: bad control", r.rdi, BAD_CONTROL);
     t.same(
@@ -655,6 +652,8 @@ fn receive_buffers(t: &mut T, p: Slot) {
         [0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0, 0],
     );
     let ctl = Msg::new(p, order::page::READ).control(Kind::Call);
+    // Each buffer is memory no Rust value of this program lives in
+    // (`Recv::foreign` checks): read-only, unmapped, the kernel's.
     let read = |buf: u64, cap: u64| {
         raw(
             Regs {
@@ -663,8 +662,7 @@ fn receive_buffers(t: &mut T, p: Slot) {
                 w: [8, 16, 0, 0],
                 r9: 0,
             },
-            buf,
-            cap,
+            Recv::foreign(buf, cap).expect("not this program's memory"),
         )
     };
     let r = read(READ_ONLY.as_ptr() as u64, 16);

@@ -237,7 +237,7 @@ impl Keeper {
                 }
                 let a = Msg::new(UNIXD, order)
                     .words(w)
-                    .call_into_raw(self.space.win.addr(buf + done), n);
+                    .call_to(self.space.win.recv(buf + done, n));
                 if let Some(r) = result(&a) {
                     break r;
                 }
@@ -425,7 +425,7 @@ impl Keeper {
         self.space.touch(buf, n, true).map_err(Touch::errno)?;
         let a = Msg::new(UNIXD, p::GETDENTS)
             .words([fid, n, 0, 0])
-            .call_into_raw(self.space.win.addr(buf), n);
+            .call_to(self.space.win.recv(buf, n));
         result(&a).unwrap_or(Err(EIO))
     }
 

@@ -32,6 +32,7 @@ use space::{Space, Touch};
 use stet_rt::abi::domain::{Reg, NREGS, REGS_SIZE};
 use stet_rt::abi::fault;
 use stet_rt::abi::order::node;
+use stet_rt::invoke::Recv;
 use stet_rt::key::{Answer, Msg, Slot};
 use stet_rt::{bank, println};
 use stet_unix::elf::prot;
@@ -422,13 +423,12 @@ fn regs_of(buf: &[u8]) -> [u64; NREGS] {
 
 /// Sends `m` as a return (the answer to the fault being handled, or
 /// nothing to the void key at first) and waits for the next fault: its
-/// register block into the words at address `at` (`NREGS` of them), no
-/// keys but its resume key into `RESUME`.
+/// register block into `regs` (the kernel writes it as little-endian
+/// words, which these are: no copy on the way in), no keys but its resume
+/// key into `RESUME`.
 #[inline(always)]
-fn wait_regs(at: u64, m: Msg<'_>) -> Answer {
-    m.recv([0; 4])
-        .resume_into(RESUME)
-        .ret_into_raw(at, REGS_SIZE as u64)
+fn wait_regs(regs: &mut [u64; NREGS], m: Msg<'_>) -> Answer {
+    m.recv([0; 4]).resume_into(RESUME).ret_to(Recv::words(regs))
 }
 
 fn bytes_of(r: &[u64; NREGS]) -> [u8; REGS_SIZE] {
@@ -506,11 +506,9 @@ fn main(arg: u64) -> i64 {
             .call();
         signals::note(a.w[stet_unix::proto::INTR_WORD]);
     }
-    // The register block of each fault arrives here (the kernel writes it
-    // as little-endian words, which these are): no copy on the way in.
+    // The register block of each fault arrives here (`wait_regs`).
     let mut regs = [0u64; NREGS];
-    let at = regs.as_mut_ptr() as u64;
-    let mut a: Answer = wait_regs(at, Msg::new(0, 0));
+    let mut a: Answer = wait_regs(&mut regs, Msg::new(0, 0));
     loop {
         let before = regs;
         // Whether the answer replaces all registers (a system call, or a
@@ -522,7 +520,7 @@ fn main(arg: u64) -> i64 {
                 Next::Exit(s) => Some(End::Exit(s)),
                 Next::Killed(s) => Some(End::Signal(s, "signal", 0, regs[Reg::Rip as usize])),
                 Next::Started => {
-                    a = wait_regs(at, Msg::new(0, 0));
+                    a = wait_regs(&mut regs, Msg::new(0, 0));
                     continue;
                 }
             },
@@ -547,12 +545,12 @@ fn main(arg: u64) -> i64 {
                 if let Some(s) = k.signal_running() {
                     k.end(End::Signal(s, "signal", 0, 0));
                 }
-                a = wait_regs(at, Msg::new(0, 0));
+                a = wait_regs(&mut regs, Msg::new(0, 0));
                 continue;
             }
             other => {
                 println!("unix: pid {pid}: unexpected message {other}; ignored");
-                a = wait_regs(at, Msg::new(0, 0));
+                a = wait_regs(&mut regs, Msg::new(0, 0));
                 continue;
             }
         };
@@ -568,17 +566,21 @@ fn main(arg: u64) -> i64 {
                 // The domain key that comes with each fault is not needed
                 // (the process's is in PROC): received into no slot.
                 a = if only_rax {
-                    wait_regs(at, Msg::new(RESUME, fault::RESUME_SYSCALL).w0(regs[rax]))
+                    let m = Msg::new(RESUME, fault::RESUME_SYSCALL).w0(regs[rax]);
+                    wait_regs(&mut regs, m)
                 } else if with_regs {
                     let out = bytes_of(&regs);
-                    wait_regs(at, Msg::new(RESUME, fault::RESUME_WITH_REGS).string(&out))
+                    wait_regs(
+                        &mut regs,
+                        Msg::new(RESUME, fault::RESUME_WITH_REGS).string(&out),
+                    )
                 } else {
-                    wait_regs(at, Msg::new(RESUME, fault::RESUME))
+                    wait_regs(&mut regs, Msg::new(RESUME, fault::RESUME))
                 };
             }
             Some(how) => {
                 k.end(how);
-                a = wait_regs(at, Msg::new(0, 0));
+                a = wait_regs(&mut regs, Msg::new(0, 0));
             }
         }
     }
