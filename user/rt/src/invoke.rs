@@ -36,6 +36,9 @@ pub struct Regs {
 pub struct Recv<'a> {
     addr: u64,
     cap: u64,
+    /// Made by `foreign`: the stack below the invoker's frame is checked
+    /// again when it is used (`raw`).
+    foreign: bool,
     _lent: PhantomData<&'a mut [u8]>,
 }
 
@@ -44,6 +47,7 @@ impl<'a> Recv<'a> {
     pub const NONE: Recv<'static> = Recv {
         addr: 0,
         cap: 0,
+        foreign: false,
         _lent: PhantomData,
     };
 
@@ -53,6 +57,7 @@ impl<'a> Recv<'a> {
         Recv {
             addr: buf.as_mut_ptr() as u64,
             cap: buf.len() as u64,
+            foreign: false,
             _lent: PhantomData,
         }
     }
@@ -65,6 +70,7 @@ impl<'a> Recv<'a> {
         Recv {
             addr: words.as_mut_ptr() as u64,
             cap: core::mem::size_of_val(words) as u64,
+            foreign: false,
             _lent: PhantomData,
         }
     }
@@ -77,33 +83,54 @@ impl<'a> Recv<'a> {
         ok.then_some(Recv {
             addr: buf.as_mut_ptr() as u64,
             cap,
+            foreign: false,
             _lent: PhantomData,
         })
     }
 
     /// `cap` bytes at `addr`, if no byte the kernel could write there (the
     /// first `MAX_STRING`) is this program's Rust memory: its data and bss,
-    /// its stack (root slot 7 below `STACK_TOP`), or its heap (root slot 1)
-    /// when `crate::carry` keeps a value there. Whatever else is there — a
-    /// window onto another domain, the program's own read-only image,
-    /// nothing, a kernel address, the heap as shared words (`crate::mem`:
-    /// memory others may write at any time anyway) — the kernel writes it
-    /// or refuses (`BAD_BUFFER`), and no Rust value breaks either way.
+    /// its live stack (from the stack pointer up to `STACK_TOP`: below it
+    /// nothing lives, there is no red zone, and `raw` checks again where
+    /// it is used), or its heap (root slot 1) when `crate::carry` keeps a
+    /// value there. Whatever else is there — a window onto another domain,
+    /// the program's own read-only image, nothing, a kernel address, the
+    /// heap as shared words (`crate::mem`: memory others may write at any
+    /// time anyway) — the kernel writes it or refuses (`BAD_BUFFER`), and
+    /// no Rust value breaks either way.
     pub fn foreign(addr: u64, cap: u64) -> Option<Recv<'static>> {
-        let end = addr.saturating_add(cap.min(MAX_STRING as u64));
+        let r = Recv {
+            addr,
+            cap,
+            foreign: true,
+            _lent: PhantomData,
+        };
         let (data, data_end) = crate::image::writable();
         let heap = if crate::mem::carried() {
             (1 << 44, 2 << 44)
         } else {
             (0, 0)
         };
-        let own = [(data, data_end), (7 << 44, STACK_TOP), heap];
-        let overlaps = cap != 0 && own.iter().any(|&(s, e)| addr < e && s < end);
-        (!overlaps).then_some(Recv {
-            addr,
-            cap,
-            _lent: PhantomData,
-        })
+        let own = [(data, data_end), heap];
+        (!r.overlaps(&own) && !r.overlaps_live_stack()).then_some(r)
+    }
+
+    /// Whether any byte the kernel could write overlaps one of `ranges`.
+    fn overlaps(&self, ranges: &[(u64, u64)]) -> bool {
+        let end = self.addr.saturating_add(self.cap.min(MAX_STRING as u64));
+        self.cap != 0 && ranges.iter().any(|&(s, e)| self.addr < e && s < end)
+    }
+
+    /// Whether it overlaps the stack in use: from the stack pointer of the
+    /// frame this is inlined into up to `STACK_TOP`.
+    #[inline(always)]
+    fn overlaps_live_stack(&self) -> bool {
+        let rsp: u64;
+        // SAFETY: reading the stack pointer has no effects.
+        unsafe {
+            core::arch::asm!("mov {}, rsp", out(reg) rsp, options(nomem, nostack, preserves_flags))
+        };
+        self.overlaps(&[(rsp, STACK_TOP)])
     }
 
     /// `cap` bytes at `addr` in a window (`crate::window`), whose
@@ -112,6 +139,7 @@ impl<'a> Recv<'a> {
         Recv {
             addr,
             cap,
+            foreign: false,
             _lent: PhantomData,
         }
     }
@@ -120,12 +148,18 @@ impl<'a> Recv<'a> {
 /// Invokes with `regs`; the answer's string goes to `recv`.
 #[inline(always)]
 pub fn raw(regs: Regs, recv: Recv<'_>) -> Regs {
+    // Frames may have grown down over a foreign buffer since it was made.
+    assert!(
+        !recv.foreign || !recv.overlaps_live_stack(),
+        "invoke: a receive buffer in the stack in use"
+    );
     let (buf, cap) = (recv.addr, recv.cap);
     // SAFETY: `Recv`'s constructors are the only way to make one: bytes
     // borrowed mutably for this call (the kernel writes at most `cap` of
     // them, and `cap` is inside the buffer unless the buffer holds
     // `MAX_STRING` bytes, the most the kernel writes), memory checked to
-    // hold no Rust value, a window, or nothing.
+    // hold no Rust value (the live stack checked again just above), a
+    // window, or nothing.
     unsafe { raw_unchecked(regs, buf, cap) }
 }
 
