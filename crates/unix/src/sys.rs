@@ -174,6 +174,56 @@ pub mod errno {
     pub const ETIMEDOUT: i64 = 110;
 }
 
+/// Signals: their numbers, the two dispositions that are not handlers,
+/// `sigaction`'s flags and `sigprocmask`'s `how`.
+#[allow(missing_docs)]
+pub mod sig {
+    pub const SIGHUP: u64 = 1;
+    pub const SIGINT: u64 = 2;
+    pub const SIGQUIT: u64 = 3;
+    pub const SIGILL: u64 = 4;
+    pub const SIGTRAP: u64 = 5;
+    pub const SIGABRT: u64 = 6;
+    pub const SIGBUS: u64 = 7;
+    pub const SIGFPE: u64 = 8;
+    pub const SIGKILL: u64 = 9;
+    pub const SIGUSR1: u64 = 10;
+    pub const SIGSEGV: u64 = 11;
+    pub const SIGUSR2: u64 = 12;
+    pub const SIGPIPE: u64 = 13;
+    pub const SIGALRM: u64 = 14;
+    pub const SIGTERM: u64 = 15;
+    pub const SIGSTKFLT: u64 = 16;
+    pub const SIGCHLD: u64 = 17;
+    pub const SIGCONT: u64 = 18;
+    pub const SIGSTOP: u64 = 19;
+    pub const SIGTSTP: u64 = 20;
+    pub const SIGTTIN: u64 = 21;
+    pub const SIGTTOU: u64 = 22;
+    pub const SIGURG: u64 = 23;
+    pub const SIGXCPU: u64 = 24;
+    pub const SIGXFSZ: u64 = 25;
+    pub const SIGVTALRM: u64 = 26;
+    pub const SIGPROF: u64 = 27;
+    pub const SIGWINCH: u64 = 28;
+    pub const SIGIO: u64 = 29;
+    pub const SIGPWR: u64 = 30;
+    pub const SIGSYS: u64 = 31;
+    /// Signals are 1..=`NSIG` (the real-time ones from 32 up): a mask is
+    /// one `u64`, signal `s` its bit `s - 1`.
+    pub const NSIG: u64 = 64;
+    pub const SIG_DFL: u64 = 0;
+    pub const SIG_IGN: u64 = 1;
+    pub const SA_SIGINFO: u64 = 4;
+    pub const SA_RESTORER: u64 = 0x0400_0000;
+    pub const SA_RESTART: u64 = 0x1000_0000;
+    pub const SA_NODEFER: u64 = 0x4000_0000;
+    pub const SA_RESETHAND: u64 = 0x8000_0000;
+    pub const SIG_BLOCK: u64 = 0;
+    pub const SIG_UNBLOCK: u64 = 1;
+    pub const SIG_SETMASK: u64 = 2;
+}
+
 /// `mmap` flags.
 #[allow(missing_docs)]
 pub mod map {

@@ -290,7 +290,7 @@ impl Keeper {
                 Ok(k) => done += k,
                 Err(e) if done == 0 => {
                     if e == EPIPE {
-                        crate::signals::raise(13);
+                        crate::signals::raise(stet_unix::sys::sig::SIGPIPE);
                     }
                     return Err(e);
                 }
