@@ -224,6 +224,95 @@ pub mod sig {
     pub const SIG_SETMASK: u64 = 2;
 }
 
+/// `fcntl` commands.
+#[allow(missing_docs)]
+pub mod fcntl {
+    pub const F_DUPFD: u64 = 0;
+    pub const F_GETFD: u64 = 1;
+    pub const F_SETFD: u64 = 2;
+    pub const F_GETFL: u64 = 3;
+    pub const F_SETFL: u64 = 4;
+    pub const F_DUPFD_CLOEXEC: u64 = 1030;
+}
+
+/// `poll` events, and the most descriptors `select` looks at.
+#[allow(missing_docs)]
+pub mod poll {
+    pub const POLLIN: u64 = 1;
+    pub const POLLOUT: u64 = 4;
+    pub const POLLERR: u64 = 8;
+    pub const POLLHUP: u64 = 0x10;
+    pub const POLLNVAL: u64 = 0x20;
+    pub const FD_SETSIZE: u64 = 1024;
+}
+
+/// `wait4` options.
+#[allow(missing_docs)]
+pub mod wait {
+    pub const WNOHANG: u64 = 1;
+    pub const WUNTRACED: u64 = 2;
+    /// `__WALL`: wait for every kind of child (one kind here).
+    pub const WALL: u64 = 0x4000_0000;
+}
+
+/// `clone` flags: the signal sent at exit in the low byte, and the tid
+/// flags.
+#[allow(missing_docs)]
+pub mod clone {
+    pub const CSIGNAL: u64 = 0xff;
+    pub const CLONE_PARENT_SETTID: u64 = 0x0010_0000;
+    pub const CLONE_CHILD_CLEARTID: u64 = 0x0020_0000;
+    pub const CLONE_CHILD_SETTID: u64 = 0x0100_0000;
+}
+
+/// `futex` operations and the flags beside them.
+#[allow(missing_docs)]
+pub mod futex {
+    pub const WAIT: u64 = 0;
+    pub const WAKE: u64 = 1;
+    pub const WAIT_BITSET: u64 = 9;
+    pub const WAKE_BITSET: u64 = 10;
+    pub const PRIVATE_FLAG: u64 = 128;
+    pub const CLOCK_REALTIME: u64 = 256;
+}
+
+/// `msync` flags.
+#[allow(missing_docs)]
+pub mod msync {
+    pub const MS_ASYNC: u64 = 1;
+    pub const MS_INVALIDATE: u64 = 2;
+    pub const MS_SYNC: u64 = 4;
+}
+
+/// `prlimit64` resources.
+#[allow(missing_docs)]
+pub mod rlimit {
+    pub const RLIMIT_STACK: u64 = 3;
+    pub const RLIMIT_NOFILE: u64 = 7;
+}
+
+/// `prctl` options.
+#[allow(missing_docs)]
+pub mod prctl {
+    pub const PR_SET_NAME: u64 = 15;
+    pub const PR_GET_NAME: u64 = 16;
+}
+
+/// `utimensat`'s nanosecond values that are not times.
+#[allow(missing_docs)]
+pub mod utime {
+    pub const UTIME_NOW: u64 = (1 << 30) - 1;
+    pub const UTIME_OMIT: u64 = (1 << 30) - 2;
+}
+
+/// Byte offsets of `struct stat`'s fields that the keeper reads
+/// (`fs::stat_bytes` writes the whole struct).
+#[allow(missing_docs)]
+pub mod stat {
+    pub const ST_MODE: usize = 24;
+    pub const ST_RDEV: usize = 40;
+}
+
 /// `mmap` flags.
 #[allow(missing_docs)]
 pub mod map {

@@ -217,10 +217,9 @@ impl Unixd<'_> {
             }
             p::POLL => {
                 let f = self.fid(w[0])?;
-                const IN: u64 = 1;
-                const OUT: u64 = 4;
-                const ERR: u64 = 8;
-                const HUP: u64 = 0x10;
+                use stet_unix::sys::poll::{
+                    POLLERR as ERR, POLLHUP as HUP, POLLIN as IN, POLLOUT as OUT,
+                };
                 let ev = match self.open[f].kind {
                     Kind::PipeRead(n) => {
                         let pi = &self.pipes[n as usize];

@@ -250,8 +250,11 @@ impl Keeper {
     /// `clone` as `fork` does it (only `SIGCHLD`, and the tid flags, which
     /// are accepted and not yet acted on); threads are not supported.
     fn clone(&mut self, regs: &[u64; 20], flags: u64, stack: u64) -> R {
-        const TID_FLAGS: u64 = 0x0100_0000 | 0x0020_0000 | 0x0010_0000;
-        if flags & 0xff != SIGCHLD || flags & !(0xff | TID_FLAGS) != 0 || stack != 0 {
+        use stet_unix::sys::clone::{
+            CLONE_CHILD_CLEARTID, CLONE_CHILD_SETTID, CLONE_PARENT_SETTID, CSIGNAL,
+        };
+        const TID_FLAGS: u64 = CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | CLONE_PARENT_SETTID;
+        if flags & CSIGNAL != SIGCHLD || flags & !(CSIGNAL | TID_FLAGS) != 0 || stack != 0 {
             self.count_enosys(nr::CLONE);
             return Err(ENOSYS);
         }
@@ -261,9 +264,8 @@ impl Keeper {
     /// `wait4(pid, wstatus, options, rusage)`: parks in unixd until a
     /// child ends (unixd answers `BUSY` when one does; this asks again).
     fn wait4(&mut self, pid: u64, wstatus: u64, options: u64) -> R {
-        const WNOHANG: u64 = 1;
-        const WUNTRACED: u64 = 2;
-        if options & !(WNOHANG | WUNTRACED | 0x4000_0000) != 0 {
+        use stet_unix::sys::wait::{WALL, WNOHANG, WUNTRACED};
+        if options & !(WNOHANG | WUNTRACED | WALL) != 0 {
             return Err(EINVAL);
         }
         if wstatus != 0 {
@@ -411,8 +413,7 @@ impl Keeper {
 
     /// `prctl`: the process's name (`PR_SET_NAME`, `PR_GET_NAME`).
     fn prctl(&mut self, option: u64, arg: u64) -> R {
-        const PR_SET_NAME: u64 = 15;
-        const PR_GET_NAME: u64 = 16;
+        use stet_unix::sys::prctl::{PR_GET_NAME, PR_SET_NAME};
         match option {
             PR_SET_NAME => {
                 let mut b = [0u8; 16];
@@ -609,8 +610,7 @@ impl Keeper {
         if pid != 0 && pid != self.pid {
             return Err(ESRCH);
         }
-        const RLIMIT_STACK: u64 = 3;
-        const RLIMIT_NOFILE: u64 = 7;
+        use stet_unix::sys::rlimit::{RLIMIT_NOFILE, RLIMIT_STACK};
         let (cur, max) = match res {
             RLIMIT_STACK => (stet_unix::layout::STACK_MAX, u64::MAX),
             RLIMIT_NOFILE => (1024, 4096),
