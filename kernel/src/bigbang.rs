@@ -3,8 +3,8 @@
 //! object cache, and starting the domains it lists as running.
 //!
 //! The image is only a list of initial objects; after this the kernel knows
-//! them by identity like any other (the store of issue #4 will load them
-//! from disk the same way, on demand).
+//! them by identity like any other, and the store checkpoints them and
+//! faults them back in from disk like any other.
 
 use crate::arch::phys;
 use crate::domain;

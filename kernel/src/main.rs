@@ -127,7 +127,6 @@ fn kmain(mut p: Platform) -> Kernel {
         sizes.pages,
         CONTEXTS
     );
-    let _ = p.features;
     let mut store = store::Store::volatile(config.ckpt_ms, config.ckpt_trace);
     store.disk = disk;
     store.dir_slots = Some(arch::phys::boot_array(dir_pa, dir_n));

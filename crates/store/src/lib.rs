@@ -1,4 +1,4 @@
-//! The single-level store's disk format (issue #4; docs/STORE.md).
+//! The single-level store's disk format (docs/STORE.md).
 //!
 //! The disk is an array of 4 KiB blocks:
 //!

@@ -174,6 +174,145 @@ pub mod errno {
     pub const ETIMEDOUT: i64 = 110;
 }
 
+/// Signals: their numbers, the two dispositions that are not handlers,
+/// `sigaction`'s flags and `sigprocmask`'s `how`.
+#[allow(missing_docs)]
+pub mod sig {
+    pub const SIGHUP: u64 = 1;
+    pub const SIGINT: u64 = 2;
+    pub const SIGQUIT: u64 = 3;
+    pub const SIGILL: u64 = 4;
+    pub const SIGTRAP: u64 = 5;
+    pub const SIGABRT: u64 = 6;
+    pub const SIGBUS: u64 = 7;
+    pub const SIGFPE: u64 = 8;
+    pub const SIGKILL: u64 = 9;
+    pub const SIGUSR1: u64 = 10;
+    pub const SIGSEGV: u64 = 11;
+    pub const SIGUSR2: u64 = 12;
+    pub const SIGPIPE: u64 = 13;
+    pub const SIGALRM: u64 = 14;
+    pub const SIGTERM: u64 = 15;
+    pub const SIGSTKFLT: u64 = 16;
+    pub const SIGCHLD: u64 = 17;
+    pub const SIGCONT: u64 = 18;
+    pub const SIGSTOP: u64 = 19;
+    pub const SIGTSTP: u64 = 20;
+    pub const SIGTTIN: u64 = 21;
+    pub const SIGTTOU: u64 = 22;
+    pub const SIGURG: u64 = 23;
+    pub const SIGXCPU: u64 = 24;
+    pub const SIGXFSZ: u64 = 25;
+    pub const SIGVTALRM: u64 = 26;
+    pub const SIGPROF: u64 = 27;
+    pub const SIGWINCH: u64 = 28;
+    pub const SIGIO: u64 = 29;
+    pub const SIGPWR: u64 = 30;
+    pub const SIGSYS: u64 = 31;
+    /// Signals are 1..=`NSIG` (the real-time ones from 32 up): a mask is
+    /// one `u64`, signal `s` its bit `s - 1`.
+    pub const NSIG: u64 = 64;
+    pub const SIG_DFL: u64 = 0;
+    pub const SIG_IGN: u64 = 1;
+    pub const SA_SIGINFO: u64 = 4;
+    pub const SA_RESTORER: u64 = 0x0400_0000;
+    pub const SA_RESTART: u64 = 0x1000_0000;
+    pub const SA_NODEFER: u64 = 0x4000_0000;
+    pub const SA_RESETHAND: u64 = 0x8000_0000;
+    pub const SIG_BLOCK: u64 = 0;
+    pub const SIG_UNBLOCK: u64 = 1;
+    pub const SIG_SETMASK: u64 = 2;
+}
+
+/// `fcntl` commands.
+#[allow(missing_docs)]
+pub mod fcntl {
+    pub const F_DUPFD: u64 = 0;
+    pub const F_GETFD: u64 = 1;
+    pub const F_SETFD: u64 = 2;
+    pub const F_GETFL: u64 = 3;
+    pub const F_SETFL: u64 = 4;
+    pub const F_DUPFD_CLOEXEC: u64 = 1030;
+}
+
+/// `poll` events, and the most descriptors `select` looks at.
+#[allow(missing_docs)]
+pub mod poll {
+    pub const POLLIN: u64 = 1;
+    pub const POLLOUT: u64 = 4;
+    pub const POLLERR: u64 = 8;
+    pub const POLLHUP: u64 = 0x10;
+    pub const POLLNVAL: u64 = 0x20;
+    pub const FD_SETSIZE: u64 = 1024;
+}
+
+/// `wait4` options.
+#[allow(missing_docs)]
+pub mod wait {
+    pub const WNOHANG: u64 = 1;
+    pub const WUNTRACED: u64 = 2;
+    /// `__WALL`: wait for every kind of child (one kind here).
+    pub const WALL: u64 = 0x4000_0000;
+}
+
+/// `clone` flags: the signal sent at exit in the low byte, and the tid
+/// flags.
+#[allow(missing_docs)]
+pub mod clone {
+    pub const CSIGNAL: u64 = 0xff;
+    pub const CLONE_PARENT_SETTID: u64 = 0x0010_0000;
+    pub const CLONE_CHILD_CLEARTID: u64 = 0x0020_0000;
+    pub const CLONE_CHILD_SETTID: u64 = 0x0100_0000;
+}
+
+/// `futex` operations and the flags beside them.
+#[allow(missing_docs)]
+pub mod futex {
+    pub const WAIT: u64 = 0;
+    pub const WAKE: u64 = 1;
+    pub const WAIT_BITSET: u64 = 9;
+    pub const WAKE_BITSET: u64 = 10;
+    pub const PRIVATE_FLAG: u64 = 128;
+    pub const CLOCK_REALTIME: u64 = 256;
+}
+
+/// `msync` flags.
+#[allow(missing_docs)]
+pub mod msync {
+    pub const MS_ASYNC: u64 = 1;
+    pub const MS_INVALIDATE: u64 = 2;
+    pub const MS_SYNC: u64 = 4;
+}
+
+/// `prlimit64` resources.
+#[allow(missing_docs)]
+pub mod rlimit {
+    pub const RLIMIT_STACK: u64 = 3;
+    pub const RLIMIT_NOFILE: u64 = 7;
+}
+
+/// `prctl` options.
+#[allow(missing_docs)]
+pub mod prctl {
+    pub const PR_SET_NAME: u64 = 15;
+    pub const PR_GET_NAME: u64 = 16;
+}
+
+/// `utimensat`'s nanosecond values that are not times.
+#[allow(missing_docs)]
+pub mod utime {
+    pub const UTIME_NOW: u64 = (1 << 30) - 1;
+    pub const UTIME_OMIT: u64 = (1 << 30) - 2;
+}
+
+/// Byte offsets of `struct stat`'s fields that the keeper reads
+/// (`fs::stat_bytes` writes the whole struct).
+#[allow(missing_docs)]
+pub mod stat {
+    pub const ST_MODE: usize = 24;
+    pub const ST_RDEV: usize = 40;
+}
+
 /// `mmap` flags.
 #[allow(missing_docs)]
 pub mod map {

@@ -5,6 +5,8 @@
 //! `SIGQUIT`, `^Z` `SIGTSTP`) to the foreground process group. The
 //! settings are Linux's `struct termios` (`TCGETS`/`TCSETS`).
 
+use crate::sys::sig::{SIGINT, SIGQUIT, SIGTSTP};
+
 /// `c_iflag`: map CR to NL on input.
 pub const ICRNL: u32 = 0o400;
 /// `c_lflag`: signal characters.
@@ -171,11 +173,11 @@ impl Tty {
             };
             if t.lflag & ISIG != 0 {
                 let sig = if b == t.cc[cc::VINTR] && b != 0 {
-                    Some(2)
+                    Some(SIGINT)
                 } else if b == t.cc[cc::VQUIT] && b != 0 {
-                    Some(3)
+                    Some(SIGQUIT)
                 } else if b == t.cc[cc::VSUSP] && b != 0 {
-                    Some(20)
+                    Some(SIGTSTP)
                 } else {
                     None
                 };

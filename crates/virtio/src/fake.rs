@@ -5,6 +5,7 @@
 //! descriptor chain is well formed as virtio 1.x requires.
 
 use crate::{Device, Geometry, Layout, BLOCK};
+use stet_prng::XorShift64Star;
 
 /// Physical address of the queue area in the fake memory.
 pub const QUEUE_PA: usize = 1 << 20;
@@ -30,7 +31,7 @@ pub struct Fake {
     pub flushes: u64,
     /// A request touching this block fails with IOERR.
     pub fail_block: Option<u64>,
-    rng: u64,
+    rng: XorShift64Star,
 }
 
 impl Fake {
@@ -52,7 +53,7 @@ impl Fake {
             notifies: 0,
             flushes: 0,
             fail_block: None,
-            rng: seed | 1,
+            rng: XorShift64Star::new(seed),
         }
     }
 
@@ -222,10 +223,7 @@ impl Device for Fake {
             !self.pending.is_empty(),
             "sync request spins with nothing pending"
         );
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        let i = (self.rng % self.pending.len() as u64) as usize;
+        let i = self.rng.below(self.pending.len() as u64) as usize;
         self.complete(i);
     }
 }

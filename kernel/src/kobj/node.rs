@@ -1,7 +1,7 @@
 //! Node keys: fetch, swap, clear, make segment / read-only / sense keys,
 //! numbers, and making a node the root of a domain.
 //!
-//! Every change to a node goes through [`write`], which keeps the kernel's
+//! Every change to a node goes through [`write()`], which keeps the kernel's
 //! caches honest: a node that is part of a prepared domain is written back
 //! first and the domain reloaded after, and a node that backs hardware
 //! mappings has them discarded when a non-void key in it is replaced.

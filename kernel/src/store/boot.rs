@@ -7,7 +7,6 @@
 //! and every domain that was running is readied. Nothing else is read: the
 //! object cache fills lazily as domains touch their objects.
 
-use super::writer::Phase;
 use crate::arch::phys;
 use crate::domain;
 use crate::kernel::{Kernel, MAX_NAMES, NAME_LEN};
@@ -294,6 +293,5 @@ fn load_directory(k: &mut Kernel, r: Root) -> bool {
     }
     k.store.dir = Some(dir);
     k.store.w.resume_migration(r.ckpt_generation, layout);
-    let _ = Phase::Idle;
     true
 }

@@ -220,7 +220,7 @@ pub fn restore(k: &mut Kernel) -> u64 {
     let mut applied = 0;
     let mut data = [0u8; 4096];
     loop {
-        let (s0, s1) = (k.store.scratch, k.store.scratch2);
+        let s0 = k.store.scratch;
         let disk = &mut k.store.disk;
         let mut read = |block: u64, out: &mut [u8; 4096]| -> Result<(), ()> {
             let d = disk.as_mut().ok_or(())?;
@@ -236,7 +236,6 @@ pub fn restore(k: &mut Kernel) -> u64 {
                 break;
             }
         };
-        let _ = s1;
         let Ok(slot) = k.page(h.oid) else {
             kprintln!(
                 "journal: page {} of record {} cannot be read; skipped",

@@ -257,7 +257,7 @@ impl Backing for Store {
         if oid >= self.geo.nodes {
             return Err(Miss::Void);
         }
-        let (scratch, scratch2) = (self.scratch, self.scratch2);
+        let scratch = self.scratch;
         let rec = if let Some(f) = self.in_log(Space::Node, oid) {
             self.read(self.root.ckpt_start + f.block, scratch)?;
             let mut b = [0u8; stet_store::geometry::NODE_RECORD];
@@ -281,7 +281,6 @@ impl Backing for Store {
             if matches!(a, Record::Damaged) && !matches!(b, Record::Damaged) {
                 kprintln!("store: node {oid}: copy 0 is damaged; using copy 1");
             }
-            let _ = scratch2;
             node::pick(a, b)
         };
         match rec {

@@ -3,28 +3,25 @@
 //! every machine and every version of every crate.
 
 use std::collections::BTreeSet;
+use stet_prng::SplitMix64;
 
 /// The environment variable that overrides a spec's seed.
 pub const SEED_ENV: &str = "STET_SEED";
 
-/// SplitMix64 (Steele, Lea and Flood, 2014): a 64-bit state advanced by a
-/// constant and mixed.
+/// `stet_prng`'s SplitMix64 with exact uniform draws: its outputs are
+/// published and pinned there, so a seed means the same on every machine.
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub struct Rng(SplitMix64);
 
 impl Rng {
     /// A generator whose whole future is fixed by `seed`.
     pub fn new(seed: u64) -> Self {
-        Rng(seed)
+        Rng(SplitMix64::new(seed))
     }
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in `0..n` (`n > 0`), exactly: draws below the largest

@@ -798,8 +798,29 @@ proptest::proptest! {
 }
 
 #[test]
-fn print_summary() {
-    println!("{}", Fx::new().built.summary());
+fn summary_accounts_for_every_object() {
+    let mut built = Fx::new().built;
+    assert_eq!(
+        built.summary(),
+        "big bang image: 45320 bytes, 45 nodes and 8 pages stored, 1 running; \
+         object_nodes 48 object_pages 60 (first free node 48, page 60)\n\
+         meter prime: node 0\n\
+         meter a: node 1\n\
+         meter b: node 2\n\
+         domain client (client): root node 3, general 4, annex 5, space 6 (+11 segment nodes), \
+         fpu page 2; entry 0x400000, 3 pages stored, 21 zero pages; runs\n\
+         domain server (server): root node 7, general 8, annex 9, space 10 (+9 segment nodes), \
+         fpu page 3; entry 0x400000, 1 pages stored, 4 zero pages; does not run\n\
+         domain idle (server): root node 11, general 12, annex 13, space 14 (+9 segment nodes), \
+         fpu page 4; entry 0x400000, 1 pages stored, 16 zero pages; does not run\n"
+    );
+    // An image that does not parse says so instead of its counts.
+    built.image.truncate(16);
+    let first = built.summary().lines().next().unwrap().to_string();
+    assert_eq!(
+        first,
+        "big bang image: INVALID: shorter than the 80-byte header"
+    );
 }
 
 #[test]

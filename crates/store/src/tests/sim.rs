@@ -25,22 +25,24 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::vec;
 use std::vec::Vec;
 use stet_keys::{rights, Key, Space};
+use stet_prng::SplitMix64;
 
 type Blk = [u8; BLOCK];
 const SECTOR: usize = 512;
 /// The simulated disk: 24 nodes, 48 pages, a journal of 8 records.
 const TOTAL: u64 = 128;
 
-/// A small deterministic generator (splitmix64) for crash outcomes.
-struct Rng(u64);
+/// A small deterministic generator (`stet_prng`'s SplitMix64) for crash
+/// outcomes.
+struct Rng(SplitMix64);
 
 impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(SplitMix64::new(seed))
+    }
+
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     fn below(&mut self, n: u64) -> u64 {
@@ -118,7 +120,7 @@ fn page_data(oid: u64, seed: u32) -> Blk {
     if seed == 0 {
         return b;
     }
-    let mut r = Rng(seed as u64 ^ oid << 32);
+    let mut r = Rng::new(seed as u64 ^ oid << 32);
     for w in b.chunks_mut(8) {
         w.copy_from_slice(&r.next().to_le_bytes());
     }
@@ -793,7 +795,7 @@ impl Kernel {
 
     /// A power cut, then recovery (checked against the model) and a boot.
     fn crash(mut self, seed: u64) -> Kernel {
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         self.disk.crash(&mut rng);
         let oid = rng.below(self.g.nodes);
         let k = self.check_and_boot();

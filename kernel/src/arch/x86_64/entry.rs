@@ -17,7 +17,8 @@
 //!   `ss, rsp, rflags, cs, rip` (and an error code) into the frame, because
 //!   the TSS `rsp0` points at the frame's top; the stub adds the vector and
 //!   the general registers. From kernel mode (the idle loop, or a kernel bug)
-//!   the frame lands on the kernel stack and [`kernel_trap`] decides.
+//!   the frame lands on the kernel stack and [`crate::trap::on_kernel_trap`]
+//!   decides.
 //! * `resume_user`: pop the general registers and leave by `sysretq` when
 //!   the frame came from `syscall` (cheap), else by `iretq` (restores
 //!   everything, including `rcx` and `r11`).

@@ -4,9 +4,12 @@
 //! that a kernel stack overflow is still reported.
 //!
 //! The table is written here rather than with the `x86_64` crate's typed
-//! `InterruptDescriptorTable`, which wants one `extern "x86-interrupt"`
-//! handler per vector (a nightly ABI) and refuses generic access to vectors
-//! with error codes; Stet points all 256 gates at uniform assembly stubs.
+//! `InterruptDescriptorTable`. Its `Entry::set_handler_addr` would take
+//! our stubs' raw addresses, but the table types each exception's entry by
+//! handler signature and its index panics for the vectors with error
+//! codes, the diverging ones and the reserved ones: filling all 256 gates
+//! with uniform assembly stubs in one loop is simpler with our own 16-byte
+//! gate.
 
 use super::entry::isr_stub;
 use super::gdt;

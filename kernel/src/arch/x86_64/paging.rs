@@ -10,9 +10,9 @@
 //! | `0xffff_ff00_0000_0000` | MMIO window (uncached), e.g. the local APIC |
 //! | `0xffff_ffff_8000_0000` + pa | the kernel image: text RX, rodata R, data RW (NX), with an unmapped guard page below the kernel stack |
 //!
-//! User page tables are a cache of what the address space says (today the
-//! loaded ELF segments and demand-zero regions; from issue #3 on, segment
-//! trees). The kernel may discard them at any time.
+//! User page tables are a cache of the domain's segment tree, built
+//! lazily on faults (`memory.rs`); the kernel may discard them at any
+//! time.
 
 use super::boot::{KernelLayout, KERNEL_BASE};
 use super::cpu::Features;

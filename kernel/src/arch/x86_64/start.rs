@@ -6,7 +6,7 @@
 //! the frame pool, seals the boot allocator and starts the programs.
 
 use super::bootinfo::{self, BootInfo};
-use super::cpu::{self, Features};
+use super::cpu;
 use super::{apic, boot, crc32c, entry, fpu, gdt, idt, ioapic, paging, percpu, phys, pic, serial};
 use crate::kprintln;
 use stet_kconfig::Config;
@@ -21,8 +21,6 @@ pub struct Platform {
     pub alloc: BootAllocator,
     /// The program image module, if the loader supplied one.
     pub module: Option<&'static [u8]>,
-    /// CPU features.
-    pub features: Features,
 }
 
 /// Called by `boot.rs` on the kernel stack, with paging on and the kernel
@@ -109,7 +107,6 @@ pub extern "C" fn kernel_entry(magic: u32, info: u64, tsc: u64) -> ! {
         config,
         alloc,
         module,
-        features,
     });
     // SAFETY: boot, before the first trap: this is the only reference.
     let slot = unsafe { crate::kernel::KERNEL.get() };

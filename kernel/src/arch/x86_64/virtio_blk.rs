@@ -2,7 +2,7 @@
 //! `virtio-blk-pci`, transitional id 0x1001 or modern 0x1042), driven through
 //! the virtio 1.x PCI transport (capabilities in configuration space,
 //! registers in a memory BAR), completions signalled by MSI-X on
-//! [`DISK_VECTOR`](super::idt::DISK_VECTOR).
+//! [`DISK_VECTOR`].
 //!
 //! **Why not the `virtio-drivers` crate.** Its version 0.13 `VirtIOBlk` was
 //! checked against what the store needs: FLUSH exists only as a blocking
@@ -43,7 +43,7 @@ const DEVICES: [u16; 2] = [0x1001, 0x1042];
 /// Disk interrupts taken.
 static INTERRUPTS: AtomicU64 = AtomicU64::new(0);
 
-/// Handles [`DISK_VECTOR`](super::idt::DISK_VECTOR): counts it and sends
+/// Handles [`DISK_VECTOR`]: counts it and sends
 /// EOI. Safe to call from any trap; it touches no kernel state.
 pub fn interrupt() {
     INTERRUPTS.fetch_add(1, Ordering::Relaxed);

@@ -56,6 +56,7 @@
 
 use core::fmt::{self, Write as _};
 use core::sync::atomic::{AtomicU64, Ordering};
+use stet_prng::XorShift64Star;
 use stet_rt::abi::invoke::source;
 use stet_rt::abi::layout::{HEAP_START, STACK_TOP};
 use stet_rt::abi::{code, order, MAX_STRING};
@@ -182,21 +183,17 @@ const BOUNDARY: [u64; 20] = [
     0xffff_ffff_8000_0000,
 ];
 
-/// xorshift64*.
-struct Rng(u64);
+/// The fuzzer's choices: `stet_prng`'s xorshift64*, so a printed seed
+/// replays the same invocations.
+struct Rng(XorShift64Star);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        self.0.next_u64()
     }
 
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.0.below(n)
     }
 
     fn chance(&mut self, num: u64, den: u64) -> bool {
@@ -1126,7 +1123,7 @@ fn main(arg: u64) -> i64 {
     let mut sbuf = [0u8; 8192];
     let mut rbuf = [0u8; 8192];
     let mut f = Fuzz {
-        rng: Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1),
+        rng: Rng(XorShift64Star::new(seed)),
         seed,
         trace_from,
         world: World::default(),

@@ -8,6 +8,7 @@ use crate::procs::MAX_PROCS;
 use crate::slots::CONSOLE;
 use crate::wait::{resume_key, Wait, MAX_WAITERS, NO_WAITER};
 use crate::{now_ns, word, Reply, Unixd};
+use stet_prng::XorShift64Star;
 use stet_rt::abi::{code, order};
 use stet_rt::key::{Answer, Msg};
 use stet_unix::fs::mode;
@@ -54,13 +55,8 @@ impl Unixd<'_> {
                 len
             }
             Kind::Random => {
-                let mut x = now_ns() | 1;
-                for b in out[..len].iter_mut() {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    *b = (x >> 24) as u8;
-                }
+                // Seeded from the clock at each read; not for cryptography.
+                XorShift64Star::new(now_ns()).fill(&mut out[..len]);
                 len
             }
             Kind::PipeRead(n) => {
@@ -221,10 +217,9 @@ impl Unixd<'_> {
             }
             p::POLL => {
                 let f = self.fid(w[0])?;
-                const IN: u64 = 1;
-                const OUT: u64 = 4;
-                const ERR: u64 = 8;
-                const HUP: u64 = 0x10;
+                use stet_unix::sys::poll::{
+                    POLLERR as ERR, POLLHUP as HUP, POLLIN as IN, POLLOUT as OUT,
+                };
                 let ev = match self.open[f].kind {
                     Kind::PipeRead(n) => {
                         let pi = &self.pipes[n as usize];

@@ -11,9 +11,8 @@ use stet_unix::proto as p;
 use stet_unix::sys::errno::*;
 use stet_unix_personality::keydir::fetch;
 
-/// Signal numbers unixd sends itself.
-pub(crate) const SIGCHLD: u64 = 17;
-pub(crate) const SIGALRM: u64 = 14;
+/// Signals unixd sends itself.
+pub(crate) use stet_unix::sys::sig::{SIGALRM, SIGCHLD};
 
 fn bit(sig: u64) -> u64 {
     1 << (sig - 1)

@@ -12,6 +12,7 @@ use stet_rt::key::{call, Msg};
 use stet_unix::layout::USER_END;
 use stet_unix::proto::{self, at};
 use stet_unix::sys::errno::*;
+use stet_unix::sys::sig::{NSIG, SIGCHLD, SIGKILL, SIGSTOP, SIG_BLOCK, SIG_SETMASK, SIG_UNBLOCK};
 use stet_unix::sys::{arch, clock, nr, UNAME, UTSNAME_FIELD};
 use stet_unix_personality::keydir;
 
@@ -56,9 +57,6 @@ pub(crate) fn result(a: &stet_rt::key::Answer) -> R {
 pub(crate) fn now_ns() -> u64 {
     call(SLEEP, order::sleep::NOW, [0; 4]).w[0]
 }
-
-/// Signals a process may name (1 to 64).
-const NSIG: u64 = 64;
 
 impl Keeper {
     /// Carries out the call in `regs` (number in `rax`), leaving the
@@ -252,9 +250,11 @@ impl Keeper {
     /// `clone` as `fork` does it (only `SIGCHLD`, and the tid flags, which
     /// are accepted and not yet acted on); threads are not supported.
     fn clone(&mut self, regs: &[u64; 20], flags: u64, stack: u64) -> R {
-        const SIGCHLD: u64 = 17;
-        const TID_FLAGS: u64 = 0x0100_0000 | 0x0020_0000 | 0x0010_0000;
-        if flags & 0xff != SIGCHLD || flags & !(0xff | TID_FLAGS) != 0 || stack != 0 {
+        use stet_unix::sys::clone::{
+            CLONE_CHILD_CLEARTID, CLONE_CHILD_SETTID, CLONE_PARENT_SETTID, CSIGNAL,
+        };
+        const TID_FLAGS: u64 = CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | CLONE_PARENT_SETTID;
+        if flags & CSIGNAL != SIGCHLD || flags & !(CSIGNAL | TID_FLAGS) != 0 || stack != 0 {
             self.count_enosys(nr::CLONE);
             return Err(ENOSYS);
         }
@@ -264,9 +264,8 @@ impl Keeper {
     /// `wait4(pid, wstatus, options, rusage)`: parks in unixd until a
     /// child ends (unixd answers `BUSY` when one does; this asks again).
     fn wait4(&mut self, pid: u64, wstatus: u64, options: u64) -> R {
-        const WNOHANG: u64 = 1;
-        const WUNTRACED: u64 = 2;
-        if options & !(WNOHANG | WUNTRACED | 0x4000_0000) != 0 {
+        use stet_unix::sys::wait::{WALL, WNOHANG, WUNTRACED};
+        if options & !(WNOHANG | WUNTRACED | WALL) != 0 {
             return Err(EINVAL);
         }
         if wstatus != 0 {
@@ -414,8 +413,7 @@ impl Keeper {
 
     /// `prctl`: the process's name (`PR_SET_NAME`, `PR_GET_NAME`).
     fn prctl(&mut self, option: u64, arg: u64) -> R {
-        const PR_SET_NAME: u64 = 15;
-        const PR_GET_NAME: u64 = 16;
+        use stet_unix::sys::prctl::{PR_GET_NAME, PR_SET_NAME};
         match option {
             PR_SET_NAME => {
                 let mut b = [0u8; 16];
@@ -612,8 +610,7 @@ impl Keeper {
         if pid != 0 && pid != self.pid {
             return Err(ESRCH);
         }
-        const RLIMIT_STACK: u64 = 3;
-        const RLIMIT_NOFILE: u64 = 7;
+        use stet_unix::sys::rlimit::{RLIMIT_NOFILE, RLIMIT_STACK};
         let (cur, max) = match res {
             RLIMIT_STACK => (stet_unix::layout::STACK_MAX, u64::MAX),
             RLIMIT_NOFILE => (1024, 4096),
@@ -630,8 +627,6 @@ impl Keeper {
     }
 
     fn sigaction(&mut self, sig: u64, act: u64, old: u64, size: u64) -> R {
-        const SIGKILL: u64 = 9;
-        const SIGSTOP: u64 = 19;
         if sig == 0 || sig > NSIG || size != 8 {
             return Err(EINVAL);
         }
@@ -652,9 +647,6 @@ impl Keeper {
     }
 
     fn sigprocmask(&mut self, how: u64, set: u64, old: u64, size: u64) -> R {
-        const BLOCK: u64 = 0;
-        const UNBLOCK: u64 = 1;
-        const SETMASK: u64 = 2;
         if size != 8 {
             return Err(EINVAL);
         }
@@ -664,13 +656,12 @@ impl Keeper {
             self.space.read(set, &mut b).map_err(Touch::errno)?;
             let s = u64::from_le_bytes(b);
             self.sigmask = match how {
-                BLOCK => prev | s,
-                UNBLOCK => prev & !s,
-                SETMASK => s,
+                SIG_BLOCK => prev | s,
+                SIG_UNBLOCK => prev & !s,
+                SIG_SETMASK => s,
                 _ => return Err(EINVAL),
             };
-            // SIGKILL and SIGSTOP cannot be blocked.
-            self.sigmask &= !(1 << 8 | 1 << 18);
+            self.sigmask &= !crate::signals::UNBLOCKABLE;
         }
         if old != 0 {
             self.space

@@ -290,7 +290,7 @@ impl Keeper {
                 Ok(k) => done += k,
                 Err(e) if done == 0 => {
                     if e == EPIPE {
-                        crate::signals::raise(13);
+                        crate::signals::raise(stet_unix::sys::sig::SIGPIPE);
                     }
                     return Err(e);
                 }
@@ -575,12 +575,7 @@ impl Keeper {
 
     /// `fcntl`.
     pub fn fcntl(&mut self, fd: u64, cmd: u64, arg: u64) -> R {
-        const F_DUPFD: u64 = 0;
-        const F_GETFD: u64 = 1;
-        const F_SETFD: u64 = 2;
-        const F_GETFL: u64 = 3;
-        const F_SETFL: u64 = 4;
-        const F_DUPFD_CLOEXEC: u64 = 1030;
+        use stet_unix::sys::fcntl::{F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_SETFD, F_SETFL};
         let fid = self.fid(fd)?;
         match cmd {
             F_DUPFD => self.dup(fd, None, arg, false),
@@ -635,8 +630,7 @@ impl Keeper {
     /// `utimensat`: `times` null (now), or two timespecs with `UTIME_NOW`
     /// and `UTIME_OMIT`.
     pub fn utimensat(&mut self, dirfd: u64, path: u64, times: u64) -> R {
-        const UTIME_NOW: u64 = (1 << 30) - 1;
-        const UTIME_OMIT: u64 = (1 << 30) - 2;
+        use stet_unix::sys::utime::{UTIME_NOW, UTIME_OMIT};
         let (mut a, mut m) = (u64::MAX, u64::MAX);
         if times != 0 {
             let mut b = [0u8; 32];

@@ -29,6 +29,7 @@ mod space;
 use calls::Next;
 use slots::{DIR, KEYS, PBANK, PROC, RESUME, T, UNIXD};
 use space::{Space, Touch};
+use stet_prng::XorShift64Star;
 use stet_rt::abi::domain::{Reg, NREGS, REGS_SIZE};
 use stet_rt::abi::fault;
 use stet_rt::abi::order::node;
@@ -37,13 +38,14 @@ use stet_rt::key::{Answer, Msg, Slot};
 use stet_rt::{bank, println};
 use stet_unix::elf::prot;
 use stet_unix::layout::{EXEC_SLOT, WINDOW_SLOT};
+use stet_unix::sys::sig;
 use stet_unix_personality::keydir;
 
-/// Signal numbers the keeper uses itself.
-const SIGILL: u8 = 4;
-const SIGFPE: u8 = 8;
-const SIGSEGV: u8 = 11;
-const SIGBUS: u8 = 7;
+/// Signals the keeper sends itself, as the `u8` a process's end carries.
+const SIGILL: u8 = sig::SIGILL as u8;
+const SIGFPE: u8 = sig::SIGFPE as u8;
+const SIGSEGV: u8 = sig::SIGSEGV as u8;
+const SIGBUS: u8 = sig::SIGBUS as u8;
 
 /// A process and everything its keeper knows about it.
 pub struct Keeper {
@@ -112,7 +114,9 @@ pub struct Keeper {
     /// The plain copy was put aside at `execve` (`KEYS` slots `KEPT_*`)
     /// rather than destroyed: `fork` then `execve` keeps the copy too.
     pub kept_at_exec: bool,
-    rng: u64,
+    /// `AT_RANDOM` and `getrandom` (seeded from the time-stamp counter;
+    /// not for cryptography).
+    rng: XorShift64Star,
 }
 
 impl Keeper {
@@ -140,19 +144,13 @@ impl Keeper {
             last_fork: (0, None),
             kept_gen: None,
             kept_at_exec: false,
-            rng: stet_rt::cpu::rdtsc() | 1,
+            rng: XorShift64Star::new(stet_rt::cpu::rdtsc()),
         }
     }
 
-    /// The next word of a xorshift generator (seeded from the time-stamp
-    /// counter; not for cryptography).
+    /// The next random word (see `rng`).
     pub fn random(&mut self) -> u64 {
-        let mut x = self.rng;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.rng = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        self.rng.next_u64()
     }
 
     /// A memory fault at `addr`: makes the page, or ends the process.

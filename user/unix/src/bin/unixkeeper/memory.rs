@@ -15,32 +15,20 @@ use crate::Keeper;
 use stet_rt::abi::code;
 use stet_rt::key::Msg;
 use stet_unix::elf::prot;
+use stet_unix::fs;
 use stet_unix::layout::PAGE;
 use stet_unix::proto;
 use stet_unix::sys::errno::*;
+use stet_unix::sys::futex;
+use stet_unix::sys::stat::{ST_MODE, ST_RDEV};
 use stet_unix::sys::{map, nr};
 use stet_unix::vm::{self, Backing, Vma};
 
 type R = Result<u64, i64>;
 
-/// `struct stat` fields `mmap` looks at.
-const ST_MODE: usize = 24;
-const ST_RDEV: usize = 40;
-const S_IFMT: u32 = 0o170000;
-const S_IFREG: u32 = 0o100000;
-const S_IFCHR: u32 = 0o020000;
-/// `/dev/zero`'s device number: mapping it is anonymous memory.
+/// `/dev/zero`'s device number (1, 5 as on Linux): mapping it is
+/// anonymous memory.
 const DEV_ZERO: u64 = 0x105;
-
-/// `futex` operations.
-mod futex {
-    pub const WAIT: u64 = 0;
-    pub const WAKE: u64 = 1;
-    pub const WAIT_BITSET: u64 = 9;
-    pub const WAKE_BITSET: u64 = 10;
-    pub const PRIVATE_FLAG: u64 = 128;
-    pub const CLOCK_REALTIME: u64 = 256;
-}
 
 impl Keeper {
     pub(crate) fn brk(&mut self, new: u64) -> u64 {
@@ -67,9 +55,9 @@ impl Keeper {
         }
         let mode = u32::from_le_bytes(st[ST_MODE..ST_MODE + 4].try_into().unwrap_or_default());
         let rdev = u64::from_le_bytes(st[ST_RDEV..ST_RDEV + 8].try_into().unwrap_or_default());
-        match mode & S_IFMT {
-            S_IFREG => {}
-            S_IFCHR if rdev == DEV_ZERO => return Ok(None),
+        match mode & fs::mode::FMT {
+            fs::mode::REG => {}
+            fs::mode::CHR if rdev == DEV_ZERO => return Ok(None),
             _ => return Err(ENODEV),
         }
         let flags = self.unixd(proto::FLAGS, [fid, 0, 0, 0])?;
@@ -183,12 +171,10 @@ impl Keeper {
     /// `msync`: a shared mapping is the file itself, so there is nothing
     /// to write back; only the range is checked.
     pub(crate) fn msync(&mut self, addr: u64, len: u64, flags: u64) -> R {
-        const ASYNC: u64 = 1;
-        const INVALIDATE: u64 = 2;
-        const SYNC: u64 = 4;
+        use stet_unix::sys::msync::{MS_ASYNC, MS_INVALIDATE, MS_SYNC};
         if !addr.is_multiple_of(PAGE)
-            || flags & !(ASYNC | INVALIDATE | SYNC) != 0
-            || flags & (ASYNC | SYNC) == ASYNC | SYNC
+            || flags & !(MS_ASYNC | MS_INVALIDATE | MS_SYNC) != 0
+            || flags & (MS_ASYNC | MS_SYNC) == MS_ASYNC | MS_SYNC
         {
             return Err(EINVAL);
         }

@@ -8,16 +8,9 @@ use crate::space::Touch;
 use crate::Keeper;
 use stet_unix::proto;
 use stet_unix::sys::errno::*;
+use stet_unix::sys::poll::{FD_SETSIZE, POLLERR, POLLHUP, POLLIN, POLLNVAL, POLLOUT};
 
 type R = Result<u64, i64>;
-
-const POLLIN: u64 = 1;
-const POLLOUT: u64 = 4;
-const POLLERR: u64 = 8;
-const POLLHUP: u64 = 0x10;
-
-/// Most descriptors `select` looks at (`FD_SETSIZE`).
-const FD_SETSIZE: u64 = 1024;
 
 impl Keeper {
     /// `poll`: every descriptor's readiness from unixd; while none is
@@ -44,8 +37,11 @@ impl Keeper {
                     0
                 } else {
                     match self.fid(fd as u64) {
-                        Ok(f) => self.unixd(proto::POLL, [f, 0, 0, 0]).unwrap_or(0) & (want | 0x18),
-                        Err(_) => 0x20, // POLLNVAL
+                        Ok(f) => {
+                            self.unixd(proto::POLL, [f, 0, 0, 0]).unwrap_or(0)
+                                & (want | POLLERR | POLLHUP)
+                        }
+                        Err(_) => POLLNVAL,
                     }
                 };
                 self.space

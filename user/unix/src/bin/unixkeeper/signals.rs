@@ -15,6 +15,7 @@ use stet_rt::abi::order::domain;
 use stet_rt::key::Msg;
 use stet_unix::proto;
 use stet_unix::sys::errno::*;
+use stet_unix::sys::sig::*;
 
 /// Signals sent to the process and not yet delivered (unixd's answers add
 /// to it wherever they arrive).
@@ -32,16 +33,8 @@ pub fn note(sigs: u64) {
     }
 }
 
-const SIG_DFL: u64 = 0;
-const SIG_IGN: u64 = 1;
-const SA_SIGINFO: u64 = 4;
-const SA_RESTORER: u64 = 0x0400_0000;
-const SA_RESTART: u64 = 0x1000_0000;
-const SA_NODEFER: u64 = 0x4000_0000;
-const SA_RESETHAND: u64 = 0x8000_0000;
-
 /// `SIGKILL` and `SIGSTOP` cannot be caught, blocked or ignored.
-pub const UNBLOCKABLE: u64 = 1 << 8 | 1 << 18;
+pub const UNBLOCKABLE: u64 = 1 << (SIGKILL - 1) | 1 << (SIGSTOP - 1);
 
 /// What a signal's default action is.
 enum Default {
@@ -59,7 +52,7 @@ fn ignores(sig: u64, h: u64) -> bool {
 pub const fn ignored_by_default() -> u64 {
     let mut m = 0;
     let mut sig = 1;
-    while sig <= 64 {
+    while sig <= NSIG {
         if UNBLOCKABLE & (1 << (sig - 1)) == 0 && matches!(default_of(sig), Default::Ignore) {
             m |= 1 << (sig - 1);
         }
@@ -70,9 +63,10 @@ pub const fn ignored_by_default() -> u64 {
 
 const fn default_of(sig: u64) -> Default {
     match sig {
-        // SIGCHLD, SIGCONT, SIGURG, SIGWINCH; the stop signals too until
-        // job control stops processes.
-        17 | 18 | 23 | 28 | 19 | 20 | 21 | 22 => Default::Ignore,
+        // The stop signals too, until job control stops processes.
+        SIGCHLD | SIGCONT | SIGURG | SIGWINCH | SIGSTOP | SIGTSTP | SIGTTIN | SIGTTOU => {
+            Default::Ignore
+        }
         _ => Default::Terminate,
     }
 }
@@ -150,9 +144,9 @@ impl Keeper {
             let sig = ready.trailing_zeros() as u64 + 1;
             PENDING.fetch_and(!(1 << (sig - 1)), Ordering::Relaxed);
             let (handler, flags, restorer, mask) = self.action(sig);
-            if sig == 9 || sig == 19 || handler == SIG_DFL {
+            if sig == SIGKILL || sig == SIGSTOP || handler == SIG_DFL {
                 match default_of(sig) {
-                    Default::Ignore if sig != 9 => continue,
+                    Default::Ignore if sig != SIGKILL => continue,
                     _ => return Some(sig as u8),
                 }
             }
@@ -186,8 +180,9 @@ impl Keeper {
                     regs[Reg::Rdi as usize] = sig;
                     regs[Reg::Rsi as usize] = frame + INFO;
                     regs[Reg::Rdx as usize] = frame + UC;
+                    // The siginfo and context arguments are passed with or
+                    // without SA_SIGINFO: a plain handler ignores them.
                     regs[Reg::Rax as usize] = 0;
-                    let _ = flags & SA_SIGINFO;
                     self.sigmask |= mask;
                     if flags & SA_NODEFER == 0 {
                         self.sigmask |= 1 << (sig - 1);
@@ -199,7 +194,7 @@ impl Keeper {
                     return None;
                 }
                 // No room on the stack: Linux kills with SIGSEGV.
-                Err(_) => return Some(11),
+                Err(_) => return Some(SIGSEGV as u8),
             }
         }
     }

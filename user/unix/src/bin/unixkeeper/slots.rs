@@ -1,11 +1,10 @@
-//! The keeper's general key slots.
+//! The keeper's general key slots. Slot 1 holds the console driver, where
+//! `stet_rt`'s `print!` finds it (`stet_rt::kernel::CONSOLE`), for the
+//! keeper's own reports; the process's terminal is the file-system
+//! domain's.
 
 use stet_rt::key::Slot;
 
-/// The console driver (the keeper's own reports; the process's terminal
-/// is the file-system domain's).
-#[allow(dead_code)]
-pub const CONSOLE: Slot = 1;
 /// The kernel's sleep key (clocks).
 pub const SLEEP: Slot = 2;
 /// Discrim (key types while walking a file's tree).

@@ -1,0 +1,633 @@
+//! Every Linux value the UNIX personality types by hand, checked against
+//! `linux-raw-sys` (generated from the kernel's uapi headers): system call
+//! numbers, errno values, signals, terminal ioctls and flags, `open`,
+//! `mmap` and `*at` flags, clock ids, the auxiliary vector's types, and
+//! the layouts of `struct stat`, `linux_dirent64`, `struct termios` and
+//! `struct utsname` as `stet-unix` writes them.
+//!
+//! `every_constant_is_checked` reads the checked modules' sources: a
+//! constant added there without a row here fails it.
+//!
+//! linux-raw-sys gives the values of the architecture it is built for, and
+//! Stet's are x86_64's: on another host this file holds no test.
+#![cfg(all(target_arch = "x86_64", target_os = "linux"))]
+
+use linux_raw_sys::{auxvec, elf_uapi, errno, general, ioctl, prctl, system};
+use std::collections::BTreeSet;
+use std::mem::{offset_of, size_of};
+use stet_unix::{elf, fs, proto, stack, sys, tty};
+
+/// `(ours as written, our value, Linux's value)`.
+type Row = (&'static str, i128, i128);
+
+macro_rules! rows {
+    ($($ours:path => $theirs:expr,)*) => {
+        vec![$((stringify!($ours), $ours as i128, $theirs as i128),)*]
+    };
+}
+
+/// The size of a field of `T`, without a value of `T`.
+fn field_size<T, F>(_: fn(&T) -> &F) -> usize {
+    size_of::<F>()
+}
+
+/// Every checked constant and the value linux-raw-sys has for it.
+fn linux_rows() -> Vec<Row> {
+    let mut r = rows! {
+        sys::nr::READ => general::__NR_read,
+        sys::nr::WRITE => general::__NR_write,
+        sys::nr::OPEN => general::__NR_open,
+        sys::nr::CLOSE => general::__NR_close,
+        sys::nr::STAT => general::__NR_stat,
+        sys::nr::FSTAT => general::__NR_fstat,
+        sys::nr::LSTAT => general::__NR_lstat,
+        sys::nr::POLL => general::__NR_poll,
+        sys::nr::LSEEK => general::__NR_lseek,
+        sys::nr::MMAP => general::__NR_mmap,
+        sys::nr::MPROTECT => general::__NR_mprotect,
+        sys::nr::MUNMAP => general::__NR_munmap,
+        sys::nr::BRK => general::__NR_brk,
+        sys::nr::RT_SIGACTION => general::__NR_rt_sigaction,
+        sys::nr::RT_SIGPROCMASK => general::__NR_rt_sigprocmask,
+        sys::nr::RT_SIGRETURN => general::__NR_rt_sigreturn,
+        sys::nr::IOCTL => general::__NR_ioctl,
+        sys::nr::PREAD64 => general::__NR_pread64,
+        sys::nr::PWRITE64 => general::__NR_pwrite64,
+        sys::nr::READV => general::__NR_readv,
+        sys::nr::WRITEV => general::__NR_writev,
+        sys::nr::ACCESS => general::__NR_access,
+        sys::nr::PIPE => general::__NR_pipe,
+        sys::nr::SELECT => general::__NR_select,
+        sys::nr::SCHED_YIELD => general::__NR_sched_yield,
+        sys::nr::MREMAP => general::__NR_mremap,
+        sys::nr::MSYNC => general::__NR_msync,
+        sys::nr::MADVISE => general::__NR_madvise,
+        sys::nr::DUP => general::__NR_dup,
+        sys::nr::DUP2 => general::__NR_dup2,
+        sys::nr::PAUSE => general::__NR_pause,
+        sys::nr::NANOSLEEP => general::__NR_nanosleep,
+        sys::nr::GETITIMER => general::__NR_getitimer,
+        sys::nr::ALARM => general::__NR_alarm,
+        sys::nr::SETITIMER => general::__NR_setitimer,
+        sys::nr::GETPID => general::__NR_getpid,
+        sys::nr::SENDFILE => general::__NR_sendfile,
+        sys::nr::CLONE => general::__NR_clone,
+        sys::nr::FORK => general::__NR_fork,
+        sys::nr::VFORK => general::__NR_vfork,
+        sys::nr::EXECVE => general::__NR_execve,
+        sys::nr::EXIT => general::__NR_exit,
+        sys::nr::WAIT4 => general::__NR_wait4,
+        sys::nr::KILL => general::__NR_kill,
+        sys::nr::UNAME => general::__NR_uname,
+        sys::nr::FCNTL => general::__NR_fcntl,
+        sys::nr::FSYNC => general::__NR_fsync,
+        sys::nr::FDATASYNC => general::__NR_fdatasync,
+        sys::nr::TRUNCATE => general::__NR_truncate,
+        sys::nr::FTRUNCATE => general::__NR_ftruncate,
+        sys::nr::GETCWD => general::__NR_getcwd,
+        sys::nr::CHDIR => general::__NR_chdir,
+        sys::nr::FCHDIR => general::__NR_fchdir,
+        sys::nr::RENAME => general::__NR_rename,
+        sys::nr::MKDIR => general::__NR_mkdir,
+        sys::nr::RMDIR => general::__NR_rmdir,
+        sys::nr::LINK => general::__NR_link,
+        sys::nr::UNLINK => general::__NR_unlink,
+        sys::nr::SYMLINK => general::__NR_symlink,
+        sys::nr::READLINK => general::__NR_readlink,
+        sys::nr::CHMOD => general::__NR_chmod,
+        sys::nr::FCHMOD => general::__NR_fchmod,
+        sys::nr::CHOWN => general::__NR_chown,
+        sys::nr::UMASK => general::__NR_umask,
+        sys::nr::GETTIMEOFDAY => general::__NR_gettimeofday,
+        sys::nr::GETRLIMIT => general::__NR_getrlimit,
+        sys::nr::SYSINFO => general::__NR_sysinfo,
+        sys::nr::GETUID => general::__NR_getuid,
+        sys::nr::GETGID => general::__NR_getgid,
+        sys::nr::SETUID => general::__NR_setuid,
+        sys::nr::SETGID => general::__NR_setgid,
+        sys::nr::GETEUID => general::__NR_geteuid,
+        sys::nr::GETEGID => general::__NR_getegid,
+        sys::nr::SETPGID => general::__NR_setpgid,
+        sys::nr::GETPPID => general::__NR_getppid,
+        sys::nr::GETPGRP => general::__NR_getpgrp,
+        sys::nr::SETSID => general::__NR_setsid,
+        sys::nr::GETGROUPS => general::__NR_getgroups,
+        sys::nr::GETPGID => general::__NR_getpgid,
+        sys::nr::GETSID => general::__NR_getsid,
+        sys::nr::RT_SIGPENDING => general::__NR_rt_sigpending,
+        sys::nr::RT_SIGSUSPEND => general::__NR_rt_sigsuspend,
+        sys::nr::SIGALTSTACK => general::__NR_sigaltstack,
+        sys::nr::ARCH_PRCTL => general::__NR_arch_prctl,
+        sys::nr::PRCTL => general::__NR_prctl,
+        sys::nr::SCHED_SETPARAM => general::__NR_sched_setparam,
+        sys::nr::SCHED_GETPARAM => general::__NR_sched_getparam,
+        sys::nr::SCHED_SETSCHEDULER => general::__NR_sched_setscheduler,
+        sys::nr::SCHED_GETSCHEDULER => general::__NR_sched_getscheduler,
+        sys::nr::SCHED_GET_PRIORITY_MAX => general::__NR_sched_get_priority_max,
+        sys::nr::SCHED_GET_PRIORITY_MIN => general::__NR_sched_get_priority_min,
+        sys::nr::SYNC => general::__NR_sync,
+        sys::nr::SYNCFS => general::__NR_syncfs,
+        sys::nr::GETTID => general::__NR_gettid,
+        sys::nr::TKILL => general::__NR_tkill,
+        sys::nr::TIME => general::__NR_time,
+        sys::nr::SCHED_GETAFFINITY => general::__NR_sched_getaffinity,
+        sys::nr::FUTEX => general::__NR_futex,
+        sys::nr::GETDENTS64 => general::__NR_getdents64,
+        sys::nr::SET_TID_ADDRESS => general::__NR_set_tid_address,
+        sys::nr::CLOCK_GETTIME => general::__NR_clock_gettime,
+        sys::nr::CLOCK_GETRES => general::__NR_clock_getres,
+        sys::nr::CLOCK_NANOSLEEP => general::__NR_clock_nanosleep,
+        sys::nr::EXIT_GROUP => general::__NR_exit_group,
+        sys::nr::TGKILL => general::__NR_tgkill,
+        sys::nr::OPENAT => general::__NR_openat,
+        sys::nr::MKDIRAT => general::__NR_mkdirat,
+        sys::nr::FCHOWNAT => general::__NR_fchownat,
+        sys::nr::NEWFSTATAT => general::__NR_newfstatat,
+        sys::nr::UNLINKAT => general::__NR_unlinkat,
+        sys::nr::RENAMEAT => general::__NR_renameat,
+        sys::nr::LINKAT => general::__NR_linkat,
+        sys::nr::SYMLINKAT => general::__NR_symlinkat,
+        sys::nr::READLINKAT => general::__NR_readlinkat,
+        sys::nr::FCHMODAT => general::__NR_fchmodat,
+        sys::nr::FACCESSAT => general::__NR_faccessat,
+        sys::nr::PSELECT6 => general::__NR_pselect6,
+        sys::nr::PPOLL => general::__NR_ppoll,
+        sys::nr::SET_ROBUST_LIST => general::__NR_set_robust_list,
+        sys::nr::UTIMENSAT => general::__NR_utimensat,
+        sys::nr::DUP3 => general::__NR_dup3,
+        sys::nr::PIPE2 => general::__NR_pipe2,
+        sys::nr::PRLIMIT64 => general::__NR_prlimit64,
+        sys::nr::RENAMEAT2 => general::__NR_renameat2,
+        sys::nr::GETRANDOM => general::__NR_getrandom,
+        sys::nr::STATX => general::__NR_statx,
+        sys::nr::RSEQ => general::__NR_rseq,
+        sys::nr::FACCESSAT2 => general::__NR_faccessat2,
+        sys::errno::EPERM => errno::EPERM,
+        sys::errno::ENOENT => errno::ENOENT,
+        sys::errno::ESRCH => errno::ESRCH,
+        sys::errno::EINTR => errno::EINTR,
+        sys::errno::EIO => errno::EIO,
+        sys::errno::ENXIO => errno::ENXIO,
+        sys::errno::E2BIG => errno::E2BIG,
+        sys::errno::ENOEXEC => errno::ENOEXEC,
+        sys::errno::EBADF => errno::EBADF,
+        sys::errno::ECHILD => errno::ECHILD,
+        sys::errno::EAGAIN => errno::EAGAIN,
+        sys::errno::ENOMEM => errno::ENOMEM,
+        sys::errno::EACCES => errno::EACCES,
+        sys::errno::EFAULT => errno::EFAULT,
+        sys::errno::EBUSY => errno::EBUSY,
+        sys::errno::EEXIST => errno::EEXIST,
+        sys::errno::EXDEV => errno::EXDEV,
+        sys::errno::ENODEV => errno::ENODEV,
+        sys::errno::ENOTDIR => errno::ENOTDIR,
+        sys::errno::EISDIR => errno::EISDIR,
+        sys::errno::EINVAL => errno::EINVAL,
+        sys::errno::ENFILE => errno::ENFILE,
+        sys::errno::EMFILE => errno::EMFILE,
+        sys::errno::ENOTTY => errno::ENOTTY,
+        sys::errno::EFBIG => errno::EFBIG,
+        sys::errno::ENOSPC => errno::ENOSPC,
+        sys::errno::ESPIPE => errno::ESPIPE,
+        sys::errno::EROFS => errno::EROFS,
+        sys::errno::EPIPE => errno::EPIPE,
+        sys::errno::ERANGE => errno::ERANGE,
+        sys::errno::ENAMETOOLONG => errno::ENAMETOOLONG,
+        sys::errno::ENOSYS => errno::ENOSYS,
+        sys::errno::ENOTEMPTY => errno::ENOTEMPTY,
+        sys::errno::ELOOP => errno::ELOOP,
+        sys::errno::ETIMEDOUT => errno::ETIMEDOUT,
+        sys::sig::SIGHUP => general::SIGHUP,
+        sys::sig::SIGINT => general::SIGINT,
+        sys::sig::SIGQUIT => general::SIGQUIT,
+        sys::sig::SIGILL => general::SIGILL,
+        sys::sig::SIGTRAP => general::SIGTRAP,
+        sys::sig::SIGABRT => general::SIGABRT,
+        sys::sig::SIGBUS => general::SIGBUS,
+        sys::sig::SIGFPE => general::SIGFPE,
+        sys::sig::SIGKILL => general::SIGKILL,
+        sys::sig::SIGUSR1 => general::SIGUSR1,
+        sys::sig::SIGSEGV => general::SIGSEGV,
+        sys::sig::SIGUSR2 => general::SIGUSR2,
+        sys::sig::SIGPIPE => general::SIGPIPE,
+        sys::sig::SIGALRM => general::SIGALRM,
+        sys::sig::SIGTERM => general::SIGTERM,
+        sys::sig::SIGSTKFLT => general::SIGSTKFLT,
+        sys::sig::SIGCHLD => general::SIGCHLD,
+        sys::sig::SIGCONT => general::SIGCONT,
+        sys::sig::SIGSTOP => general::SIGSTOP,
+        sys::sig::SIGTSTP => general::SIGTSTP,
+        sys::sig::SIGTTIN => general::SIGTTIN,
+        sys::sig::SIGTTOU => general::SIGTTOU,
+        sys::sig::SIGURG => general::SIGURG,
+        sys::sig::SIGXCPU => general::SIGXCPU,
+        sys::sig::SIGXFSZ => general::SIGXFSZ,
+        sys::sig::SIGVTALRM => general::SIGVTALRM,
+        sys::sig::SIGPROF => general::SIGPROF,
+        sys::sig::SIGWINCH => general::SIGWINCH,
+        sys::sig::SIGIO => general::SIGIO,
+        sys::sig::SIGPWR => general::SIGPWR,
+        sys::sig::SIGSYS => general::SIGSYS,
+        sys::sig::NSIG => general::_NSIG,
+        sys::sig::SA_SIGINFO => general::SA_SIGINFO,
+        sys::sig::SA_RESTORER => general::SA_RESTORER,
+        sys::sig::SA_RESTART => general::SA_RESTART,
+        sys::sig::SA_NODEFER => general::SA_NODEFER,
+        sys::sig::SA_RESETHAND => general::SA_RESETHAND,
+        sys::sig::SIG_BLOCK => general::SIG_BLOCK,
+        sys::sig::SIG_UNBLOCK => general::SIG_UNBLOCK,
+        sys::sig::SIG_SETMASK => general::SIG_SETMASK,
+        sys::fcntl::F_DUPFD => general::F_DUPFD,
+        sys::fcntl::F_GETFD => general::F_GETFD,
+        sys::fcntl::F_SETFD => general::F_SETFD,
+        sys::fcntl::F_GETFL => general::F_GETFL,
+        sys::fcntl::F_SETFL => general::F_SETFL,
+        sys::fcntl::F_DUPFD_CLOEXEC => general::F_DUPFD_CLOEXEC,
+        sys::poll::POLLIN => general::POLLIN,
+        sys::poll::POLLOUT => general::POLLOUT,
+        sys::poll::POLLERR => general::POLLERR,
+        sys::poll::POLLHUP => general::POLLHUP,
+        sys::poll::POLLNVAL => general::POLLNVAL,
+        sys::poll::FD_SETSIZE => general::__FD_SETSIZE,
+        sys::wait::WNOHANG => general::WNOHANG,
+        sys::wait::WUNTRACED => general::WUNTRACED,
+        sys::wait::WALL => general::__WALL,
+        sys::clone::CSIGNAL => general::CSIGNAL,
+        sys::clone::CLONE_PARENT_SETTID => general::CLONE_PARENT_SETTID,
+        sys::clone::CLONE_CHILD_CLEARTID => general::CLONE_CHILD_CLEARTID,
+        sys::clone::CLONE_CHILD_SETTID => general::CLONE_CHILD_SETTID,
+        sys::futex::WAIT => general::FUTEX_WAIT,
+        sys::futex::WAKE => general::FUTEX_WAKE,
+        sys::futex::WAIT_BITSET => general::FUTEX_WAIT_BITSET,
+        sys::futex::WAKE_BITSET => general::FUTEX_WAKE_BITSET,
+        sys::futex::PRIVATE_FLAG => general::FUTEX_PRIVATE_FLAG,
+        sys::futex::CLOCK_REALTIME => general::FUTEX_CLOCK_REALTIME,
+        sys::msync::MS_ASYNC => general::MS_ASYNC,
+        sys::msync::MS_INVALIDATE => general::MS_INVALIDATE,
+        sys::msync::MS_SYNC => general::MS_SYNC,
+        sys::rlimit::RLIMIT_STACK => general::RLIMIT_STACK,
+        sys::rlimit::RLIMIT_NOFILE => general::RLIMIT_NOFILE,
+        sys::prctl::PR_SET_NAME => prctl::PR_SET_NAME,
+        sys::prctl::PR_GET_NAME => prctl::PR_GET_NAME,
+        sys::utime::UTIME_NOW => general::UTIME_NOW,
+        sys::utime::UTIME_OMIT => general::UTIME_OMIT,
+        sys::stat::ST_MODE => offset_of!(general::stat, st_mode),
+        sys::stat::ST_RDEV => offset_of!(general::stat, st_rdev),
+        sys::map::SHARED => general::MAP_SHARED,
+        sys::map::PRIVATE => general::MAP_PRIVATE,
+        sys::map::FIXED => general::MAP_FIXED,
+        sys::map::ANONYMOUS => general::MAP_ANONYMOUS,
+        sys::map::GROWSDOWN => general::MAP_GROWSDOWN,
+        sys::map::NORESERVE => general::MAP_NORESERVE,
+        sys::map::POPULATE => general::MAP_POPULATE,
+        sys::map::FIXED_NOREPLACE => general::MAP_FIXED_NOREPLACE,
+        sys::arch::SET_FS => general::ARCH_SET_FS,
+        sys::clock::REALTIME => general::CLOCK_REALTIME,
+        sys::clock::MONOTONIC => general::CLOCK_MONOTONIC,
+        sys::clock::PROCESS_CPUTIME => general::CLOCK_PROCESS_CPUTIME_ID,
+        sys::clock::THREAD_CPUTIME => general::CLOCK_THREAD_CPUTIME_ID,
+        sys::clock::MONOTONIC_RAW => general::CLOCK_MONOTONIC_RAW,
+        sys::clock::REALTIME_COARSE => general::CLOCK_REALTIME_COARSE,
+        sys::clock::MONOTONIC_COARSE => general::CLOCK_MONOTONIC_COARSE,
+        sys::clock::BOOTTIME => general::CLOCK_BOOTTIME,
+        sys::ioctl::TCGETS => ioctl::TCGETS,
+        sys::ioctl::TCSETS => ioctl::TCSETS,
+        sys::ioctl::TCSETSW => ioctl::TCSETSW,
+        sys::ioctl::TCSETSF => ioctl::TCSETSF,
+        sys::ioctl::TIOCGPGRP => ioctl::TIOCGPGRP,
+        sys::ioctl::TIOCSPGRP => ioctl::TIOCSPGRP,
+        sys::ioctl::TIOCGWINSZ => ioctl::TIOCGWINSZ,
+        sys::ioctl::TIOCSWINSZ => ioctl::TIOCSWINSZ,
+        sys::ioctl::FIONREAD => ioctl::FIONREAD,
+        proto::o::ACCMODE => general::O_ACCMODE,
+        proto::o::RDONLY => general::O_RDONLY,
+        proto::o::WRONLY => general::O_WRONLY,
+        proto::o::RDWR => general::O_RDWR,
+        proto::o::CREAT => general::O_CREAT,
+        proto::o::EXCL => general::O_EXCL,
+        proto::o::NOCTTY => general::O_NOCTTY,
+        proto::o::TRUNC => general::O_TRUNC,
+        proto::o::APPEND => general::O_APPEND,
+        proto::o::NONBLOCK => general::O_NONBLOCK,
+        proto::o::DIRECTORY => general::O_DIRECTORY,
+        proto::o::NOFOLLOW => general::O_NOFOLLOW,
+        proto::o::CLOEXEC => general::O_CLOEXEC,
+        proto::o::PATH => general::O_PATH,
+        proto::at::FDCWD => general::AT_FDCWD,
+        proto::at::SYMLINK_NOFOLLOW => general::AT_SYMLINK_NOFOLLOW,
+        proto::at::REMOVEDIR => general::AT_REMOVEDIR,
+        proto::at::SYMLINK_FOLLOW => general::AT_SYMLINK_FOLLOW,
+        proto::at::EMPTY_PATH => general::AT_EMPTY_PATH,
+        tty::ICRNL => general::ICRNL,
+        tty::ISIG => general::ISIG,
+        tty::ICANON => general::ICANON,
+        tty::ECHO => general::ECHO,
+        tty::ECHOE => general::ECHOE,
+        tty::ECHOK => general::ECHOK,
+        tty::ECHOCTL => general::ECHOCTL,
+        tty::cc::VINTR => general::VINTR,
+        tty::cc::VQUIT => general::VQUIT,
+        tty::cc::VERASE => general::VERASE,
+        tty::cc::VKILL => general::VKILL,
+        tty::cc::VEOF => general::VEOF,
+        tty::cc::VTIME => general::VTIME,
+        tty::cc::VMIN => general::VMIN,
+        tty::cc::VSUSP => general::VSUSP,
+        fs::mode::FMT => general::S_IFMT,
+        fs::mode::DIR => general::S_IFDIR,
+        fs::mode::REG => general::S_IFREG,
+        fs::mode::LNK => general::S_IFLNK,
+        fs::mode::CHR => general::S_IFCHR,
+        fs::mode::FIFO => general::S_IFIFO,
+        stack::at::NULL => auxvec::AT_NULL,
+        stack::at::PHDR => auxvec::AT_PHDR,
+        stack::at::PHENT => auxvec::AT_PHENT,
+        stack::at::PHNUM => auxvec::AT_PHNUM,
+        stack::at::PAGESZ => auxvec::AT_PAGESZ,
+        stack::at::BASE => auxvec::AT_BASE,
+        stack::at::FLAGS => auxvec::AT_FLAGS,
+        stack::at::ENTRY => auxvec::AT_ENTRY,
+        stack::at::UID => auxvec::AT_UID,
+        stack::at::EUID => auxvec::AT_EUID,
+        stack::at::GID => auxvec::AT_GID,
+        stack::at::EGID => auxvec::AT_EGID,
+        stack::at::PLATFORM => auxvec::AT_PLATFORM,
+        stack::at::HWCAP => auxvec::AT_HWCAP,
+        stack::at::CLKTCK => auxvec::AT_CLKTCK,
+        stack::at::SECURE => auxvec::AT_SECURE,
+        stack::at::RANDOM => auxvec::AT_RANDOM,
+        stack::at::HWCAP2 => auxvec::AT_HWCAP2,
+        stack::at::EXECFN => auxvec::AT_EXECFN,
+        elf::prot::READ => general::PROT_READ,
+        elf::prot::WRITE => general::PROT_WRITE,
+        elf::prot::EXEC => general::PROT_EXEC,
+        elf::PHENT => size_of::<elf_uapi::Elf64_Phdr>(),
+        sys::UTSNAME_FIELD => field_size(|u: &system::new_utsname| &u.sysname),
+    };
+    // linux-raw-sys lacks these (bindgen drops the headers' casts, and it
+    // takes only `ARCH_SET_FS` from <asm/prctl.h>): the headers' values.
+    r.extend(rows! {
+        sys::arch::SET_GS => 0x1001,
+        sys::arch::GET_FS => 0x1003,
+        sys::arch::GET_GS => 0x1004,
+        // <asm-generic/signal-defs.h>: ((__sighandler_t)0) and 1.
+        sys::sig::SIG_DFL => 0,
+        sys::sig::SIG_IGN => 1,
+    });
+    r
+}
+
+/// Constants in the checked modules that are Stet's own, not Linux's.
+const OWN: [&str; 4] = [
+    // The answer Stet gives to `uname`, not a value from a header.
+    "sys::UNAME",
+    // The terminal's input buffer.
+    "tty::BUF",
+    // How many `PT_LOAD` segments the loader takes.
+    "elf::MAX_LOADS",
+    // How many auxiliary vector entries `stack::build` writes.
+    "stack::AUXV_ENTRIES",
+];
+
+/// The checked modules: a file of `stet-unix`, its source, and the
+/// modules in it whose constants are Linux's ("" the file's top level,
+/// "*" every module and the top level).
+fn checked_sources() -> [(&'static str, &'static str, &'static [&'static str]); 6] {
+    [
+        // All of sys.rs: a new module there is checked too.
+        ("sys", include_str!("../src/sys.rs"), &["*"]),
+        ("proto", include_str!("../src/proto.rs"), &["o", "at"]),
+        ("tty", include_str!("../src/tty.rs"), &["", "cc"]),
+        ("fs", include_str!("../src/fs.rs"), &["mode"]),
+        ("stack", include_str!("../src/stack.rs"), &["", "at"]),
+        ("elf", include_str!("../src/elf.rs"), &["", "prot"]),
+    ]
+}
+
+/// The `pub const` items of `src` in `mods` (a `pub mod` at the top
+/// level, "" for the top level itself, "*" for all), as
+/// `file::mod::NAME`.
+fn consts(file: &str, src: &str, mods: &[&str]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut module: Option<&str> = None;
+    for line in src.lines() {
+        if let Some(m) = line
+            .strip_prefix("pub mod ")
+            .and_then(|m| m.strip_suffix(" {"))
+        {
+            module = Some(m);
+        } else if line == "}" {
+            module = None;
+        } else {
+            let (indent, name_of) = match module {
+                None => ("pub const ", ""),
+                Some(m) => ("    pub const ", m),
+            };
+            let Some(rest) = line.strip_prefix(indent) else {
+                continue;
+            };
+            if rest.starts_with("fn ") || !(mods.contains(&name_of) || mods.contains(&"*")) {
+                continue;
+            }
+            let name = rest.split(':').next().unwrap();
+            out.insert(match name_of {
+                "" => format!("{file}::{name}"),
+                m => format!("{file}::{m}::{name}"),
+            });
+        }
+    }
+    out
+}
+
+#[test]
+fn every_value_is_linux_s() {
+    let mut wrong = Vec::new();
+    for (name, ours, theirs) in linux_rows() {
+        if ours != theirs {
+            wrong.push(format!("{name}: ours {ours:#x}, Linux {theirs:#x}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn every_constant_is_checked() {
+    let mut found = BTreeSet::new();
+    for (file, src, mods) in checked_sources() {
+        found.extend(consts(file, src, mods));
+    }
+    // The scan sees what it should: a few known names, in each file.
+    for name in [
+        "sys::nr::READ",
+        "sys::UTSNAME_FIELD",
+        "proto::o::PATH",
+        "tty::cc::VSUSP",
+        "fs::mode::FIFO",
+        "stack::at::EXECFN",
+        "elf::PHENT",
+    ] {
+        assert!(found.contains(name), "the scan missed {name}");
+    }
+    let mut checked: BTreeSet<String> = linux_rows()
+        .iter()
+        .map(|(name, _, _)| name.split_whitespace().collect())
+        .collect();
+    checked.extend(OWN.iter().map(|s| s.to_string()));
+    let unchecked: Vec<_> = found.difference(&checked).collect();
+    assert!(
+        unchecked.is_empty(),
+        "constants with no row in linux_rows (or OWN): {unchecked:?}"
+    );
+    let stale: Vec<_> = checked.difference(&found).collect();
+    assert!(
+        stale.is_empty(),
+        "rows for constants the scan did not find: {stale:?}"
+    );
+}
+
+/// A little-endian field of `b`.
+fn get(b: &[u8], off: usize, len: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w[..len].copy_from_slice(&b[off..off + len]);
+    u64::from_le_bytes(w)
+}
+
+#[test]
+fn stat_is_struct_stat() {
+    use general::stat;
+    let mut f = Box::new(fs::Fs::new(1));
+    let ino = f.create(fs::ROOT, b"f", fs::mode::REG | 0o640, 1).unwrap();
+    let i = f.inode_mut(ino).unwrap();
+    i.nlink = 3;
+    i.size = 0x1234_5678_9abc;
+    i.rdev = 0x105;
+    i.atime = 1_700_000_001_000_000_011;
+    i.mtime = 1_700_000_002_000_000_022;
+    i.ctime = 1_700_000_003_000_000_033;
+    let b = f.stat(ino).unwrap();
+    assert_eq!(b.len(), size_of::<stat>());
+    macro_rules! field {
+        ($f:ident) => {
+            get(&b, offset_of!(stat, $f), field_size(|s: &stat| &s.$f))
+        };
+    }
+    assert_eq!(field!(st_dev), 1);
+    assert_eq!(field!(st_ino), ino as u64);
+    assert_eq!(field!(st_nlink), 3);
+    assert_eq!(field!(st_mode), (fs::mode::REG | 0o640) as u64);
+    assert_eq!(field!(st_uid), 0);
+    assert_eq!(field!(st_gid), 0);
+    assert_eq!(field!(st_rdev), 0x105);
+    assert_eq!(field!(st_size), 0x1234_5678_9abc);
+    assert_eq!(field!(st_blksize), 4096);
+    assert_eq!(field!(st_blocks), 0x1234_5678_9abc_u64.div_ceil(512));
+    assert_eq!(field!(st_atime), 1_700_000_001);
+    assert_eq!(field!(st_atime_nsec), 11);
+    assert_eq!(field!(st_mtime), 1_700_000_002);
+    assert_eq!(field!(st_mtime_nsec), 22);
+    assert_eq!(field!(st_ctime), 1_700_000_003);
+    assert_eq!(field!(st_ctime_nsec), 33);
+}
+
+#[test]
+fn getdents_writes_linux_dirent64() {
+    use general::linux_dirent64 as d;
+    let mut f = Box::new(fs::Fs::new(1));
+    let dir = f.create(fs::ROOT, b"d", fs::mode::DIR | 0o755, 1).unwrap();
+    let file = f.create(dir, b"name", fs::mode::REG | 0o644, 1).unwrap();
+    let mut out = [0u8; 4096];
+    let (n, _) = f.getdents(dir, 0, &mut out).unwrap();
+    // ".", "..", "name": the third record.
+    let mut at = 0;
+    for _ in 0..2 {
+        at += get(
+            &out,
+            at + offset_of!(d, d_reclen),
+            field_size(|x: &d| &x.d_reclen),
+        ) as usize;
+    }
+    let r = &out[at..n];
+    assert_eq!(
+        get(r, offset_of!(d, d_ino), field_size(|x: &d| &x.d_ino)),
+        file as u64
+    );
+    assert_eq!(
+        get(r, offset_of!(d, d_off), field_size(|x: &d| &x.d_off)),
+        3
+    );
+    assert_eq!(
+        get(r, offset_of!(d, d_reclen), field_size(|x: &d| &x.d_reclen)) as usize,
+        r.len()
+    );
+    assert_eq!(
+        get(r, offset_of!(d, d_type), field_size(|x: &d| &x.d_type)),
+        general::DT_REG as u64
+    );
+    assert_eq!(&r[offset_of!(d, d_name)..][..5], b"name\0");
+    assert_eq!(
+        out[offset_of!(d, d_type)],
+        general::DT_DIR as u8,
+        "\".\" is a directory"
+    );
+}
+
+#[test]
+fn termios_is_struct_termios() {
+    use general::termios;
+    assert_eq!(size_of::<termios>(), 36);
+    let t = tty::Termios {
+        iflag: 0x0101_0101,
+        oflag: 0x0202_0202,
+        cflag: 0x0303_0303,
+        lflag: 0x0404_0404,
+        line: 5,
+        cc: core::array::from_fn(|i| 0x10 + i as u8),
+    };
+    let b = t.to_bytes();
+    assert_eq!(get(&b, offset_of!(termios, c_iflag), 4), 0x0101_0101);
+    assert_eq!(get(&b, offset_of!(termios, c_oflag), 4), 0x0202_0202);
+    assert_eq!(get(&b, offset_of!(termios, c_cflag), 4), 0x0303_0303);
+    assert_eq!(get(&b, offset_of!(termios, c_lflag), 4), 0x0404_0404);
+    assert_eq!(b[offset_of!(termios, c_line)], 5);
+    assert_eq!(b[offset_of!(termios, c_cc)..], t.cc);
+    assert_eq!(t.cc.len(), general::NCCS as usize);
+    assert_eq!(tty::Termios::from_bytes(&b), t);
+}
+
+#[test]
+fn default_termios_is_linux_s() {
+    use general::*;
+    let t = tty::Termios::DEFAULT;
+    assert_eq!(t.iflag, ICRNL | IXON);
+    assert_eq!(t.oflag, OPOST | ONLCR);
+    assert_eq!(t.cflag, B38400 | CS8 | CREAD);
+    assert_eq!(
+        t.lflag,
+        ISIG | ICANON | ECHO | ECHOE | ECHOK | ECHOCTL | ECHOKE | IEXTEN
+    );
+    assert_eq!(t.line, 0);
+    // The kernel's INIT_C_CC, by name.
+    let ctrl = |c: u8| c & 0x1f;
+    let want = [
+        (VINTR, ctrl(b'C')),
+        (VQUIT, ctrl(b'\\')),
+        (VERASE, 0x7f),
+        (VKILL, ctrl(b'U')),
+        (VEOF, ctrl(b'D')),
+        (VTIME, 0),
+        (VMIN, 1),
+        (VSWTC, 0),
+        (VSTART, ctrl(b'Q')),
+        (VSTOP, ctrl(b'S')),
+        (VSUSP, ctrl(b'Z')),
+        (VEOL, 0),
+        (VREPRINT, ctrl(b'R')),
+        (VDISCARD, ctrl(b'O')),
+        (VWERASE, ctrl(b'W')),
+        (VLNEXT, ctrl(b'V')),
+        (VEOL2, 0),
+    ];
+    for (i, v) in want {
+        assert_eq!(t.cc[i as usize], v, "c_cc[{i}]");
+    }
+}
