@@ -67,7 +67,7 @@ fn to_keeper(
         if k.current == Some(ci) {
             k.current = None;
         }
-        if k.ctxs[ci].queue == crate::domain::context::Queue::None {
+        if k.ctxs[ci].queue() == crate::domain::context::Queue::None {
             domain::ready_push(k, ci);
         }
         return Outcome::Stalled;
@@ -116,7 +116,7 @@ fn to_keeper(
 
 /// A domain key to context `ci`'s domain.
 fn domain_key(k: &Kernel, ci: usize) -> Key {
-    let n = &k.objs.nodes[k.ctxs[ci].root as usize];
+    let n = k.objs.node_entry(k.ctxs[ci].root);
     Key::domain(n.oid, n.version).with_hint(k.ctxs[ci].root)
 }
 
@@ -128,7 +128,7 @@ fn to_domain_keeper(
     w: [u64; 4],
     what: &dyn Fn(&Kernel),
 ) -> ! {
-    let keeper = k.objs.nodes[k.ctxs[ci].root as usize].keys[root::KEEPER];
+    let keeper = k.objs.node_entry(k.ctxs[ci].root).keys[root::KEEPER];
     let dk = domain_key(k, ci);
     match to_keeper(k, ci, keeper, order, w, dk, true) {
         Outcome::Delivered(t) => sched::switch(k, ci, t),
@@ -231,7 +231,7 @@ pub fn syscall_fault(k: &mut Kernel, ci: usize) -> ! {
             w[0]
         );
     };
-    let keeper = k.objs.nodes[k.ctxs[ci].root as usize].keys[root::KEEPER];
+    let keeper = k.objs.node_entry(k.ctxs[ci].root).keys[root::KEEPER];
     let dk = domain_key(k, ci);
     // The keeper sees `rip` after the instruction (where it resumes).
     match to_keeper(k, ci, keeper, code::SYSCALL, w, dk, true) {
@@ -255,7 +255,7 @@ pub fn syscall_fault(k: &mut Kernel, ci: usize) -> ! {
 /// `ci`'s meter chain is empty at meter node `m` (or broken: `None`).
 pub fn meter_out(k: &mut Kernel, ci: usize, m: Option<u32>) -> ! {
     if let Some(m) = m {
-        let n = &k.objs.nodes[m as usize];
+        let n = k.objs.node_entry(m);
         let keeper = n.keys[meter::KEEPER];
         let mk = Key::meter(n.oid, n.version).with_hint(m);
         match to_keeper(k, ci, keeper, code::METER_OUT, [0; 4], mk, false) {

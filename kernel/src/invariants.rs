@@ -150,11 +150,11 @@ pub fn check(k: &mut Kernel) {
             continue;
         }
         let me = ci as u16 + 1;
-        if k.objs.nodes[c.root as usize].ctx != me
-            || k.objs.nodes[c.general as usize].ctx != me
-            || k.objs.nodes[c.annex as usize].ctx != me
+        if k.objs.node_entry(c.root).ctx != me
+            || k.objs.node_entry(c.general).ctx != me
+            || k.objs.node_entry(c.annex).ctx != me
             || k.objs.pages[c.fpu_page as usize].ctx != me
-            || (c.answers != 0 && k.objs.nodes[c.answers as usize - 1].ctx != me)
+            || (c.answers != 0 && k.objs.node_entry(c.answers - 1).ctx != me)
         {
             fail(
                 k,
@@ -164,17 +164,21 @@ pub fn check(k: &mut Kernel) {
         if c.state as u64 > state::RUNNING {
             fail(k, format_args!("context {ci}: run state {}", c.state));
         }
-        let queued = c.queue != Queue::None;
+        let queued = c.queue() != Queue::None;
         if queued && c.state != state::RUNNING as u8 {
             fail(
                 k,
-                format_args!("context {ci}: queued ({:?}) but state {}", c.queue, c.state),
+                format_args!(
+                    "context {ci}: queued ({:?}) but state {}",
+                    c.queue(),
+                    c.state
+                ),
             );
         }
         if k.current == Some(ci) && queued {
             fail(
                 k,
-                format_args!("context {ci}: current and queued ({:?})", c.queue),
+                format_args!("context {ci}: current and queued ({:?})", c.queue()),
             );
         }
     }
@@ -188,29 +192,32 @@ pub fn check(k: &mut Kernel) {
             if steps > n || ci >= n {
                 fail(k, format_args!("queue {want:?} is cyclic or out of range"));
             }
-            if !k.ctxs[ci].used || k.ctxs[ci].queue != want {
+            if !k.ctxs[ci].used || k.ctxs[ci].queue() != want {
                 fail(
                     k,
-                    format_args!("context {ci} on queue {want:?} says {:?}", k.ctxs[ci].queue),
+                    format_args!(
+                        "context {ci} on queue {want:?} says {:?}",
+                        k.ctxs[ci].queue()
+                    ),
                 );
             }
             if ci < on.len() {
                 on[ci] += 1;
             }
-            l = k.ctxs[ci].next;
+            l = k.ctxs[ci].next();
         }
     };
-    walk(k, k.ready_head, Queue::Ready, &mut on);
-    walk(k, k.sleepers, Queue::Sleeping, &mut on);
+    walk(k, k.queues.ready_head(), Queue::Ready, &mut on);
+    walk(k, k.queues.sleepers(), Queue::Sleeping, &mut on);
     for t in 0..n {
-        if k.ctxs[t].used && k.ctxs[t].stalled != 0 {
-            walk(k, k.ctxs[t].stalled, Queue::Stalled, &mut on);
+        if k.ctxs[t].used && k.ctxs[t].stalled() != 0 {
+            walk(k, k.ctxs[t].stalled(), Queue::Stalled, &mut on);
         }
     }
     for (ci, &count) in on.iter().enumerate().take(n) {
-        let queued = k.ctxs[ci].used && k.ctxs[ci].queue != Queue::None;
+        let queued = k.ctxs[ci].used && k.ctxs[ci].queue() != Queue::None;
         if count != queued as u8 {
-            let q = k.ctxs[ci].queue;
+            let q = k.ctxs[ci].queue();
             fail(
                 k,
                 format_args!("context {ci} is on {count} queues but says {q:?}"),

@@ -2,7 +2,8 @@
 //! it is a cache of nodes and pages, sized at boot.
 
 use crate::arch::kcell::KCell;
-use crate::domain::context::{Context, Link};
+use crate::domain::context::Context;
+use crate::domain::RunQueues;
 use crate::obj::{Miss, Objects};
 use crate::store::Store;
 use stet_kconfig::Config;
@@ -29,12 +30,8 @@ pub struct Kernel {
     pub current: Option<usize>,
     /// The domain whose FPU state is in the CPU's registers.
     pub fpu_owner: Option<usize>,
-    /// Ready queue (context links).
-    pub ready_head: Link,
-    /// Tail of the ready queue.
-    pub ready_tail: Link,
-    /// Sleeping domains (unordered list).
-    pub sleepers: Link,
+    /// The ready queue and the sleepers (only `domain` links and unlinks).
+    pub queues: RunQueues,
     /// Free physical frames (page objects and page tables).
     pub pool: FramePool<'static>,
     /// The boot allocator, sealed: kept to show it refuses.
@@ -116,7 +113,7 @@ impl Kernel {
 
     /// The root oid of context `ci`.
     pub fn ctx_oid(&self, ci: usize) -> u64 {
-        self.objs.nodes[self.ctxs[ci].root as usize].oid
+        self.objs.node_entry(self.ctxs[ci].root).oid
     }
 
     /// The name of context `ci`'s domain.

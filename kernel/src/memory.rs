@@ -61,7 +61,7 @@ impl stet_segment::Store for Walker<'_> {
             self.objs
                 .mark_node_mapped(i, ci, ctxs[ci].tgen, self.top, live(ctxs));
         }
-        Some(self.objs.nodes[i as usize].keys[slot])
+        Some(self.objs.node_entry(i).keys[slot])
     }
 
     fn page_exists(&mut self, page: Key) -> bool {
@@ -88,7 +88,7 @@ pub fn walk(
     if let Some(hit) = walk_cached(k, ci, va, access) {
         return Ok(hit);
     }
-    let space = k.objs.nodes[k.ctxs[ci].root as usize].keys[root::SPACE];
+    let space = k.objs.node_entry(k.ctxs[ci].root).keys[root::SPACE];
     let mut w = Walker {
         objs: &mut k.objs,
         pool: &mut k.pool,
@@ -130,7 +130,7 @@ fn walk_cached(k: &mut Kernel, ci: usize, va: u64, access: Access) -> Option<(u3
     if !l.valid || l.tgen != c.tgen || va & !(16 * PAGE - 1) != l.base {
         return None;
     }
-    let n = k.objs.nodes.get(l.node as usize)?;
+    let n = k.objs.node_entry_at(l.node)?;
     if !n.used || n.oid != l.oid {
         return None;
     }
@@ -368,7 +368,7 @@ pub fn copy_between(
 /// process after its exec window moved would still show the old one).
 pub fn unmap_node(k: &mut Kernel, i: u32, slot: Option<usize>) {
     if k.objs.node_mapped(i) {
-        let m = k.objs.nodes[i as usize].mappers;
+        let m = k.objs.node_entry(i).mappers;
         if !discard_mappers(k, m, slot.map(|s| (i, s))) {
             k.objs.unmark_node(i);
         }
@@ -406,8 +406,8 @@ fn discard_mappers(
         }
         let (mut lo, mut hi) = (r.lo, r.hi);
         if let Some((i, slot)) = root_slot.filter(|_| !c.root_below) {
-            let space = k.objs.nodes[c.root as usize].keys[root::SPACE];
-            let n = &k.objs.nodes[i as usize];
+            let space = k.objs.node_entry(c.root).keys[root::SPACE];
+            let n = k.objs.node_entry(i);
             if let Some((a, b)) = slot_tops(space, n.oid, n.version, slot) {
                 survives |= r.lo < a || r.hi > b;
                 (lo, hi) = (lo.max(a), hi.min(b));

@@ -99,7 +99,7 @@ pub fn switch_fast(k: &mut Kernel, t: usize) -> ! {
         k.current = None;
         dispatch(k, t)
     }
-    let oid = k.objs.nodes[c.root as usize].oid;
+    let oid = k.objs.node_entry(c.root).oid;
     arch::entry::activate(t, &c.frame, oid);
     let bases = (c.fs_base, c.gs_base);
     if bases != k.user_bases {
@@ -119,7 +119,7 @@ pub fn switch_fast(k: &mut Kernel, t: usize) -> ! {
 /// Hands the CPU from `from` to `to` directly (a message between them):
 /// `from` goes to the back of the ready queue if it still wants to run.
 pub fn switch(k: &mut Kernel, from: usize, to: usize) -> ! {
-    if domain::runnable(&k.ctxs[from]) && k.ctxs[from].queue == Queue::None {
+    if domain::runnable(&k.ctxs[from]) && k.ctxs[from].queue() == Queue::None {
         domain::ready_push(k, from);
     }
     if k.current == Some(from) {
@@ -129,7 +129,7 @@ pub fn switch(k: &mut Kernel, from: usize, to: usize) -> ! {
         // A stopped domain got its reply: it keeps it until started.
         schedule(k)
     }
-    if k.ctxs[to].queue != Queue::None {
+    if k.ctxs[to].queue() != Queue::None {
         domain::dequeue(k, to);
     }
     dispatch(k, to)
@@ -156,7 +156,7 @@ pub fn meter_ready(k: &mut Kernel, ci: usize) -> Result<(), Option<u32>> {
 /// Runs the next ready domain whose meters have time, or idles.
 pub fn schedule(k: &mut Kernel) -> ! {
     if let Some(c) = k.current.take() {
-        if domain::runnable(&k.ctxs[c]) && k.ctxs[c].queue == Queue::None {
+        if domain::runnable(&k.ctxs[c]) && k.ctxs[c].queue() == Queue::None {
             domain::ready_push(k, c);
         }
     }
@@ -175,12 +175,12 @@ fn meter_node(k: &mut Kernel, key: Key) -> Option<u32> {
         return None;
     }
     let m = k.node_of(key).ok()?;
-    k.objs.nodes[m as usize].meter = true;
+    k.objs.set_meter(m);
     Some(m)
 }
 
 fn time_left(k: &Kernel, m: u32) -> u64 {
-    k.objs.nodes[m as usize].keys[meter::TIME]
+    k.objs.node_entry(m).keys[meter::TIME]
         .number_value()
         .map_or(0, |(v, _)| v)
 }
@@ -188,7 +188,7 @@ fn time_left(k: &Kernel, m: u32) -> u64 {
 /// Whether every meter on `ci`'s chain has time. `Err(Some(m))`: meter
 /// node `m` ran out; `Err(None)`: the chain is broken (no meter).
 pub fn meter_check(k: &mut Kernel, ci: usize) -> Result<(), Option<u32>> {
-    let mut key = k.objs.nodes[k.ctxs[ci].root as usize].keys[root::METER];
+    let mut key = k.objs.node_entry(k.ctxs[ci].root).keys[root::METER];
     for _ in 0..MAX_CHAIN {
         let Some(m) = meter_node(k, key) else {
             return Err(None);
@@ -196,7 +196,7 @@ pub fn meter_check(k: &mut Kernel, ci: usize) -> Result<(), Option<u32>> {
         if time_left(k, m) == 0 {
             return Err(Some(m));
         }
-        key = k.objs.nodes[m as usize].keys[meter::SUPERIOR];
+        key = k.objs.node_entry(m).keys[meter::SUPERIOR];
         if key.is_void() {
             return Ok(());
         }
@@ -207,7 +207,7 @@ pub fn meter_check(k: &mut Kernel, ci: usize) -> Result<(), Option<u32>> {
 /// Charges one tick to every meter on `ci`'s chain.
 pub fn charge(k: &mut Kernel, ci: usize) {
     k.ctxs[ci].ticks += 1;
-    let mut key = k.objs.nodes[k.ctxs[ci].root as usize].keys[root::METER];
+    let mut key = k.objs.node_entry(k.ctxs[ci].root).keys[root::METER];
     for _ in 0..MAX_CHAIN {
         let Some(m) = meter_node(k, key) else {
             return;
@@ -238,7 +238,7 @@ pub fn tick(k: &mut Kernel, ci: usize) -> ! {
     if let Err(m) = meter_ready(k, ci) {
         fault::meter_out(k, ci, m)
     }
-    if k.ready_head != 0 {
+    if k.queues.any_ready() {
         schedule(k)
     }
     run(k, ci)
@@ -249,12 +249,12 @@ pub fn tick(k: &mut Kernel, ci: usize) -> ! {
 /// domain waiting on an interrupt line (`kobj::irq`) is not such a waiter:
 /// input can arrive while the CPU idles, so it keeps the system up.
 fn only_device_waiters(k: &Kernel) -> bool {
-    let mut l = k.sleepers;
+    let mut l = k.queues.sleepers();
     while let Some(ci) = domain::unlink(l) {
         if k.ctxs[ci].wake_at < crate::kobj::checkpoint::WAKE_ON_COMMIT {
             return false;
         }
-        l = k.ctxs[ci].next;
+        l = k.ctxs[ci].next();
     }
     true
 }
@@ -273,7 +273,7 @@ fn dump_contexts(k: &Kernel) {
             c.state,
             c.flags,
             c.fault_code,
-            c.queue,
+            c.queue(),
             c.frame.rip
         );
     }
@@ -314,7 +314,7 @@ fn idle(k: &mut Kernel) -> ! {
             domain::wake_sleepers(k);
             crate::store::tick(k);
         }
-        if k.ready_head != 0 {
+        if k.queues.any_ready() {
             schedule(k)
         }
     }

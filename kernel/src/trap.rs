@@ -30,7 +30,7 @@ pub fn on_user_trap(k: &mut Kernel, vector: u8, error: u64, rip: u64, cr2: u64) 
         idt::DISK_VECTOR => {
             arch::virtio_blk::interrupt();
             crate::store::on_disk(k);
-            if k.ready_head != 0 && !crate::domain::runnable(&k.ctxs[ci]) {
+            if k.queues.any_ready() && !crate::domain::runnable(&k.ctxs[ci]) {
                 sched::schedule(k)
             }
             sched::run(k, ci)

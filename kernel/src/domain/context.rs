@@ -101,16 +101,16 @@ pub struct Context {
     /// Whether this context is in use.
     pub used: bool,
     /// Which queue it is on.
-    pub queue: Queue,
+    pub(in crate::domain) queue: Queue,
     /// Flags (`state::STOPPED`, `state::FOREIGN`).
     pub flags: u32,
     /// Next on its queue.
-    pub next: Link,
+    pub(in crate::domain) next: Link,
     /// First domain stalled on this one.
-    pub stalled: Link,
+    pub(in crate::domain) stalled: Link,
     /// The first of the domains last woken from this one's stall list: it
     /// gets this domain first (see `domain::may_deliver`).
-    pub reserved: Link,
+    pub(in crate::domain) reserved: Link,
     /// Time to wake (sleeping), ns since boot.
     pub wake_at: u64,
     /// Ticks charged while it ran.
@@ -158,6 +158,31 @@ fn number(k: Key) -> u64 {
 const ANNEX_REGS: usize = 16;
 
 impl Context {
+    /// Which queue it is on (changed only by `domain`'s queue functions).
+    #[inline(always)]
+    pub fn queue(&self) -> Queue {
+        self.queue
+    }
+
+    /// The next context on its queue (0: the last).
+    #[inline(always)]
+    pub fn next(&self) -> Link {
+        self.next
+    }
+
+    /// The first domain stalled on this one (0: none).
+    #[inline(always)]
+    pub fn stalled(&self) -> Link {
+        self.stalled
+    }
+
+    /// The first of the domains last woken from its stall list, which
+    /// gets this domain first (0: none; see `domain::may_deliver`).
+    #[inline(always)]
+    pub fn reserved(&self) -> Link {
+        self.reserved
+    }
+
     /// Reads register `r` from the frame.
     pub fn reg(&self, r: usize) -> u64 {
         let f = &self.frame;
@@ -315,7 +340,7 @@ pub fn load(
     store: &mut dyn Backing,
     rootslot: u32,
 ) -> Result<(), PrepareError> {
-    let rk = objs.nodes[rootslot as usize].keys;
+    let rk = objs.node_entry(rootslot).keys;
     let general = part(objs, store, rk[root::GENERAL], root::GENERAL)?;
     let annex = part(objs, store, rk[root::ANNEX], root::ANNEX)?;
     let fk = rk[root::FPU];
@@ -339,11 +364,11 @@ pub fn load(
     let answers = answers_part(objs, store, rk[root::ANSWERS])?;
     let mark = ci as u16 + 1;
     for m in [
-        objs.nodes[rootslot as usize].ctx,
-        objs.nodes[general as usize].ctx,
-        objs.nodes[annex as usize].ctx,
+        objs.node_entry(rootslot).ctx,
+        objs.node_entry(general).ctx,
+        objs.node_entry(annex).ctx,
         objs.pages[fpu_page as usize].ctx,
-        answers.map_or(0, |a| objs.nodes[a as usize].ctx),
+        answers.map_or(0, |a| objs.node_entry(a).ctx),
     ] {
         if m != 0 && m != mark {
             return Err(PrepareError::Shared(m as usize - 1));
@@ -367,7 +392,7 @@ pub fn load(
         vector: FRESH_VECTOR,
         ..TrapFrame::ZERO
     };
-    let ak = objs.nodes[annex as usize].keys;
+    let ak = objs.node_entry(annex).keys;
     for (r, k) in ak.iter().enumerate().take(ANNEX_REGS) {
         c.set_reg(r, number(*k));
     }
@@ -387,12 +412,12 @@ pub fn load(
     c.annex = annex;
     c.fpu_page = fpu_page;
     c.used = true;
-    objs.nodes[rootslot as usize].ctx = mark;
-    objs.nodes[general as usize].ctx = mark;
-    objs.nodes[annex as usize].ctx = mark;
+    objs.set_ctx(rootslot, mark);
+    objs.set_ctx(general, mark);
+    objs.set_ctx(annex, mark);
     objs.pages[fpu_page as usize].ctx = mark;
     if let Some(a) = answers {
-        objs.nodes[a as usize].ctx = mark;
+        objs.set_ctx(a, mark);
     }
     Ok(())
 }
@@ -427,12 +452,12 @@ pub fn write_back(c: &Context, objs: &mut Objects) {
 
 /// Clears the marks that tie the domain's objects to context `c`.
 pub fn unmark(c: &Context, objs: &mut Objects) {
-    objs.nodes[c.root as usize].ctx = 0;
-    objs.nodes[c.general as usize].ctx = 0;
-    objs.nodes[c.annex as usize].ctx = 0;
+    objs.set_ctx(c.root, 0);
+    objs.set_ctx(c.general, 0);
+    objs.set_ctx(c.annex, 0);
     objs.pages[c.fpu_page as usize].ctx = 0;
     if c.answers != 0 {
-        objs.nodes[c.answers as usize - 1].ctx = 0;
+        objs.set_ctx(c.answers - 1, 0);
     }
 }
 

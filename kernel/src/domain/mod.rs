@@ -12,6 +12,34 @@ use context::{Context, Link, PrepareError, Queue};
 use stet_abi::domain::state;
 use stet_physmem::pool::FrameNumber;
 
+/// The ready queue and the sleepers: lists linked through the contexts
+/// (`Context::next`), changed only here, so a context is on a list exactly
+/// when its `queue` says so (`invariants` checks).
+#[derive(Default)]
+pub struct RunQueues {
+    ready_head: Link,
+    ready_tail: Link,
+    sleepers: Link,
+}
+
+impl RunQueues {
+    /// Whether some domain is ready to run.
+    #[inline]
+    pub fn any_ready(&self) -> bool {
+        self.ready_head != 0
+    }
+
+    /// The first of the ready queue (0: none), to walk it with `Context::next`.
+    pub fn ready_head(&self) -> Link {
+        self.ready_head
+    }
+
+    /// The first sleeper (0: none), to walk them with `Context::next`.
+    pub fn sleepers(&self) -> Link {
+        self.sleepers
+    }
+}
+
 /// The link value for context `ci`.
 #[inline]
 pub fn link(ci: usize) -> Link {
@@ -27,7 +55,7 @@ pub fn unlink(l: Link) -> Option<usize> {
 /// The context of the domain rooted at node slot `root`, preparing it if
 /// it is not prepared yet.
 pub fn prepare(k: &mut Kernel, root: u32) -> Result<usize, PrepareError> {
-    let mark = k.objs.nodes[root as usize].ctx;
+    let mark = k.objs.node_entry(root).ctx;
     if let Some(ci) = unlink(mark) {
         if k.ctxs[ci].root == root {
             return Ok(ci);
@@ -48,7 +76,7 @@ pub fn prepare(k: &mut Kernel, root: u32) -> Result<usize, PrepareError> {
             victim
         }
     };
-    let oid = k.objs.nodes[root as usize].oid;
+    let oid = k.objs.node_entry(root).oid;
     let mut r = context::load(
         &mut k.ctxs[ci],
         ci,
@@ -210,19 +238,19 @@ pub fn ready_push(k: &mut Kernel, ci: usize) {
     let c = &mut k.ctxs[ci];
     c.queue = Queue::Ready;
     c.next = 0;
-    match unlink(k.ready_tail) {
+    match unlink(k.queues.ready_tail) {
         Some(t) => k.ctxs[t].next = link(ci),
-        None => k.ready_head = link(ci),
+        None => k.queues.ready_head = link(ci),
     }
-    k.ready_tail = link(ci);
+    k.queues.ready_tail = link(ci);
 }
 
 /// Takes the first context off the ready queue.
 pub fn ready_pop(k: &mut Kernel) -> Option<usize> {
-    let ci = unlink(k.ready_head)?;
-    k.ready_head = k.ctxs[ci].next;
-    if k.ready_head == 0 {
-        k.ready_tail = 0;
+    let ci = unlink(k.queues.ready_head)?;
+    k.queues.ready_head = k.ctxs[ci].next;
+    if k.queues.ready_head == 0 {
+        k.queues.ready_tail = 0;
     }
     let c = &mut k.ctxs[ci];
     c.next = 0;
@@ -253,20 +281,20 @@ pub fn dequeue(k: &mut Kernel, ci: usize) {
     match k.ctxs[ci].queue {
         Queue::None => return,
         Queue::Ready => {
-            let (h, _) = remove_from(k, k.ready_head, ci);
-            k.ready_head = h;
+            let (h, _) = remove_from(k, k.queues.ready_head, ci);
+            k.queues.ready_head = h;
             // Recompute the tail (rare path).
             let mut t = 0;
-            let mut p = k.ready_head;
+            let mut p = k.queues.ready_head;
             while let Some(pi) = unlink(p) {
                 t = p;
                 p = k.ctxs[pi].next;
             }
-            k.ready_tail = t;
+            k.queues.ready_tail = t;
         }
         Queue::Sleeping => {
-            let (h, _) = remove_from(k, k.sleepers, ci);
-            k.sleepers = h;
+            let (h, _) = remove_from(k, k.queues.sleepers, ci);
+            k.queues.sleepers = h;
         }
         Queue::Stalled => {
             for t in 0..k.ctxs.len() {
@@ -341,14 +369,14 @@ pub fn sleep(k: &mut Kernel, ci: usize, at: u64) {
     let c = &mut k.ctxs[ci];
     c.queue = Queue::Sleeping;
     c.wake_at = at;
-    c.next = k.sleepers;
-    k.sleepers = link(ci);
+    c.next = k.queues.sleepers;
+    k.queues.sleepers = link(ci);
 }
 
 /// Readies every sleeper whose time has come.
 pub fn wake_sleepers(k: &mut Kernel) {
     let now = k.now_ns();
-    let mut l = k.sleepers;
+    let mut l = k.queues.sleepers;
     while let Some(ci) = unlink(l) {
         l = k.ctxs[ci].next;
         if k.ctxs[ci].wake_at <= now {

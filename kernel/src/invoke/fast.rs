@@ -62,13 +62,13 @@ pub fn try_fast(k: &mut Kernel, ci: usize) {
         return;
     }
     let general = k.ctxs[ci].general as usize;
-    let mut key = k.objs.nodes[general].keys[slot];
+    let mut key = k.objs.node_entry(general as u32).keys[slot];
     if key.key_type() == KeyType::Start && hinted_node(k, key, false).is_none() {
         // Refresh the hint once (a cache in the key itself; the next call
         // finds the object without the index).
         if let Ok(i) = k.node_of(key) {
             key = key.with_hint(i);
-            k.objs.nodes[general].keys[slot] = key;
+            k.objs.set_hint(general as u32, slot, key);
         }
     }
     match (key.key_type(), kind) {
@@ -103,7 +103,7 @@ fn node_call(k: &mut Kernel, ci: usize, ctl: u64) {
     }
     let general = k.ctxs[ci].general as usize;
     let slot = fast::slot(ctl);
-    let key = k.objs.nodes[general].keys[slot];
+    let key = k.objs.node_entry(general as u32).keys[slot];
     if key.key_type() != KeyType::Node || (swap && key.is_ro()) {
         return;
     }
@@ -114,18 +114,18 @@ fn node_call(k: &mut Kernel, ci: usize, ctl: u64) {
                 return;
             };
             // The hint goes back into the key (as for start keys).
-            k.objs.nodes[general].keys[slot] = key.with_hint(i);
+            k.objs.set_hint(general as u32, slot, key.with_hint(i));
             i
         }
     };
     // Committed: nothing below fails.
     crate::kobj::node::before_read(k, i);
-    let old = k.objs.nodes[i as usize].keys[s as usize].canonical();
+    let old = k.objs.node_entry(i).keys[s as usize].canonical();
     let got = if swap {
         let new = if send == 0 {
             Key::VOID
         } else {
-            k.objs.nodes[general].keys[send as usize].canonical()
+            k.objs.node_entry(general as u32).keys[send as usize].canonical()
         };
         crate::kobj::node::write(k, i, |k| crate::kobj::node::set_slot(k, i, s as usize, new));
         old
@@ -171,7 +171,7 @@ fn copy_words(src: &TrapFrame, dst: &mut TrapFrame, rax: u64) {
 #[inline(always)]
 fn hinted_node(k: &Kernel, key: Key, check_version: bool) -> Option<u32> {
     let h = key.hint();
-    let n = k.objs.nodes.get(h as usize)?;
+    let n = k.objs.node_entry_at(h)?;
     (n.used && n.oid == key.oid() && (!check_version || n.version == key.version())).then_some(h)
 }
 
@@ -180,7 +180,7 @@ fn fast_call(k: &mut Kernel, ci: usize, key: Key) {
     let Some(root) = hinted_node(k, key, true) else {
         return;
     };
-    let Some(t) = unlink(k.objs.nodes[root as usize].ctx) else {
+    let Some(t) = unlink(k.objs.node_entry(root).ctx) else {
         return;
     };
     // Both contexts at once (fails if t == ci).
@@ -190,14 +190,14 @@ fn fast_call(k: &mut Kernel, ci: usize, key: Key) {
     if tc.root != root
         || tc.state != state::AVAILABLE as u8
         || tc.flags & state::STOPPED != 0
-        || tc.reserved != 0
+        || tc.reserved() != 0
         || tc.frame.rax & RECV_KEYS != 0
     {
         return;
     }
     let rslot = fast::resume_slot(tc.frame.rax);
     if rslot != 0 {
-        let g = &k.objs.nodes[tc.general as usize];
+        let g = k.objs.node_entry(tc.general);
         if k.objs.node_mapped(tc.general) && !g.keys[rslot].is_void() {
             return; // the general path flushes mappings first
         }
@@ -232,7 +232,7 @@ fn waiting(
     fault: u64,
 ) -> Option<(usize, &mut Context, &mut Context)> {
     let root = hinted_node(k, key, false)?;
-    let n = &k.objs.nodes[root as usize];
+    let n = k.objs.node_entry(root);
     if n.calls & CALL_COUNT_MASK != count {
         return None;
     }
@@ -265,7 +265,7 @@ fn fast_return(k: &mut Kernel, ci: usize, key: Key) {
     tc.state = state::RUNNING as u8;
     me.state = state::AVAILABLE as u8;
     copy_words(&me.frame, &mut tc.frame, source::RESUME << 8);
-    if me.stalled != 0 {
+    if me.stalled() != 0 {
         domain::wake_stalled(k, ci);
     }
     sched::switch_fast(k, t)
@@ -276,9 +276,7 @@ fn fast_return(k: &mut Kernel, ci: usize, key: Key) {
 /// of a general-keys node that is also mapped as memory.
 #[inline(always)]
 fn resume_slot_ok(k: &Kernel, general: u32, rslot: usize) -> bool {
-    rslot == 0
-        || !k.objs.node_mapped(general)
-        || k.objs.nodes[general as usize].keys[rslot].is_void()
+    rslot == 0 || !k.objs.node_mapped(general) || k.objs.node_entry(general).keys[rslot].is_void()
 }
 
 /// A foreign domain's `syscall` its keeper answered in advance
@@ -290,7 +288,7 @@ pub fn try_answer(k: &mut Kernel, ci: usize) {
     let c = &k.ctxs[ci];
     let nr = c.frame.rax;
     let exact = match c.answers.checked_sub(1) {
-        Some(a) => k.objs.nodes[a as usize].keys[answers::slot(nr)].number_value(),
+        Some(a) => k.objs.node_entry(a).keys[answers::slot(nr)].number_value(),
         None => None,
     };
     let c = &mut k.ctxs[ci];
@@ -315,7 +313,7 @@ pub fn try_answer(k: &mut Kernel, ci: usize) {
 #[inline(always)]
 pub fn try_syscall_fault(k: &mut Kernel, ci: usize) {
     let root = k.ctxs[ci].root as usize;
-    let mut key = k.objs.nodes[root].keys[dom_root::KEEPER];
+    let mut key = k.objs.node_entry(root as u32).keys[dom_root::KEEPER];
     if key.key_type() != KeyType::Start {
         return;
     }
@@ -323,13 +321,13 @@ pub fn try_syscall_fault(k: &mut Kernel, ci: usize) {
         // Refresh the hint (as for general keys in `try_fast`).
         if let Ok(i) = k.node_of(key) {
             key = key.with_hint(i);
-            k.objs.nodes[root].keys[dom_root::KEEPER] = key;
+            k.objs.set_hint(root as u32, dom_root::KEEPER, key);
         }
     }
     let Some(kroot) = hinted_node(k, key, true) else {
         return;
     };
-    let Some(t) = unlink(k.objs.nodes[kroot as usize].ctx) else {
+    let Some(t) = unlink(k.objs.node_entry(kroot).ctx) else {
         return;
     };
     let Ok([_, tc]) = k.ctxs.get_disjoint_mut([ci, t]) else {
@@ -338,7 +336,7 @@ pub fn try_syscall_fault(k: &mut Kernel, ci: usize) {
     if tc.root != kroot
         || tc.state != state::AVAILABLE as u8
         || tc.flags & state::STOPPED != 0
-        || tc.reserved != 0
+        || tc.reserved() != 0
         || tc.frame.rax & RECV_KEYS != 0
         || tc.frame.r13 < REGS_SIZE as u64
     {
@@ -391,7 +389,7 @@ fn resume_syscall(k: &mut Kernel, ci: usize, key: Key, count: u64) {
     tc.fault_code = 0;
     tc.state = state::RUNNING as u8;
     me.state = state::AVAILABLE as u8;
-    let (me_stalled, t_stalled) = (me.stalled != 0, tc.stalled != 0);
+    let (me_stalled, t_stalled) = (me.stalled() != 0, tc.stalled() != 0);
     if me_stalled {
         domain::wake_stalled(k, ci);
     }

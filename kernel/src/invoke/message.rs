@@ -50,7 +50,7 @@ pub fn invoke(k: &mut Kernel, ci: usize) -> ! {
         reply_code(k, ci, code::STRING_TOO_LONG);
     }
     let general = k.ctxs[ci].general as usize;
-    let gk = &k.objs.nodes[general].keys;
+    let gk = &k.objs.node_entry(general as u32).keys;
     let m = Msg {
         ctl,
         order: f.rdi,
@@ -152,7 +152,7 @@ fn to_forwarder(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
         Err(Miss::NoSpace | Miss::Damaged) => reply_code(k, ci, code::NO_SPACE),
     };
     kobj::node::before_read(k, node);
-    let slots = &k.objs.nodes[node as usize].keys;
+    let slots = &k.objs.node_entry(node).keys;
     let (target, data) = (slots[0], slots[1]);
     if target.key_type() != KeyType::Start {
         to_void(k, ci, m);
@@ -280,7 +280,7 @@ pub fn become_available(k: &mut Kernel, ci: usize) {
 pub fn resume_target(k: &mut Kernel, key: Key) -> Option<(usize, u8)> {
     let (count, kind) = key.resume_parts()?;
     let root = k.node_of(key).ok()?;
-    if k.objs.nodes[root as usize].calls & CALL_COUNT_MASK != count {
+    if k.objs.node_entry(root).calls & CALL_COUNT_MASK != count {
         return None;
     }
     let t = domain::prepare(k, root).ok()?;

@@ -104,14 +104,14 @@ fn run(
         o::GET_SLOT => {
             let sl = slot(m.w[0])?;
             if sl != 0 {
-                r.keys[0] = k.objs.nodes[k.ctxs[t].general as usize].keys[sl].canonical();
+                r.keys[0] = k.objs.node_entry(k.ctxs[t].general).keys[sl].canonical();
             }
         }
         o::SET_SLOT => {
             let sl = slot(m.w[0])?;
             if sl != 0 {
                 let g = k.ctxs[t].general;
-                r.keys[0] = k.objs.nodes[g as usize].keys[sl].canonical();
+                r.keys[0] = k.objs.node_entry(g).keys[sl].canonical();
                 set_slot(k, g, sl, m.keys[0].canonical());
             }
         }
@@ -121,7 +121,7 @@ fn run(
                 o::GET_METER => root::METER,
                 _ => root::SPACE,
             };
-            r.keys[0] = k.objs.nodes[rootslot as usize].keys[sl].canonical();
+            r.keys[0] = k.objs.node_entry(rootslot).keys[sl].canonical();
         }
         o::SET_KEEPER | o::SET_METER | o::SET_SPACE => {
             let new = m.keys[0].canonical();
@@ -136,7 +136,7 @@ fn run(
             if !ok && !new.is_void() {
                 return Err(code::WRONG_TYPE);
             }
-            r.keys[0] = k.objs.nodes[rootslot as usize].keys[sl].canonical();
+            r.keys[0] = k.objs.node_entry(rootslot).keys[sl].canonical();
             set_slot(k, rootslot, sl, new);
             k.meter_gen += 1;
             if sl == root::SPACE {
@@ -144,14 +144,14 @@ fn run(
             }
         }
         o::GET_IOPORTS => {
-            r.keys[0] = k.objs.nodes[rootslot as usize].keys[root::IOPORTS].canonical();
+            r.keys[0] = k.objs.node_entry(rootslot).keys[root::IOPORTS].canonical();
         }
         o::SET_IOPORTS => {
             let new = m.keys[0].canonical();
             if !new.is_void() && new.key_type() != KeyType::IoPorts {
                 return Err(code::WRONG_TYPE);
             }
-            r.keys[0] = k.objs.nodes[rootslot as usize].keys[root::IOPORTS].canonical();
+            r.keys[0] = k.objs.node_entry(rootslot).keys[root::IOPORTS].canonical();
             set_slot(k, rootslot, root::IOPORTS, new);
             // Takes effect the next time the domain is dispatched (the
             // invoker itself: on the way out of this call, `sched::run`).
@@ -159,7 +159,7 @@ fn run(
         }
         o::GET_ANSWERS => {
             let c = &k.ctxs[t];
-            let node = k.objs.nodes[rootslot as usize].keys[root::ANSWERS].canonical();
+            let node = k.objs.node_entry(rootslot).keys[root::ANSWERS].canonical();
             r.keys[0] = if node.key_type() == KeyType::Node {
                 node
             } else {
@@ -177,12 +177,12 @@ fn run(
             if m.w[0] > 0xff {
                 return Err(code::BAD_VALUE);
             }
-            let n = &k.objs.nodes[rootslot as usize];
+            let n = k.objs.node_entry(rootslot);
             r.keys[0] = Key::start(n.oid, n.version, m.w[0] as u8);
         }
         o::STOP => {
             k.ctxs[t].flags |= state::STOPPED;
-            if matches!(k.ctxs[t].queue, Queue::Ready | Queue::Sleeping) {
+            if matches!(k.ctxs[t].queue(), Queue::Ready | Queue::Sleeping) {
                 domain::dequeue(k, t);
             }
             if t == ci {
@@ -221,7 +221,7 @@ fn run(
 /// it try again if it accepts messages.
 fn settle(k: &mut Kernel, ci: usize, t: usize) {
     let runnable = domain::runnable(&k.ctxs[t]);
-    match k.ctxs[t].queue {
+    match k.ctxs[t].queue() {
         Queue::Ready | Queue::Sleeping if !runnable => domain::dequeue(k, t),
         Queue::None if runnable && t != ci && k.current != Some(t) => domain::ready_push(k, t),
         _ => {}
@@ -255,21 +255,21 @@ fn set_answers(k: &mut Kernel, t: usize, m: &Msg, r: &mut Reply) -> Result<(), u
     };
     let mark = domain::link(t);
     if let Some(i) = node {
-        let owner = k.objs.nodes[i as usize].ctx;
+        let owner = k.objs.node_entry(i).ctx;
         if owner != 0 && owner != mark {
             return Err(code::BAD_STATE);
         }
     }
     // Committed.
     let rootslot = k.ctxs[t].root;
-    r.keys[0] = k.objs.nodes[rootslot as usize].keys[root::ANSWERS].canonical();
+    r.keys[0] = k.objs.node_entry(rootslot).keys[root::ANSWERS].canonical();
     r.w[0] = k.ctxs[t].limited;
     let c = &k.ctxs[t];
     if let Some(old) = c.answers.checked_sub(1) {
         // Unmarked unless it is also another of the domain's parts.
         let (root_, general, annex) = (c.root, c.general, c.annex);
         if old != root_ && old != general && old != annex {
-            k.objs.nodes[old as usize].ctx = 0;
+            k.objs.set_ctx(old, 0);
         }
     }
     let rule = if limit == NO_LIMIT {
@@ -281,7 +281,7 @@ fn set_answers(k: &mut Kernel, t: usize, m: &Msg, r: &mut Reply) -> Result<(), u
     set_slot(k, rootslot, root::LIMIT, rule[0]);
     set_slot(k, rootslot, root::LIMITED, rule[1]);
     if let Some(i) = node {
-        k.objs.nodes[i as usize].ctx = mark;
+        k.objs.set_ctx(i, mark);
     }
     let c = &mut k.ctxs[t];
     c.answers = node.map_or(0, |i| i + 1);

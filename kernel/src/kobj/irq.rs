@@ -102,9 +102,9 @@ pub fn deliver(k: &mut Kernel) -> bool {
         return false;
     }
     let mut woke = false;
-    let mut l = k.sleepers;
+    let mut l = k.queues.sleepers();
     while let Some(ci) = domain::unlink(l) {
-        l = k.ctxs[ci].next;
+        l = k.ctxs[ci].next();
         let w = k.ctxs[ci].wake_at;
         if (WAKE_ON_IRQ..WAKE_ON_IRQ + ioapic::LINES as u64).contains(&w)
             && pending & (1 << (w - WAKE_ON_IRQ)) != 0

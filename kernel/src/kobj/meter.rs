@@ -23,7 +23,7 @@ fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), u64> {
     let i = k.node_of(key).map_err(|_| code::VOID)?;
     match m.order {
         o::QUERY => {
-            let n = &k.objs.nodes[i as usize];
+            let n = k.objs.node_entry(i);
             let num = |s: usize| n.keys[s].number_value().map_or(0, |(v, _)| v);
             r.w = [num(meter::TIME), num(meter::USED), 0, 0];
         }
@@ -39,7 +39,7 @@ fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), u64> {
                 return Err(code::NO_RIGHTS);
             }
             let ni = k.node_of(nk).map_err(|_| code::VOID_ARGUMENT)?;
-            if ni == i || k.objs.nodes[ni as usize].ctx != 0 {
+            if ni == i || k.objs.node_entry(ni).ctx != 0 {
                 return Err(code::BAD_STATE);
             }
             let sup = key.canonical();
@@ -52,7 +52,7 @@ fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), u64> {
                 set_slot(k, ni, meter::TIME, Key::number(time, 0));
                 set_slot(k, ni, meter::USED, Key::number(0, 0));
             });
-            let n = &k.objs.nodes[ni as usize];
+            let n = k.objs.node_entry(ni);
             r.keys[0] = Key::meter(n.oid, n.version);
         }
         _ => return Err(code::NO_SUCH_ORDER),

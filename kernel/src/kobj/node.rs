@@ -21,7 +21,7 @@ use stet_keys::{rights, Key, KeyType, MAX_LSS};
 /// mappings built through the node if a non-void key is replaced. No domain bookkeeping: for the kernel's own
 /// writes into general key slots and domain parts it keeps in step itself.
 pub fn set_slot(k: &mut Kernel, i: u32, slot: usize, key: Key) {
-    if !k.objs.nodes[i as usize].keys[slot].is_void() {
+    if !k.objs.node_entry(i).keys[slot].is_void() {
         memory::unmap_node(k, i, Some(slot));
     }
     k.objs.node_mut(i).keys[slot] = key;
@@ -29,7 +29,7 @@ pub fn set_slot(k: &mut Kernel, i: u32, slot: usize, key: Key) {
 
 /// The prepared domain node `i` belongs to, if any.
 fn owner(k: &Kernel, i: u32) -> Option<usize> {
-    domain::unlink(k.objs.nodes[i as usize].ctx)
+    domain::unlink(k.objs.node_entry(i).ctx)
 }
 
 /// Makes node `i`'s slots current (writes back a prepared domain it is
@@ -45,7 +45,7 @@ pub fn before_read(k: &mut Kernel, i: u32) {
 /// prepared domain's root reloads it, which forgets its check.)
 fn meter_slots(k: &Kernel, i: u32) -> [Key; 2] {
     use stet_abi::domain::meter;
-    let n = &k.objs.nodes[i as usize];
+    let n = k.objs.node_entry(i);
     if n.meter {
         [n.keys[meter::TIME], n.keys[meter::SUPERIOR]]
     } else {
@@ -106,21 +106,21 @@ fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), u64> {
     let weak = key.rights() & rights::WEAK != 0;
     let writable = || if ro { Err(code::NO_RIGHTS) } else { Ok(()) };
     let (oid, version) = {
-        let n = &k.objs.nodes[i as usize];
+        let n = k.objs.node_entry(i);
         (n.oid, n.version)
     };
     match m.order {
         o::FETCH => {
             let s = slot_arg(m.w[0])?;
             before_read(k, i);
-            let got = k.objs.nodes[i as usize].keys[s].canonical();
+            let got = k.objs.node_entry(i).keys[s].canonical();
             r.keys[0] = if weak { got.diminish() } else { got };
         }
         o::SWAP => {
             let s = slot_arg(m.w[0])?;
             writable()?;
             before_read(k, i);
-            r.keys[0] = k.objs.nodes[i as usize].keys[s].canonical();
+            r.keys[0] = k.objs.node_entry(i).keys[s].canonical();
             let new = m.keys[0].canonical();
             write(k, i, |k| set_slot(k, i, s, new));
         }
@@ -144,7 +144,7 @@ fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), u64> {
         o::READ_NUMBER => {
             let s = slot_arg(m.w[0])?;
             before_read(k, i);
-            let (lo, hi) = k.objs.nodes[i as usize].keys[s]
+            let (lo, hi) = k.objs.node_entry(i).keys[s]
                 .number_value()
                 .ok_or(code::WRONG_TYPE)?;
             r.w = [lo, hi as u64, 0, 0];
@@ -240,6 +240,6 @@ fn make_domain(k: &mut Kernel, i: u32, m: &Msg) -> Result<Key, u64> {
     initial_fpu(&mut img);
     let frame = k.page_write(fi).map_err(|_| code::NO_SPACE)?;
     crate::arch::phys::write_frame(frame, 0, &img);
-    let n = &k.objs.nodes[i as usize];
+    let n = k.objs.node_entry(i);
     Ok(Key::domain(n.oid, n.version))
 }

@@ -78,7 +78,7 @@ fn run(
             // Always diminished, whatever the key's rights: a segment key
             // conveys reading its memory, and a diminished key conveys no
             // more (the keeper in a red node's slot 15 becomes void).
-            r.keys[0] = k.objs.nodes[i as usize].keys[m.w[0] as usize]
+            r.keys[0] = k.objs.node_entry(i).keys[m.w[0] as usize]
                 .canonical()
                 .diminish();
         }

@@ -95,7 +95,7 @@ fn renew(k: &mut Kernel, space: Space, oid: u64) -> Result<Key, u64> {
         Space::Node => {
             let i = k.node(oid).map_err(|_| code::NO_SPACE)?;
             destroy_node(k, i);
-            Ok(Key::node(oid, k.objs.nodes[i as usize].version, 0))
+            Ok(Key::node(oid, k.objs.node_entry(i).version, 0))
         }
         Space::Page => {
             let i = k.page(oid).map_err(|_| code::NO_SPACE)?;
@@ -129,7 +129,7 @@ fn object_key(k: &mut Kernel, space: Space, oid: u64) -> Result<Key, u64> {
     match space {
         Space::Node => k
             .node(oid)
-            .map(|i| Key::node(oid, k.objs.nodes[i as usize].version, 0)),
+            .map(|i| Key::node(oid, k.objs.node_entry(i).version, 0)),
         Space::Page => k
             .page(oid)
             .map(|i| Key::page(oid, k.objs.pages[i as usize].version, false)),
@@ -229,7 +229,7 @@ pub fn range(k: &mut Kernel, key: Key, m: &Msg, s: &[u8], r: &mut Reply) {
         orr::GET | orr::RENEW if !in_range => r.fail(code::BAD_VALUE),
         orr::GET => match space {
             Space::Node => match k.node(oid) {
-                Ok(i) => r.keys[0] = Key::node(oid, k.objs.nodes[i as usize].version, 0),
+                Ok(i) => r.keys[0] = Key::node(oid, k.objs.node_entry(i).version, 0),
                 Err(_) => r.fail(code::NO_SPACE),
             },
             Space::Page => match k.page(oid) {
@@ -249,7 +249,7 @@ pub fn range(k: &mut Kernel, key: Key, m: &Msg, s: &[u8], r: &mut Reply) {
 /// first, and mappings through it are discarded.
 fn destroy_node(k: &mut Kernel, i: u32) {
     k.meter_gen += 1;
-    if let Some(d) = domain::unlink(k.objs.nodes[i as usize].ctx) {
+    if let Some(d) = domain::unlink(k.objs.node_entry(i).ctx) {
         drop_domain(k, d);
     }
     memory::unmap_node(k, i, None);

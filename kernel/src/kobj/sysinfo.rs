@@ -21,7 +21,7 @@ pub fn order(k: &mut Kernel, m: &Msg, s: &[u8], r: &mut Reply, out: &mut [u8; 40
             r.w = [
                 (nu as u64) << 32 | nc as u64,
                 (pu as u64) << 32 | pc as u64,
-                (k.objs.dirty_nodes.len() as u64) << 32 | k.objs.dirty_pages.len() as u64,
+                (k.objs.dirty_node_count() as u64) << 32 | k.objs.dirty_pages.len() as u64,
                 k.pool.free_count() as u64,
             ];
             let st = k.objs.stats;
@@ -51,14 +51,14 @@ fn domains(k: &mut Kernel, from: u64, r: &mut Reply, out: &mut [u8; 4096]) {
     let state = c.state as u64 | (c.flags as u64) << 8 | c.fault_code << 16;
     let ticks = c.ticks;
     let rooti = c.root as usize;
-    let oid = k.objs.nodes[rooti].oid;
-    let keys = k.objs.nodes[rooti].keys;
+    let oid = k.objs.node_entry(rooti as u32).oid;
+    let keys = k.objs.node_entry(rooti as u32).keys;
     let (mut moid, mut mleft) = (NONE, NONE);
     let mk = keys[root::METER];
     if mk.key_type() == KeyType::Meter {
         moid = mk.oid();
         if let Ok(mi) = k.node_of(mk) {
-            mleft = k.objs.nodes[mi as usize].keys[meter::TIME]
+            mleft = k.objs.node_entry(mi).keys[meter::TIME]
                 .number_value()
                 .map_or(NONE, |(lo, _)| lo);
         }

@@ -207,21 +207,22 @@ pub struct SnapPage {
 
 /// The object cache.
 pub struct Objects {
-    /// Node slots.
-    pub nodes: &'static mut [NodeEntry],
+    /// Node slots: read through `node`, changed through `node_mut` (which
+    /// marks them dirty) or the cache-mark setters.
+    nodes: &'static mut [NodeEntry],
     /// Page slots.
     pub pages: &'static mut [PageEntry],
     node_index: Index<'static>,
     page_index: Index<'static>,
     free_nodes: SlotList,
     free_pages: SlotList,
-    /// Nodes changed since the last snapshot.
-    pub dirty_nodes: SlotList,
+    /// Nodes changed since the last snapshot (`node_mut` adds them).
+    dirty_nodes: SlotList,
     /// Pages changed since the last snapshot.
     pub dirty_pages: SlotList,
     /// The nodes of the checkpoint being written (the dirty list at the
-    /// snapshot).
-    pub snap_nodes: SlotList,
+    /// snapshot: `snapshot_nodes`).
+    snap_nodes: SlotList,
     /// The current flush generation (see `NodeEntry::mapped_gen`).
     flush_gen: u32,
     /// One past the highest node and page slots ever used (slots are
@@ -470,6 +471,73 @@ impl Objects {
     /// The frame of page slot `i`.
     pub fn frame(&self, i: u32) -> FrameNumber {
         FrameNumber(self.pages[i as usize].frame)
+    }
+
+    /// Node slot `i`, to read. (Changes go through `node_mut`, which marks
+    /// the node dirty for the next checkpoint, or through the setters
+    /// below of marks that are only the cache's, never the node's.)
+    #[inline(always)]
+    pub fn node_entry(&self, i: u32) -> &NodeEntry {
+        &self.nodes[i as usize]
+    }
+
+    /// Node slot `h`, if there is one: a key's hint may hold any value.
+    #[inline(always)]
+    pub fn node_entry_at(&self, h: u32) -> Option<&NodeEntry> {
+        self.nodes.get(h as usize)
+    }
+
+    /// Puts `key` back into slot `slot` of node `i` with a refreshed hint:
+    /// the same key, found faster next time. A hint is only a cache
+    /// (zeroed on disk), so the node is not dirtied.
+    #[inline(always)]
+    pub fn set_hint(&mut self, i: u32, slot: usize, key: Key) {
+        let k = &mut self.nodes[i as usize].keys[slot];
+        debug_assert!(
+            k.canonical() == key.canonical(),
+            "a hint write changed the key"
+        );
+        *k = key;
+    }
+
+    /// Marks node `i` as part of prepared context `mark - 1` (0: of none).
+    #[inline]
+    pub fn set_ctx(&mut self, i: u32, mark: u16) {
+        self.nodes[i as usize].ctx = mark;
+    }
+
+    /// Notes that node `i` was walked as a meter (`NodeEntry::meter`).
+    #[inline]
+    pub fn set_meter(&mut self, i: u32) {
+        self.nodes[i as usize].meter = true;
+    }
+
+    /// The dirty nodes become the snapshot's: each is clean from now on and
+    /// stays in the cache until the checkpoint commits (`insnap`); `f` sees
+    /// each, with its place in the snapshot, to encode it.
+    pub fn snapshot_nodes(&mut self, mut f: impl FnMut(usize, &NodeEntry)) {
+        core::mem::swap(&mut self.dirty_nodes, &mut self.snap_nodes);
+        for (n, &i) in self.snap_nodes.as_slice().iter().enumerate() {
+            let e = &mut self.nodes[i as usize];
+            e.dirty = false;
+            e.insnap = true;
+            f(n, e);
+        }
+    }
+
+    /// Nodes changed since the last snapshot.
+    #[inline]
+    pub fn dirty_node_count(&self) -> usize {
+        self.dirty_nodes.len()
+    }
+
+    /// The snapshot's nodes are on disk: each may be evicted again
+    /// (`NodeEntry::insnap`), and the list is empty for the next one.
+    pub fn snapshot_nodes_written(&mut self) {
+        for &i in self.snap_nodes.as_slice() {
+            self.nodes[i as usize].insnap = false;
+        }
+        self.snap_nodes.clear();
     }
 
     /// Node slot `i`, to change it: marks it dirty.

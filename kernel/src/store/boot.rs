@@ -206,7 +206,7 @@ fn restart(k: &mut Kernel, r: Root) -> Opened {
         };
         match domain::prepare(k, root) {
             Ok(ci) if domain::runnable(&k.ctxs[ci]) => {
-                if k.ctxs[ci].queue == domain::context::Queue::None {
+                if k.ctxs[ci].queue() == domain::context::Queue::None {
                     domain::ready_push(k, ci);
                 }
                 running += 1;

@@ -210,9 +210,9 @@ pub fn wake_journal(k: &mut crate::kernel::Kernel) {
 
 /// Readies every domain parked with `wake_at == what`.
 fn wake(k: &mut crate::kernel::Kernel, what: u64) {
-    let mut l = k.sleepers;
+    let mut l = k.queues.sleepers();
     while let Some(ci) = crate::domain::unlink(l) {
-        l = k.ctxs[ci].next;
+        l = k.ctxs[ci].next();
         if k.ctxs[ci].wake_at == what {
             crate::domain::dequeue(k, ci);
             crate::domain::ready_push(k, ci);
@@ -230,7 +230,7 @@ pub fn tick(k: &mut crate::kernel::Kernel) {
         k.store.due_ns = now + k.store.period_ms * 1_000_000;
         // Nothing changed, nothing to write (the kernel's state changes
         // only with the nodes of the domains that run).
-        if !k.objs.dirty_nodes.is_empty() || !k.objs.dirty_pages.is_empty() {
+        if k.objs.dirty_node_count() != 0 || !k.objs.dirty_pages.is_empty() {
             request_checkpoint(k);
         }
     } else if k.store.requested && k.store.w.is_idle() {

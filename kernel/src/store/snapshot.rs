@@ -54,7 +54,7 @@ pub fn take(k: &mut Kernel) -> Result<u64, NotStarted> {
     }
     // 3. Frames for the node records, the header and the directory, and
     //    for copies of pinned pages: all or nothing, before anything moves.
-    let nn = k.objs.dirty_nodes.len();
+    let nn = k.objs.dirty_node_count();
     let np = k.objs.dirty_pages.len();
     let layout = Layout::new(nn as u32, np as u32);
     let pinned = k
@@ -73,28 +73,25 @@ pub fn take(k: &mut Kernel) -> Result<u64, NotStarted> {
         k.store.w.frames[s] = f.0;
     }
     // 4. Nodes: encode each dirty node into its record now.
-    core::mem::swap(&mut k.objs.dirty_nodes, &mut k.objs.snap_nodes);
     let first_node_frame = 1 + layout.dir_blocks as usize;
-    for (n, &i) in k.objs.snap_nodes.as_slice().iter().enumerate() {
-        let e = &mut k.objs.nodes[i as usize];
-        e.dirty = false;
-        e.insnap = true;
+    let w = &mut k.store.w;
+    k.objs.snapshot_nodes(|n, e| {
         let img = NodeImage {
             oid: e.oid,
             version: e.version,
             calls: e.calls,
             keys: super::image_keys(&e.keys),
         };
-        k.store.w.node_ids[n] = super::writer::NodeId {
+        w.node_ids[n] = super::writer::NodeId {
             oid: e.oid,
             version: e.version,
         };
-        let f = FrameNumber(k.store.w.frames[first_node_frame + n / 8]);
+        let f = FrameNumber(w.frames[first_node_frame + n / 8]);
         phys::with_frame_mut(f, |b| {
             let at = (n % 8) * NODE_RECORD;
             node::encode(&img, &mut b[at..at + NODE_RECORD]);
         });
-    }
+    });
     // 5. Pages: listed, and copy-on-write from now on.
     for (j, &i) in k.objs.dirty_pages.as_slice().iter().enumerate() {
         let e = &mut k.objs.pages[i as usize];
@@ -157,7 +154,7 @@ fn write_kernel_state(k: &mut Kernel, generation: u64) -> bool {
     let running = (0..ctxs.len())
         .filter(|&ci| domain::runnable(&ctxs[ci]))
         .map(|ci| Entry {
-            oid: objs.nodes[ctxs[ci].root as usize].oid,
+            oid: objs.node_entry(ctxs[ci].root).oid,
             kind: Kind::Ready,
             aux: 0,
         });

@@ -696,10 +696,7 @@ fn committed(k: &mut Kernel) {
         }
     }
     k.objs.snap_len = 0;
-    for &i in k.objs.snap_nodes.as_slice() {
-        k.objs.nodes[i as usize].insnap = false;
-    }
-    k.objs.snap_nodes.clear();
+    k.objs.snapshot_nodes_written();
     super::checkpoint_committed(k);
     if k.store.trace {
         kprintln!("ckpt: migrating gen={}", k.store.w.generation);
