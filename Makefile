@@ -1,7 +1,7 @@
 # Stet — build, boot, test and benchmark.
 #
-#   make run          build everything and boot Stet in QEMU (Ctrl-A X quits) on the
-#                     persistent disk build/stet.disk; FRESH=1 starts a new one
+#   make run          build the user kernel and programs and boot Stet in QEMU (Ctrl-A X
+#                     quits) on the persistent disk build/stet.disk; FRESH=1 starts a new one
 #   make test         host unit tests + system tests in QEMU; last line "N passed, M failed"
 #   make test T=name  one system test (tests/system/<name>.toml)
 #   make bench        benchmarks under -icount: instructions per operation
@@ -36,18 +36,28 @@ HARNESS := target/release/stet-harness
 KERNEL_CARGO := CARGO_TARGET_X86_64_UNKNOWN_NONE_RUSTFLAGS="$(KERNEL_FLAGS)" cargo
 USER_CARGO := CARGO_TARGET_X86_64_UNKNOWN_NONE_RUSTFLAGS="$(USER_FLAGS)" cargo
 
-.PHONY: all deps kernel user unix rootfs harness run test bench lint doc fmt clean
+.PHONY: all deps kernel kernel-test user unix rootfs harness run test bench lint doc fmt clean
 
-all: kernel user unix rootfs harness
+all: kernel kernel-test user unix rootfs harness
 
 # Installs what a fresh Debian machine lacks (run as root).
 deps:
 	@bash tools/deps.sh
 
+# Two kernels: build/stet-kernel is what users boot (make run); the test
+# kernel, build/stet-kernel-test, adds the `testing` feature (self-tests,
+# benchmark measurements) and is booted only by tests and benchmarks whose
+# command line asks for them (docs/ARCHITECTURE.md, "Test-only code"). Each
+# has its own target directory, so neither build undoes the other's.
 kernel: deps
 	$(KERNEL_CARGO) build -p stet-kernel --target $(TARGET) --release --target-dir target/kernel
 	@mkdir -p $(BUILD)
 	@cp target/kernel/$(TARGET)/release/stet-kernel $(BUILD)/stet-kernel
+
+kernel-test: deps
+	$(KERNEL_CARGO) build -p stet-kernel --features testing --target $(TARGET) --release --target-dir target/kernel-test
+	@mkdir -p $(BUILD)
+	@cp target/kernel-test/$(TARGET)/release/stet-kernel $(BUILD)/stet-kernel-test
 
 user: deps
 	$(USER_CARGO) build $(USER_PACKAGES) --target $(TARGET) --release --target-dir target/user
@@ -93,7 +103,7 @@ rootfs: unix
 harness: deps
 	cargo build -p stet-harness --release
 
-run: all
+run: kernel user unix rootfs harness
 	$(HARNESS) run $(if $(filter-out 0,$(FRESH)),--fresh) $(if $(PROGRAMS_RUN),--programs $(PROGRAMS_RUN)) $(if $(APPEND),--append "$(APPEND)")
 
 ifeq ($(T),)
@@ -114,6 +124,7 @@ lint: deps
 	cargo fmt --all --check
 	cargo clippy --all-targets -- -D warnings
 	$(KERNEL_CARGO) clippy -p stet-kernel --target $(TARGET) --release --target-dir target/kernel -- -D warnings
+	$(KERNEL_CARGO) clippy -p stet-kernel --features testing --target $(TARGET) --release --target-dir target/kernel-test -- -D warnings
 	$(USER_CARGO) clippy $(USER_PACKAGES) -p stet-rt --target $(TARGET) --release --target-dir target/user -- -D warnings
 
 # The documentation as CI builds it: every rustdoc warning (a broken or
@@ -123,6 +134,7 @@ DOC_CARGO := RUSTDOCFLAGS="-D warnings"
 doc: deps
 	$(DOC_CARGO) cargo doc --no-deps
 	$(DOC_CARGO) $(KERNEL_CARGO) doc --no-deps -p stet-kernel --target $(TARGET) --release --target-dir target/kernel
+	$(DOC_CARGO) $(KERNEL_CARGO) doc --no-deps -p stet-kernel --features testing --target $(TARGET) --release --target-dir target/kernel-test
 	$(DOC_CARGO) $(USER_CARGO) doc --no-deps $(USER_PACKAGES) -p stet-rt --target $(TARGET) --release --target-dir target/user
 
 fmt:

@@ -8,7 +8,6 @@ use crate::obj::{Miss, Objects};
 use crate::store::Store;
 use stet_kconfig::Config;
 use stet_keys::Key;
-use stet_physmem::boot::BootAllocator;
 use stet_physmem::pool::FramePool;
 
 /// Longest domain name kept for reports.
@@ -34,8 +33,10 @@ pub struct Kernel {
     pub queues: RunQueues,
     /// Free physical frames (page objects and page tables).
     pub pool: FramePool<'static>,
-    /// The boot allocator, sealed: kept to show it refuses.
-    pub bootmem: Option<BootAllocator>,
+    /// The boot allocator, sealed: kept to show it refuses (the `alloc`
+    /// self-test, in the test kernel only).
+    #[cfg(feature = "testing")]
+    pub bootmem: Option<stet_physmem::boot::BootAllocator>,
     /// Timer interrupts taken.
     pub ticks: u64,
     /// Nanoseconds per tick.

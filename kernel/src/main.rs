@@ -15,6 +15,10 @@
 //!   `crates/storecheck` holds the store tests' workloads
 //! * the only unsafe code: `arch/x86_64/` (physical frames: `phys.rs`)
 //! * the second line of defence: `invariants.rs`
+//! * test-only code, compiled only with the `testing` feature (the test
+//!   kernel, build/stet-kernel-test): the self-tests `selftest.rs`,
+//!   `selftest/`, `arch/x86_64/selftest.rs`, and the store's benchmark
+//!   measurements `store/bench.rs` (`store/nobench.rs` stands in for it)
 //!
 //! The kernel follows the interrupt model: one kernel stack per CPU, every
 //! trap runs to completion with interrupts off and leaves by resuming some
@@ -37,6 +41,7 @@ mod memory;
 mod obj;
 mod panic;
 mod sched;
+#[cfg(feature = "testing")]
 mod selftest;
 mod store;
 mod trap;
@@ -61,6 +66,12 @@ fn kmain(mut p: Platform) -> Kernel {
             "boot: {} unrecognised command-line word(s) ignored",
             config.unknown
         );
+    }
+    // A user's kernel has no self-tests and no benchmark measurements: it
+    // says so rather than silently booting as if it had done them.
+    #[cfg(not(feature = "testing"))]
+    for w in config.testing_words() {
+        kprintln!("boot: {w} needs a kernel built with the testing feature; ignored");
     }
     // Every table is sized here, from the memory map, and never grows.
     let free = FramePool::frames_in(p.alloc.free_ranges());
@@ -141,6 +152,7 @@ fn kmain(mut p: Platform) -> Kernel {
         fpu_owner: None,
         queues: domain::RunQueues::default(),
         pool,
+        #[cfg(feature = "testing")]
         bootmem: Some(p.alloc),
         ticks: 0,
         tick_ns: 1_000_000_000 / config.hz as u64,
@@ -157,9 +169,10 @@ fn kmain(mut p: Platform) -> Kernel {
     }
 }
 
-/// Third part of boot, with the kernel installed: self-tests, the big bang,
-/// the first schedule.
+/// Third part of boot, with the kernel installed: self-tests (in the test
+/// kernel), the big bang, the first schedule.
 fn start(k: &mut Kernel) -> ! {
+    #[cfg(feature = "testing")]
     if let Some(t) = k.config.selftest {
         selftest::run(k, t);
     }

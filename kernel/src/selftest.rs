@@ -1,7 +1,8 @@
 //! Kernel self-tests chosen with `selftest=` on the command line. Most
 //! prove a protection works by tripping it; `disk` and `diskread` exercise
 //! the disk driver (`disk.rs`). The system tests check the report and the
-//! exit status.
+//! exit status. Only the test kernel (the `testing` feature) has them; the
+//! kernel users boot reports `selftest=` and ignores it (`main.rs`).
 
 mod disk;
 

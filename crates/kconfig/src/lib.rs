@@ -1,7 +1,10 @@
 //! The kernel command line (`-append` under QEMU, the GRUB `multiboot2`
 //! line on real machines), parsed into a [`Config`].
 //!
-//! Words are separated by spaces. Recognised words:
+//! Words are separated by spaces. Recognised words (those marked *testing*
+//! only a kernel built with the `testing` feature carries out; any other
+//! kernel says so on the console and ignores them: see
+//! [`Config::testing_words`]):
 //!
 //! | word | meaning |
 //! |---|---|
@@ -10,15 +13,17 @@
 //! | `ckpt_ms=N` | period of checkpoints in milliseconds, 0 = only on demand (default 5000; a restarted store keeps the period it had) |
 //! | `ckpt_trace` | print each checkpoint's phases on the console (tests) |
 //! | `ckpt_halt=N` | stop the machine (spin, interrupts off) right after the commit root of the N-th checkpoint of this boot is written, before any flush or migration: the disk then holds a committed, unmigrated checkpoint, as a power cut at that moment would leave it (corruption tests) |
-//! | `bench_restart=N` | a restart prints `BENCH name=restart_resume_<N>mib instructions=…` when it resumes the first domain (N: the MiB of state the benchmark stored, 1..=65536; benchmarks) |
-//! | `bench_raw` | allow the checkpoint key's `RAW_WRITE` order, a raw write over the free checkpoint log (benchmarks) |
+//! | `bench_restart=N` | *testing*: a restart prints `BENCH name=restart_resume_<N>mib instructions=…` when it resumes the first domain (N: the MiB of state the benchmark stored, 1..=65536; benchmarks) |
+//! | `bench_raw` | *testing*: allow the checkpoint key's `RAW_WRITE` order, a raw write over the free checkpoint log (benchmarks) |
 //! | `invariants` | check the kernel's invariants before every return to user mode (tests) |
 //! | `idle_dump` | when nothing can run, print every prepared domain's state (finding deadlocks) |
-//! | `selftest=NAME` | run a kernel self-test instead of the normal boot: `kfault` (a deliberate kernel page fault), `smep` (kernel jumps into a user page), `smap` (kernel reads a user page), `hang` (spin forever, interrupts off), `alloc` (try to allocate after sealing), `overflow` (overflow the kernel stack), `disk` (write, flush and read back patterns on the virtio-blk disk), `diskread` (only read back and check what `disk` wrote, e.g. on a second boot) |
+//! | `selftest=NAME` | *testing*: run a kernel self-test instead of the normal boot: `kfault` (a deliberate kernel page fault), `smep` (kernel jumps into a user page), `smap` (kernel reads a user page), `hang` (spin forever, interrupts off), `alloc` (try to allocate after sealing), `overflow` (overflow the kernel stack), `disk` (write, flush and read back patterns on the virtio-blk disk), `diskread` (only read back and check what `disk` wrote, e.g. on a second boot) |
 //!
 //! Unknown words are reported back, not fatal: a typo must not stop a boot.
 #![cfg_attr(not(test), no_std)]
 #![deny(unsafe_code)]
+
+use core::fmt;
 
 /// Default timer rate.
 pub const DEFAULT_HZ: u32 = 100;
@@ -47,6 +52,62 @@ pub enum SelfTest {
     /// Only read back and check the patterns `Disk` wrote (a second boot on
     /// the same disk image).
     DiskRead,
+}
+
+impl SelfTest {
+    /// Every self-test.
+    pub const ALL: [SelfTest; 8] = [
+        SelfTest::KernelFault,
+        SelfTest::Smep,
+        SelfTest::Smap,
+        SelfTest::Hang,
+        SelfTest::LateAlloc,
+        SelfTest::StackOverflow,
+        SelfTest::Disk,
+        SelfTest::DiskRead,
+    ];
+
+    /// Its name on the command line (`selftest=NAME`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SelfTest::KernelFault => "kfault",
+            SelfTest::Smep => "smep",
+            SelfTest::Smap => "smap",
+            SelfTest::Hang => "hang",
+            SelfTest::LateAlloc => "alloc",
+            SelfTest::StackOverflow => "overflow",
+            SelfTest::Disk => "disk",
+            SelfTest::DiskRead => "diskread",
+        }
+    }
+
+    /// The self-test called `name` on the command line.
+    pub fn from_name(name: &str) -> Option<SelfTest> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
+    }
+}
+
+/// A word only a kernel built with the `testing` feature carries out (the
+/// self-tests and the benchmarks' measurements, which a user's kernel does
+/// not contain). Displayed as it is written on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TestingWord {
+    /// `selftest=NAME`.
+    SelfTest(SelfTest),
+    /// `bench_restart=N`.
+    BenchRestart(u32),
+    /// `bench_raw`.
+    BenchRaw,
+}
+
+impl fmt::Display for TestingWord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TestingWord::SelfTest(t) => write!(f, "selftest={}", t.name()),
+            TestingWord::BenchRestart(n) => write!(f, "bench_restart={n}"),
+            TestingWord::BenchRaw => f.write_str("bench_raw"),
+        }
+    }
 }
 
 /// The parsed command line.
@@ -91,6 +152,21 @@ impl Default for Config {
             bench_raw: false,
             unknown: 0,
         }
+    }
+}
+
+impl Config {
+    /// The words of this command line that only a testing kernel carries
+    /// out. A kernel without the `testing` feature reports each and
+    /// ignores it; the harness boots the testing kernel when there are any.
+    pub fn testing_words(&self) -> impl Iterator<Item = TestingWord> {
+        [
+            self.selftest.map(TestingWord::SelfTest),
+            (self.bench_restart != 0).then_some(TestingWord::BenchRestart(self.bench_restart)),
+            self.bench_raw.then_some(TestingWord::BenchRaw),
+        ]
+        .into_iter()
+        .flatten()
     }
 }
 
@@ -152,17 +228,7 @@ pub fn parse(line: &str) -> Config {
                 true
             }
             ("selftest", Some(v)) => {
-                c.selftest = match v {
-                    "kfault" => Some(SelfTest::KernelFault),
-                    "smep" => Some(SelfTest::Smep),
-                    "smap" => Some(SelfTest::Smap),
-                    "hang" => Some(SelfTest::Hang),
-                    "alloc" => Some(SelfTest::LateAlloc),
-                    "overflow" => Some(SelfTest::StackOverflow),
-                    "disk" => Some(SelfTest::Disk),
-                    "diskread" => Some(SelfTest::DiskRead),
-                    _ => None,
-                };
+                c.selftest = SelfTest::from_name(v);
                 c.selftest.is_some()
             }
             _ => false,
@@ -230,6 +296,29 @@ mod tests {
         assert_eq!(c.selftest, None);
         assert!(!c.exit_on_idle);
         assert_eq!(c.unknown, 5);
+    }
+
+    #[test]
+    fn testing_words_are_listed_as_written() {
+        let words = |line: &str| {
+            parse(line)
+                .testing_words()
+                .map(|w| w.to_string())
+                .collect::<Vec<_>>()
+        };
+        assert!(words("exit_on_idle invariants ckpt_halt=3 ckpt_trace").is_empty());
+        assert_eq!(
+            words("bench_raw selftest=diskread bench_restart=64"),
+            ["selftest=diskread", "bench_restart=64", "bench_raw"]
+        );
+        for t in SelfTest::ALL {
+            let name = t.name();
+            assert_eq!(SelfTest::from_name(name), Some(t));
+            assert_eq!(
+                words(&format!("selftest={name}")),
+                [format!("selftest={name}")]
+            );
+        }
     }
 
     proptest! {

@@ -1,6 +1,7 @@
 //! The checkpoint key: take a checkpoint (and wait for it to commit), read
 //! statistics, set the period, wait for a restart; for benchmarks, wait
-//! until the writer is idle and time a raw write (`store::bench`). Waiting is the Fluke
+//! until the writer is idle (`store::idle`) and time a raw write
+//! (`store::bench`, the test kernel's only). Waiting is the Fluke
 //! way: the invoker is parked with its `rip` back on the `syscall` and the
 //! generation it waits for written into its first data word, so after a
 //! wake-up — or after a restart from any checkpoint — it simply asks
@@ -48,7 +49,7 @@ pub fn order(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
                 return park(k, ci, target, WAKE_ON_RESTART);
             }
         }
-        o::WAIT_IDLE => return store::bench::wait_idle(k, ci, r),
+        o::WAIT_IDLE => return store::idle::wait(k, ci, r),
         o::RAW_WRITE => return store::bench::raw_write(k, ci, m, r),
         _ => r.fail(code::NO_SUCH_ORDER),
     }

@@ -1,6 +1,7 @@
 //! Benchmark measurements of the store (issue #4; `make bench` runs them,
 //! docs/STORE.md "Benchmarks" says what each row means). Both are off
-//! unless the kernel command line asks for them.
+//! unless the kernel command line asks for them, and only the test kernel
+//! (the `testing` feature) has them: a user's kernel has `nobench.rs`.
 //!
 //! * `bench_restart=N`: after a restart, the TSC ticks from the kernel's
 //!   first instruction (`arch::cpu::boot_tsc`) to the moment the scheduler
@@ -14,9 +15,9 @@
 //!   writer's throughput with the disk's. It runs only while the writer is
 //!   idle, and no checkpoint starts until it has finished.
 
+use super::idle;
 use crate::arch::virtio_blk::Op;
 use crate::arch::{cpu, phys};
-use crate::domain;
 use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
 use crate::kobj::{After, Reply};
@@ -29,10 +30,6 @@ use stet_physmem::pool::FrameNumber;
 pub const TAG: u64 = 2 << 32;
 /// Most frames in one raw request (the disk may allow fewer).
 const MAX_FRAMES: usize = 256;
-/// `wake_at` of a domain waiting for the writer to be idle or for its raw
-/// write (below `WAKE_ON_COMMIT`: the system does not count as idle while
-/// one waits).
-pub const WAKE_ON_IDLE: u64 = u64::MAX - 3;
 
 /// Whether the restart measurement waits for the first domain to run.
 static ARMED: AtomicBool = AtomicBool::new(false);
@@ -154,39 +151,6 @@ pub fn busy(k: &Kernel) -> bool {
     matches!(k.store.bench.phase, Phase::Writing | Phase::Flushing)
 }
 
-/// Whether the checkpoint writer is idle and no checkpoint is asked for.
-pub fn writer_idle(k: &Kernel) -> bool {
-    k.store.w.is_idle() && !k.store.requested && !busy(k)
-}
-
-/// The writer went idle, or a raw write ended: waiters ask again.
-pub fn wake_idle(k: &mut Kernel) {
-    super::wake(k, WAKE_ON_IDLE);
-}
-
-/// Parks `ci` to re-execute its invocation with data words `w0`, `w1`.
-fn park(k: &mut Kernel, ci: usize, w0: u64, w1: u64) -> After {
-    let c = &mut k.ctxs[ci];
-    c.frame.rsi = w0;
-    c.frame.rdx = w1;
-    c.frame.rip -= 2;
-    domain::sleep(k, ci, WAKE_ON_IDLE);
-    k.current = None;
-    After::Parked
-}
-
-/// The checkpoint key's `WAIT_IDLE`.
-pub fn wait_idle(k: &mut Kernel, ci: usize, r: &mut Reply) -> After {
-    if !k.store.persistent() {
-        r.fail(code::IO_ERROR);
-        return After::Continue;
-    }
-    if writer_idle(k) {
-        return After::Continue;
-    }
-    park(k, ci, 0, 0)
-}
-
 /// The checkpoint key's `RAW_WRITE`: `w0` blocks (0: the last
 /// checkpoint's extent), `w1` 0, or the token of the invoker's run when
 /// it re-executes.
@@ -210,14 +174,14 @@ pub fn raw_write(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
         match raw.phase {
             Phase::Done => r.w = [raw.ticks, raw.blocks, 0, 0],
             Phase::Failed => r.fail(code::IO_ERROR),
-            _ => return park(k, ci, want, token),
+            _ => return idle::park(k, ci, want, token),
         }
         raw.phase = Phase::Idle;
         raw.id = 0;
         return After::Continue;
     }
-    if k.store.bench.phase != Phase::Idle || !writer_idle(k) {
-        return park(k, ci, want, 0);
+    if k.store.bench.phase != Phase::Idle || !idle::writer_idle(k) {
+        return idle::park(k, ci, want, 0);
     }
     let blocks = if want == 0 {
         k.store.root.ckpt_blocks
@@ -255,7 +219,7 @@ pub fn raw_write(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
     let id = raw.id;
     raw.t0 = cpu::rdtsc();
     issue(k);
-    park(k, ci, want, id)
+    idle::park(k, ci, want, id)
 }
 
 /// Disk request slots free now, less those promised to others.
@@ -356,7 +320,7 @@ fn end(k: &mut Kernel, phase: Phase) {
     }
     k.store.bench.per = 0;
     k.store.bench.phase = phase;
-    wake_idle(k);
+    idle::wake(k);
     if k.store.requested {
         super::request_checkpoint(k);
     }

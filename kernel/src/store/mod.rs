@@ -12,9 +12,16 @@
 //!   big bang, then checkpoint 1); otherwise the newest valid root is
 //!   restarted from.
 //! * `memory` keeps the cache from running dry.
+//! * `idle` is the checkpoint key's `WAIT_IDLE`; `bench` the benchmarks'
+//!   measurements (restart time, raw writes), only in the test kernel (the
+//!   `testing` feature; a user's kernel has `nobench.rs` in its place).
 
+// The benchmark measurements are the test kernel's only (the `testing`
+// feature); a user's kernel gets the same names doing nothing.
+#[cfg_attr(not(feature = "testing"), path = "nobench.rs")]
 pub mod bench;
 pub mod boot;
+pub mod idle;
 pub mod install;
 pub mod journal;
 pub mod memory;
@@ -102,7 +109,8 @@ pub struct Store {
     /// Disk request slots promised to requests not yet submitted (writes
     /// that follow reads, the journal's flush).
     pub reserved: usize,
-    /// The raw-write benchmark (`bench::raw_write`).
+    /// The raw-write benchmark (`bench::raw_write`; the test kernel's only).
+    #[cfg(feature = "testing")]
     pub bench: bench::Raw,
 }
 
@@ -132,6 +140,7 @@ impl Store {
             reserved: 0,
             commits_this_boot: 0,
             pressure_mark: 0,
+            #[cfg(feature = "testing")]
             bench: bench::Raw::new(),
         }
     }
@@ -199,7 +208,7 @@ pub fn checkpoint_migrated(k: &mut crate::kernel::Kernel) {
     if k.store.requested {
         request_checkpoint(k);
     }
-    bench::wake_idle(k);
+    idle::wake(k);
 }
 
 /// A journal record became durable (or failed): its invoker, and everyone

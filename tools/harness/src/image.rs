@@ -27,14 +27,14 @@ pub fn build(layout: &Layout, spec: &stet_mkimage::Spec, out: &Path) -> Result<S
     Ok(summary)
 }
 
-/// Builds `build/images/<name>.iso`: a GRUB CD that loads the kernel through
+/// Builds `build/images/<name>.iso`: a GRUB CD that loads `kernel` through
 /// Multiboot2 with the test's boot image as its module, as GRUB would on a
 /// real machine.
-pub fn grub_iso(layout: &Layout, name: &str, cmdline: &str) -> Result<()> {
+pub fn grub_iso(layout: &Layout, name: &str, kernel: &Path, cmdline: &str) -> Result<()> {
     let dir = layout.root.join(format!("build/images/{name}.grub"));
     let boot = dir.join("boot");
     fs::create_dir_all(boot.join("grub")).with_context(|| format!("creating {}", dir.display()))?;
-    fs::copy(layout.kernel(), boot.join("stet-kernel")).context("copying the kernel")?;
+    fs::copy(kernel, boot.join("stet-kernel")).context("copying the kernel")?;
     fs::copy(layout.image(name), boot.join("programs.img")).context("copying the boot image")?;
     let cfg = format!(
         "set timeout=0\nset default=0\nmenuentry \"Stet\" {{\n  multiboot2 /boot/stet-kernel {cmdline}\n  module2 /boot/programs.img\n  boot\n}}\n"

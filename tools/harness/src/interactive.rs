@@ -19,7 +19,9 @@ const NAME: &str = "run";
 /// gives `disk`).
 pub const DISK_SIZE: &str = "256M";
 
-/// The QEMU configuration for an interactive run on `disk`.
+/// The QEMU configuration for an interactive run on `disk`: always the
+/// kernel users boot (a test-only word in `append` is reported and ignored
+/// by it).
 pub fn config(layout: &Layout, append: &str, disk: &Path) -> qemu::Config {
     // The richest CPU QEMU's TCG offers, so the kernel shows SMEP, SMAP
     // and XSAVE in use.

@@ -32,9 +32,18 @@ impl Layout {
         }
     }
 
-    /// The kernel ELF.
+    /// The kernel ELF users boot (`make run`).
     pub fn kernel(&self) -> PathBuf {
         self.root.join("build/stet-kernel")
+    }
+
+    /// The kernel ELF of `kind`: the user kernel, or the test kernel (the
+    /// `testing` feature, for self-tests and benchmark measurements).
+    pub fn kernel_of(&self, kind: crate::spec::KernelKind) -> PathBuf {
+        match kind {
+            crate::spec::KernelKind::User => self.kernel(),
+            crate::spec::KernelKind::Testing => self.root.join("build/stet-kernel-test"),
+        }
     }
 
     /// The ELF of user program `name`.
@@ -138,6 +147,14 @@ mod tests {
     fn explicit_root_wins() {
         let layout = Layout::find(Some("/r".into()), Path::new("/")).unwrap();
         assert_eq!(layout.kernel(), Path::new("/r/build/stet-kernel"));
+        assert_eq!(
+            layout.kernel_of(crate::spec::KernelKind::User),
+            Path::new("/r/build/stet-kernel")
+        );
+        assert_eq!(
+            layout.kernel_of(crate::spec::KernelKind::Testing),
+            Path::new("/r/build/stet-kernel-test")
+        );
         assert_eq!(
             layout.boot_log("t", "3"),
             Path::new("/r/build/logs/t.3.log")

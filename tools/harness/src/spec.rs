@@ -32,6 +32,17 @@ pub enum BootMethod {
     Grub,
 }
 
+/// Which kernel a run boots (docs/ARCHITECTURE.md, "Test-only code").
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum KernelKind {
+    /// The kernel users boot (`build/stet-kernel`, what `make run` boots).
+    User,
+    /// The test kernel (`build/stet-kernel-test`, the `testing` feature):
+    /// the user kernel plus the self-tests and the benchmark measurements.
+    Testing,
+}
+
 /// One system test, as written in its TOML file.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
@@ -58,6 +69,11 @@ pub struct Spec {
     /// The kernel command line.
     #[serde(default)]
     pub cmdline: String,
+    /// The kernel to boot (`"user"`, `"testing"`); default: see
+    /// [`Spec::kernel`]. Only a test of what the user kernel does with a
+    /// test-only word needs to say.
+    #[serde(default)]
+    pub kernel: Option<KernelKind>,
     /// Extra QEMU arguments.
     #[serde(default)]
     pub qemu_args: Vec<String>,
@@ -160,6 +176,29 @@ impl Spec {
         spec
     }
 
+    /// The kernel this spec boots: `kernel` if it says, else the test
+    /// kernel if one of its command lines (its own, its `[[boot]]` steps')
+    /// has a word only the test kernel carries out (`selftest=`,
+    /// `bench_restart=`, `bench_raw`: `stet_kconfig::Config::testing_words`),
+    /// else the kernel users boot. So every test of the normal boot tests
+    /// what users run.
+    pub fn kernel(&self) -> KernelKind {
+        if let Some(k) = self.kernel {
+            return k;
+        }
+        let steps = match &self.boot {
+            crate::crash_spec::Boot::Steps(steps) => steps.as_slice(),
+            crate::crash_spec::Boot::Method(_) => &[],
+        };
+        let mut lines =
+            std::iter::once(&self.cmdline).chain(steps.iter().filter_map(|s| s.cmdline.as_ref()));
+        if lines.any(|l| stet_kconfig::parse(l).testing_words().next().is_some()) {
+            KernelKind::Testing
+        } else {
+            KernelKind::User
+        }
+    }
+
     /// Reads and parses the spec at `path`.
     pub fn load(path: &Path) -> Result<Self> {
         let text =
@@ -231,6 +270,33 @@ mod tests {
         assert_eq!(spec.cmdline, "");
         assert!(spec.expect.is_empty() && spec.forbid.is_empty());
         assert!(spec.domain.is_empty() && spec.meter.is_empty());
+        assert_eq!(spec.kernel(), KernelKind::User);
+    }
+
+    #[test]
+    fn test_only_words_choose_the_test_kernel() {
+        let kernel = |text: &str| Spec::parse(text).unwrap().kernel();
+        let plain = "programs = []\ncmdline = 'exit_on_idle invariants ckpt_halt=2'\n";
+        assert_eq!(kernel(plain), KernelKind::User);
+        for word in ["selftest=disk", "bench_restart=64", "bench_raw"] {
+            let text = format!("programs = []\ncmdline = 'exit_on_idle {word}'\n");
+            assert_eq!(kernel(&text), KernelKind::Testing, "{word}");
+            // A step's command line counts too.
+            let step =
+                format!("programs = []\ndisk = '64M'\n[[boot]]\n[[boot]]\ncmdline = '{word}'\n");
+            assert_eq!(kernel(&step), KernelKind::Testing, "{word}");
+        }
+        // A misspelt word asks for nothing (the kernel reports it unknown).
+        assert_eq!(
+            kernel("programs = []\ncmdline = 'selftest=nope'\n"),
+            KernelKind::User
+        );
+        // The spec may say.
+        let user = "programs = []\nkernel = 'user'\ncmdline = 'selftest=kfault'\n";
+        assert_eq!(kernel(user), KernelKind::User);
+        let testing = "programs = []\nkernel = 'testing'\n";
+        assert_eq!(kernel(testing), KernelKind::Testing);
+        assert!(Spec::parse("programs = []\nkernel = 'test'\n").is_err());
     }
 
     #[test]
@@ -406,6 +472,10 @@ mod tests {
         {
             Spec::load(&t).unwrap_or_else(|e| panic!("{e:#}"));
         }
+        // `make run` boots the user kernel: what it boots must not need
+        // the test kernel.
+        let run = Spec::load(&layout.run_spec()).unwrap();
+        assert_eq!(run.kernel(), KernelKind::User);
     }
 
     #[test]

@@ -82,7 +82,7 @@ pub fn config_with_disk(
     disk: Vec<String>,
 ) -> qemu::Config {
     qemu::Config {
-        kernel: layout.kernel(),
+        kernel: layout.kernel_of(spec.kernel()),
         image: layout.image(name),
         cmdline: spec.cmdline.clone(),
         mem: spec.mem.clone(),
@@ -114,7 +114,7 @@ pub fn run_one(layout: &Layout, test: &TestFile) -> TestResult {
         Ok(m) => m,
         Err(e) => return TestResult::setup_failure(name, format!("spec error: {e}")),
     };
-    let kernel = layout.kernel();
+    let kernel = layout.kernel_of(spec.kernel());
     if !kernel.is_file() {
         let reason = format!(
             "setup error: missing kernel {} (run make?)",
@@ -126,7 +126,7 @@ pub fn run_one(layout: &Layout, test: &TestFile) -> TestResult {
         return TestResult::setup_failure(name, format!("setup error: {e:#}"));
     }
     if spec.boot.method() == BootMethod::Grub {
-        if let Err(e) = image::grub_iso(layout, name, &spec.cmdline) {
+        if let Err(e) = image::grub_iso(layout, name, &kernel, &spec.cmdline) {
             return TestResult::setup_failure(name, format!("setup error: {e:#}"));
         }
     }

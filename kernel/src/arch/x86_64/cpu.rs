@@ -182,7 +182,8 @@ pub fn set_boot_tsc(tsc: u64) {
 }
 
 /// The time-stamp counter at the kernel's first instruction (`boot.rs`
-/// reads it before anything else).
+/// reads it before anything else); the restart benchmark's start.
+#[cfg(feature = "testing")]
 pub fn boot_tsc() -> u64 {
     BOOT_TSC.load(Ordering::Relaxed)
 }

@@ -24,6 +24,7 @@ pub mod phys;
 pub mod pic;
 pub mod qemu;
 pub mod scratch;
+#[cfg(feature = "testing")]
 pub mod selftest;
 pub mod serial;
 pub mod start;

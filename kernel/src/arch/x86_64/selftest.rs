@@ -1,6 +1,7 @@
 //! Deliberate misbehaviour for the kernel self-tests (`selftest=` on the
 //! command line). Each function must fault; the fault report and QEMU's
-//! exit status are what the system tests check.
+//! exit status are what the system tests check. The test kernel's only
+//! (the `testing` feature).
 
 use super::paging::{UserPerm, UserRoot};
 use stet_physmem::pool::FramePool;

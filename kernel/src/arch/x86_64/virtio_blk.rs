@@ -50,7 +50,8 @@ pub fn interrupt() {
     apic::eoi();
 }
 
-/// Disk interrupts taken since boot.
+/// Disk interrupts taken since boot (the disk self-test's).
+#[cfg(feature = "testing")]
 pub fn interrupts() -> u64 {
     INTERRUPTS.load(Ordering::Relaxed)
 }
@@ -183,6 +184,7 @@ impl Device for Ring {
 /// The kernel's disk: one virtio-blk device and its request queue.
 pub struct Disk {
     q: BlkQueue<Ring>,
+    #[cfg(feature = "testing")]
     msix: bool,
 }
 
@@ -243,7 +245,12 @@ impl Disk {
     pub fn flush_sync(&mut self) -> Result<(), IoError> {
         self.q.flush_sync()
     }
+}
 
+/// What the disk self-test and the benchmarks read (the test kernel's
+/// only: the `testing` feature).
+#[cfg(feature = "testing")]
+impl Disk {
     /// Whether completions raise [`DISK_VECTOR`] (else only polling finds them).
     pub fn has_interrupts(&self) -> bool {
         self.msix
@@ -463,7 +470,11 @@ fn setup(f: pci::Function, alloc: &mut BootAllocator) -> Result<Disk, &'static s
         g.slots - 1,
         if msix { "msi-x" } else { "polled (no msi-x)" }
     );
-    Ok(Disk { q, msix })
+    Ok(Disk {
+        q,
+        #[cfg(feature = "testing")]
+        msix,
+    })
 }
 
 /// Points MSI-X entry 0 at this CPU with `DISK_VECTOR`, enables MSI-X and
