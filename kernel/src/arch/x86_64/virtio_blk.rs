@@ -120,7 +120,7 @@ pub struct Ring {
     /// TSC at the last doorbell or spin.
     spin_last: u64,
     /// TSC ticks spent spinning for synchronous requests: from the
-    /// doorbell to the last spin of each (see [`Disk::spun`]).
+    /// doorbell to the last spin of each (the testing kernel reads it: `Disk::spun`).
     spun: u64,
 }
 
