@@ -56,7 +56,7 @@ pub(crate) fn carried() -> bool {
     CLAIM.load(Ordering::Relaxed) == Use::Carry as u8
 }
 
-/// The heap as shared words: proof that [`claim`] made it so.
+/// The heap as shared words: proof that `claim` made it so ([`Heap::claim`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Heap(());
 
