@@ -17,7 +17,7 @@ use crate::kernel::Kernel;
 use crate::{kprintln, sched};
 use stet_abi::domain::{meter, root, state, REGS_SIZE};
 use stet_abi::fault::code;
-use stet_abi::invoke::source;
+use stet_abi::invoke::Source;
 use stet_keys::{resume_kind, Key, KeyType};
 use stet_segment::{Access, Invalid};
 
@@ -90,7 +90,7 @@ fn to_keeper(
     } else {
         Str::None
     };
-    let info = keeper.info() as u64 | source::START << 8;
+    let info = keeper.info() as u64 | Source::Start.bits();
     deliver(
         k,
         t,

@@ -13,6 +13,9 @@ pub mod order;
 pub mod service;
 
 #[cfg(test)]
+extern crate std;
+
+#[cfg(test)]
 mod tests;
 
 /// Longest message string in bytes.

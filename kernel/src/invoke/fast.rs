@@ -20,39 +20,32 @@ use crate::domain::context::Context;
 use crate::domain::{self, unlink};
 use crate::kernel::Kernel;
 use crate::sched;
-use stet_abi::code;
+use stet_abi::code::Code;
 use stet_abi::domain::{answers, root as dom_root, state, REGS_SIZE};
 use stet_abi::fault::{code as fault_code, RESUME_SYSCALL};
-use stet_abi::invoke::{fast, source};
+use stet_abi::invoke::{fast, Kind, Source};
 use stet_keys::{resume_kind, Key, KeyType, CALL_COUNT_MASK};
-
-/// Kind codes of the control word.
-const CALL: u64 = 0;
-const RETURN: u64 = 1;
-
-/// Receive-key slots (not the resume slot) of a control word.
-const RECV_KEYS: u64 = 0xffff << 24;
 
 /// Takes a fast path if one applies (never returns then).
 #[inline(always)]
 pub fn try_fast(k: &mut Kernel, ci: usize) {
     let ctl = k.ctxs[ci].frame.rax;
-    if ctl & stet_abi::invoke::RESERVED != 0 {
+    if fast::malformed(ctl) {
         return;
     }
     if !fast::words_only(ctl) {
         // A node SWAP sends a key.
-        if ctl & NODE_CALL_MASK == 0 && fast::kind(ctl) == CALL {
+        if fast::first_keys_only(ctl) && fast::kind_is(ctl, Kind::Call) {
             node_call(k, ci, ctl);
         }
         return;
     }
     let slot = fast::slot(ctl);
-    let kind = fast::kind(ctl);
+    let call = fast::kind_is(ctl, Kind::Call);
     if slot == 0 {
-        if kind == CALL {
+        if call {
             let f = &mut k.ctxs[ci].frame;
-            kernel_answer(f, code::VOID);
+            kernel_answer(f, Code::Void);
             // Same domain, same address space, same FPU: straight out.
             if !k.config.invariants {
                 crate::arch::entry::enter_user(f)
@@ -71,17 +64,13 @@ pub fn try_fast(k: &mut Kernel, ci: usize) {
             k.objs.set_hint(general as u32, slot, key);
         }
     }
-    match (key.key_type(), kind) {
-        (KeyType::Start, CALL) => fast_call(k, ci, key),
-        (KeyType::Resume, RETURN) => fast_return(k, ci, key),
-        (KeyType::Node, CALL) if ctl & NODE_CALL_MASK == 0 => node_call(k, ci, ctl),
+    match key.key_type() {
+        KeyType::Start if call => fast_call(k, ci, key),
+        KeyType::Resume if fast::kind_is(ctl, Kind::Return) => fast_return(k, ci, key),
+        KeyType::Node if call && fast::first_keys_only(ctl) => node_call(k, ci, ctl),
         _ => {}
     }
 }
-
-/// The control-word fields a fast node call leaves zero: keys sent but the
-/// first, keys received but the first, the resume slot, the string.
-const NODE_CALL_MASK: u64 = 0xfff << 12 | 0xfff << 28 | 0xf << 40 | 0x1fff << 48;
 
 /// A call on a node key with order `FETCH` (`w0` slot → key 0) or `SWAP`
 /// (`w0` slot, key 0 → the old key 0), no string, at most one key each
@@ -97,7 +86,7 @@ fn node_call(k: &mut Kernel, ci: usize, ctl: u64) {
         o::SWAP => true,
         _ => return,
     };
-    let (send, recv) = ((ctl >> 8) & 15, (ctl >> 24) & 15);
+    let (send, recv) = (fast::send_slot(ctl, 0), fast::recv_slot(ctl, 0));
     if s >= crate::obj::SLOTS as u64 || (!swap && send != 0) {
         return;
     }
@@ -125,7 +114,7 @@ fn node_call(k: &mut Kernel, ci: usize, ctl: u64) {
         let new = if send == 0 {
             Key::VOID
         } else {
-            k.objs.node_entry(general as u32).keys[send as usize].canonical()
+            k.objs.node_entry(general as u32).keys[send].canonical()
         };
         crate::kobj::node::write(k, i, |k| crate::kobj::node::set_slot(k, i, s as usize, new));
         old
@@ -135,18 +124,18 @@ fn node_call(k: &mut Kernel, ci: usize, ctl: u64) {
         old
     };
     if recv != 0 {
-        crate::kobj::node::set_slot(k, general as u32, recv as usize, got);
+        crate::kobj::node::set_slot(k, general as u32, recv, got);
     }
-    kernel_answer(&mut k.ctxs[ci].frame, code::OK);
+    kernel_answer(&mut k.ctxs[ci].frame, Code::Ok);
     sched::run(k, ci)
 }
 
 /// The kernel's answer `code` in an invoker's registers: no words, no
 /// string.
 #[inline(always)]
-fn kernel_answer(f: &mut TrapFrame, code: u64) {
-    f.rax = source::KERNEL << 8;
-    f.rdi = code;
+fn kernel_answer(f: &mut TrapFrame, code: Code) {
+    f.rax = Source::Kernel.bits();
+    f.rdi = code as u64;
     f.rsi = 0;
     f.rdx = 0;
     f.r10 = 0;
@@ -191,7 +180,7 @@ fn fast_call(k: &mut Kernel, ci: usize, key: Key) {
         || tc.state != state::AVAILABLE as u8
         || tc.flags & state::STOPPED != 0
         || tc.reserved() != 0
-        || tc.frame.rax & RECV_KEYS != 0
+        || fast::receives_keys(tc.frame.rax)
     {
         return;
     }
@@ -215,7 +204,7 @@ fn fast_call(k: &mut Kernel, ci: usize, key: Key) {
     copy_words(
         &me.frame,
         &mut tc.frame,
-        key.info() as u64 | source::START << 8,
+        key.info() as u64 | Source::Start.bits(),
     );
     sched::switch_fast(k, t)
 }
@@ -259,12 +248,12 @@ fn fast_return(k: &mut Kernel, ci: usize, key: Key) {
     let Some((t, me, tc)) = waiting(k, ci, key, count, 0) else {
         return;
     };
-    if tc.frame.rax & RECV_KEYS != 0 {
+    if fast::receives_keys(tc.frame.rax) {
         return;
     }
     tc.state = state::RUNNING as u8;
     me.state = state::AVAILABLE as u8;
-    copy_words(&me.frame, &mut tc.frame, source::RESUME << 8);
+    copy_words(&me.frame, &mut tc.frame, Source::Resume.bits());
     if me.stalled() != 0 {
         domain::wake_stalled(k, ci);
     }
@@ -337,7 +326,7 @@ pub fn try_syscall_fault(k: &mut Kernel, ci: usize) {
         || tc.state != state::AVAILABLE as u8
         || tc.flags & state::STOPPED != 0
         || tc.reserved() != 0
-        || tc.frame.rax & RECV_KEYS != 0
+        || fast::receives_keys(tc.frame.rax)
         || tc.frame.r13 < REGS_SIZE as u64
     {
         return;
@@ -364,7 +353,7 @@ pub fn try_syscall_fault(k: &mut Kernel, ci: usize) {
     me.fault_code = fault_code::SYSCALL;
     tc.state = state::RUNNING as u8;
     let f = &mut tc.frame;
-    f.rax = key.info() as u64 | source::START << 8;
+    f.rax = key.info() as u64 | Source::Start.bits();
     f.rdi = fault_code::SYSCALL;
     // The keeper sees `rip` after the instruction (where it resumes).
     f.rsi = me.frame.rax;

@@ -10,8 +10,8 @@ use crate::obj::Miss;
 use crate::{memory, sched};
 use stet_abi::domain::state;
 use stet_abi::fault::{RESUME, RESUME_SYSCALL, RESUME_WITH_REGS};
-use stet_abi::invoke::{source, Control, Kind};
-use stet_abi::{code, MAX_STRING};
+use stet_abi::invoke::{Control, Kind, Source};
+use stet_abi::{code::Code, MAX_STRING};
 use stet_keys::{resume_kind, Key, KeyType, CALL_COUNT_MASK};
 
 /// A message being sent.
@@ -44,10 +44,10 @@ pub enum Str<'a> {
 pub fn invoke(k: &mut Kernel, ci: usize) -> ! {
     let f = &k.ctxs[ci].frame;
     let Some(ctl) = Control::decode(f.rax) else {
-        reply_code(k, ci, code::BAD_CONTROL);
+        reply_code(k, ci, Code::BadControl);
     };
     if ctl.len as usize > MAX_STRING {
-        reply_code(k, ci, code::STRING_TOO_LONG);
+        reply_code(k, ci, Code::StringTooLong);
     }
     let general = k.ctxs[ci].general as usize;
     let gk = &k.objs.node_entry(general as u32).keys;
@@ -72,7 +72,7 @@ pub fn invoke(k: &mut Kernel, ci: usize) -> ! {
         gk[ctl.slot as usize]
     };
     if m.len > 0 && memory::check_readable(k, ci, m.addr, m.len).is_err() {
-        reply_code(k, ci, code::BAD_BUFFER);
+        reply_code(k, ci, Code::BadBuffer);
     }
     match key.key_type() {
         KeyType::Start => to_start(k, ci, key, &m),
@@ -86,11 +86,11 @@ pub fn invoke(k: &mut Kernel, ci: usize) -> ! {
 /// Invoking the void key: calls and sends answer `VOID`; a return makes
 /// the invoker available (a server's first "wait for a message").
 fn to_void(k: &mut Kernel, ci: usize, m: &Msg) -> ! {
-    if m.ctl.kind() == Kind::Return {
+    if m.ctl.kind == Kind::Return {
         become_available(k, ci);
         sched::schedule(k)
     }
-    reply_code(k, ci, code::VOID)
+    reply_code(k, ci, Code::Void)
 }
 
 /// A kernel object: do the order, then answer the invoker (or, for a
@@ -99,7 +99,7 @@ fn to_kernel(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
     let sc = crate::arch::scratch::take();
     let s = &mut sc.input[..m.len];
     if memory::read_user(k, ci, m.addr, s).is_err() {
-        reply_code(k, ci, code::BAD_BUFFER);
+        reply_code(k, ci, Code::BadBuffer);
     }
     let out = &mut sc.output;
     let mut r = Reply::new();
@@ -108,7 +108,7 @@ fn to_kernel(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
         // The order destroyed the invoker itself.
         sched::schedule(k)
     }
-    match m.ctl.kind() {
+    match m.ctl.kind {
         Kind::Return => {
             become_available(k, ci);
             sched::schedule(k)
@@ -116,12 +116,12 @@ fn to_kernel(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
         _ if matches!(next, kobj::After::Parked) => sched::schedule(k),
         _ => {
             let olen = r.len;
-            let keys = (r.code == code::OK).then_some(&r.keys);
+            let keys = (r.code == Code::Ok).then_some(&r.keys);
             deliver(
                 k,
                 ci,
-                source::KERNEL << 8,
-                r.code,
+                Source::Kernel.bits(),
+                r.code as u64,
                 r.w,
                 keys,
                 Str::Kernel(&out[..olen]),
@@ -136,8 +136,17 @@ fn to_kernel(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
 }
 
 /// Answers the invoker with just a result code.
-pub fn reply_code(k: &mut Kernel, ci: usize, c: u64) -> ! {
-    deliver(k, ci, source::KERNEL << 8, c, [0; 4], None, Str::None, None);
+pub fn reply_code(k: &mut Kernel, ci: usize, c: Code) -> ! {
+    deliver(
+        k,
+        ci,
+        Source::Kernel.bits(),
+        c as u64,
+        [0; 4],
+        None,
+        Str::None,
+        None,
+    );
     sched::run(k, ci)
 }
 
@@ -149,7 +158,7 @@ fn to_forwarder(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
     let node = match k.node_of(key) {
         Ok(n) => n,
         Err(Miss::Void) => to_void(k, ci, m),
-        Err(Miss::NoSpace | Miss::Damaged) => reply_code(k, ci, code::NO_SPACE),
+        Err(Miss::NoSpace | Miss::Damaged) => reply_code(k, ci, Code::NoSpace),
     };
     kobj::node::before_read(k, node);
     let slots = &k.objs.node_entry(node).keys;
@@ -158,13 +167,13 @@ fn to_forwarder(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
         to_void(k, ci, m);
     }
     let word = data.number_value().map_or(0, |(lo, _)| lo as u32 as u64);
-    let info = target.info() as u64 | source::FORWARDED << 8 | word << 32;
+    let info = target.info() as u64 | Source::Forwarded.bits() | word << 32;
     start_with(k, ci, target, info, m)
 }
 
 /// A start key: deliver to the domain if it is available, else stall.
 fn to_start(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
-    let info = key.info() as u64 | source::START << 8;
+    let info = key.info() as u64 | Source::Start.bits();
     start_with(k, ci, key, info, m)
 }
 
@@ -173,21 +182,21 @@ fn start_with(k: &mut Kernel, ci: usize, key: Key, info: u64, m: &Msg) -> ! {
     let root = match k.node_of(key) {
         Ok(r) => r,
         Err(Miss::Void) => to_void(k, ci, m),
-        Err(Miss::NoSpace | Miss::Damaged) => reply_code(k, ci, code::NO_SPACE),
+        Err(Miss::NoSpace | Miss::Damaged) => reply_code(k, ci, Code::NoSpace),
     };
     let t = match domain::prepare(k, root) {
         Ok(t) => t,
         Err(PrepareError::Malformed(_) | PrepareError::Shared(_)) => to_void(k, ci, m),
-        Err(PrepareError::NoSpace) => reply_code(k, ci, code::NO_SPACE),
+        Err(PrepareError::NoSpace) => reply_code(k, ci, Code::NoSpace),
     };
     if t == ci {
-        reply_code(k, ci, code::BAD_STATE);
+        reply_code(k, ci, Code::BadState);
     }
     let tc = &k.ctxs[t];
     let free = tc.state == state::AVAILABLE as u8 && tc.flags & state::STOPPED == 0;
     if free && !domain::may_deliver(k, ci, t) {
-        if m.ctl.kind() == Kind::TrySend {
-            reply_code(k, ci, code::BUSY);
+        if m.ctl.kind == Kind::TrySend {
+            reply_code(k, ci, Code::Busy);
         }
         // Promised to a caller that was stalled on it: let that one go
         // first, and try again after it.
@@ -196,9 +205,9 @@ fn start_with(k: &mut Kernel, ci: usize, key: Key, info: u64, m: &Msg) -> ! {
         sched::schedule(k)
     }
     if !free {
-        if m.ctl.kind() == Kind::TrySend {
+        if m.ctl.kind == Kind::TrySend {
             // A try-send never stalls: nothing is sent, and it says so.
-            reply_code(k, ci, code::BUSY);
+            reply_code(k, ci, Code::Busy);
         }
         // Busy: wait for it, then re-execute this very invocation.
         k.ctxs[ci].frame.rip -= 2;
@@ -214,7 +223,7 @@ fn start_with(k: &mut Kernel, ci: usize, key: Key, info: u64, m: &Msg) -> ! {
 /// Delivers `m` from `ci` to the receiving domain `t` (available, or
 /// waiting on the resume key used), then carries out the sender's side.
 fn send_to(k: &mut Kernel, ci: usize, t: usize, info: u64, m: &Msg) -> ! {
-    let kind = m.ctl.kind();
+    let kind = m.ctl.kind;
     let resume = (kind == Kind::Call).then(|| make_call(k, ci));
     deliver(
         k,
@@ -243,8 +252,8 @@ fn send_to(k: &mut Kernel, ci: usize, t: usize, info: u64, m: &Msg) -> ! {
             deliver(
                 k,
                 ci,
-                source::KERNEL << 8,
-                code::OK,
+                Source::Kernel.bits(),
+                Code::Ok as u64,
                 [0; 4],
                 Some(&none),
                 Str::None,
@@ -303,7 +312,7 @@ fn to_resume(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
         to_void(k, ci, m);
     }
     if kind == resume_kind::REPLY {
-        send_to(k, ci, t, source::RESUME << 8, m);
+        send_to(k, ci, t, Source::Resume.bits(), m);
     }
     // A fault restart: the message is an instruction to the kernel, not
     // data for the domain.
@@ -312,13 +321,13 @@ fn to_resume(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
         RESUME_WITH_REGS => {
             let mut b = [0u8; stet_abi::domain::REGS_SIZE];
             if m.len != b.len() || memory::read_user(k, ci, m.addr, &mut b).is_err() {
-                reply_code(k, ci, code::BAD_VALUE);
+                reply_code(k, ci, Code::BadValue);
             }
             let regs = core::array::from_fn(|i| {
                 u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap_or([0; 8]))
             });
             if k.ctxs[t].set_regs(&regs).is_err() {
-                reply_code(k, ci, code::BAD_VALUE);
+                reply_code(k, ci, Code::BadValue);
             }
             k.ctxs[t].fault_code = 0;
         }
@@ -336,7 +345,7 @@ fn to_resume(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
     let runs = domain::runnable(&k.ctxs[t]);
     // The restarted domain receives nothing, so a call through this key
     // is answered at once, like a send.
-    if m.ctl.kind() == Kind::Return {
+    if m.ctl.kind == Kind::Return {
         become_available(k, ci);
         if runs {
             sched::switch(k, ci, t)
@@ -349,8 +358,8 @@ fn to_resume(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
     deliver(
         k,
         ci,
-        source::KERNEL << 8,
-        code::OK,
+        Source::Kernel.bits(),
+        Code::Ok as u64,
         [0; 4],
         Some(&[Key::VOID; 4]),
         Str::None,

@@ -12,7 +12,7 @@ use crate::domain;
 use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
 use crate::store;
-use stet_abi::code;
+use stet_abi::code::Code;
 use stet_abi::order::checkpoint as o;
 
 /// `wake_at` of a domain parked until the next commit.
@@ -43,7 +43,7 @@ pub fn order(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
         o::WAIT_RESTART => {
             let want = m.w[0];
             if want != 0 && k.store.restarts >= want {
-                r.fail(code::RESTARTED);
+                r.fail(Code::Restarted);
             } else {
                 let target = k.store.restarts + 1;
                 return park(k, ci, target, WAKE_ON_RESTART);
@@ -51,7 +51,7 @@ pub fn order(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
         }
         o::WAIT_IDLE => return store::idle::wait(k, ci, r),
         o::RAW_WRITE => return store::bench::raw_write(k, ci, m, r),
-        _ => r.fail(code::NO_SUCH_ORDER),
+        _ => r.fail(Code::NoSuchOrder),
     }
     After::Continue
 }
@@ -63,7 +63,7 @@ pub fn order(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
 /// again and is answered at once.
 fn take(k: &mut Kernel, ci: usize, want: u64, r: &mut Reply) -> After {
     if !k.store.persistent() {
-        r.fail(code::IO_ERROR);
+        r.fail(Code::IoError);
         return After::Continue;
     }
     let committed = k.store.committed;

@@ -8,7 +8,7 @@ use crate::domain::{self, context::Queue};
 use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
 use crate::kobj::node::set_slot;
-use stet_abi::code;
+use stet_abi::code::Code;
 use stet_abi::domain::answers::NO_LIMIT;
 use stet_abi::domain::{root, state, NREGS, REGS_SIZE};
 use stet_abi::order::domain as o;
@@ -42,19 +42,19 @@ fn run(
     s: &[u8],
     r: &mut Reply,
     out: &mut [u8; 4096],
-) -> Result<After, u64> {
-    let rootslot = k.node_of(key).map_err(|_| code::VOID)?;
+) -> Result<After, Code> {
+    let rootslot = k.node_of(key).map_err(|_| Code::Void)?;
     let t = domain::prepare(k, rootslot).map_err(|e| match e {
-        domain::context::PrepareError::NoSpace => code::NO_SPACE,
+        domain::context::PrepareError::NoSpace => Code::NoSpace,
         domain::context::PrepareError::Malformed(_) | domain::context::PrepareError::Shared(_) => {
-            code::BAD_STATE
+            Code::BadState
         }
     })?;
     let slot = |w: u64| {
         if w < 16 {
             Ok(w as usize)
         } else {
-            Err(code::SLOT_RANGE)
+            Err(Code::SlotRange)
         }
     };
     let state_words = |k: &Kernel| {
@@ -71,12 +71,12 @@ fn run(
         }
         o::SET_REGS => {
             if s.len() != REGS_SIZE {
-                return Err(code::BAD_VALUE);
+                return Err(Code::BadValue);
             }
             let regs: [u64; NREGS] = core::array::from_fn(|i| {
                 u64::from_le_bytes(s[i * 8..i * 8 + 8].try_into().unwrap_or([0; 8]))
             });
-            k.ctxs[t].set_regs(&regs).map_err(|_| code::BAD_VALUE)?;
+            k.ctxs[t].set_regs(&regs).map_err(|_| Code::BadValue)?;
             if t == ci {
                 // The answer would overwrite them; the domain resumes with
                 // exactly what was written.
@@ -91,12 +91,12 @@ fn run(
         }
         o::SET_FPU => {
             if s.len() != AREA_SIZE {
-                return Err(code::BAD_VALUE);
+                return Err(Code::BadValue);
             }
             let mut img = fpu::FpuState([0; AREA_SIZE]);
             img.0.copy_from_slice(s);
             if fpu::sanitize(&mut img) {
-                return Err(code::BAD_VALUE);
+                return Err(Code::BadValue);
             }
             domain::save_fpu(k, t);
             k.ctxs[t].fpu = img;
@@ -134,7 +134,7 @@ fn run(
                 ),
             };
             if !ok && !new.is_void() {
-                return Err(code::WRONG_TYPE);
+                return Err(Code::WrongType);
             }
             r.keys[0] = k.objs.node_entry(rootslot).keys[sl].canonical();
             set_slot(k, rootslot, sl, new);
@@ -149,7 +149,7 @@ fn run(
         o::SET_IOPORTS => {
             let new = m.keys[0].canonical();
             if !new.is_void() && new.key_type() != KeyType::IoPorts {
-                return Err(code::WRONG_TYPE);
+                return Err(Code::WrongType);
             }
             r.keys[0] = k.objs.node_entry(rootslot).keys[root::IOPORTS].canonical();
             set_slot(k, rootslot, root::IOPORTS, new);
@@ -175,7 +175,7 @@ fn run(
         o::SET_ANSWERS => set_answers(k, t, m, r)?,
         o::MAKE_START => {
             if m.w[0] > 0xff {
-                return Err(code::BAD_VALUE);
+                return Err(Code::BadValue);
             }
             let n = k.objs.node_entry(rootslot);
             r.keys[0] = Key::start(n.oid, n.version, m.w[0] as u8);
@@ -199,7 +199,7 @@ fn run(
             if (st != state::AVAILABLE && st != state::RUNNING)
                 || m.w[1] & !(state::FLAGS as u64) != 0
             {
-                return Err(code::BAD_VALUE);
+                return Err(Code::BadValue);
             }
             let c = &mut k.ctxs[t];
             c.state = st as u8;
@@ -211,7 +211,7 @@ fn run(
                 return Ok(After::Schedule);
             }
         }
-        _ => return Err(code::NO_SUCH_ORDER),
+        _ => return Err(Code::NoSuchOrder),
     }
     Ok(After::Continue)
 }
@@ -234,14 +234,14 @@ fn settle(k: &mut Kernel, ci: usize, t: usize) {
 /// `SET_ANSWERS` on prepared domain `t`: checks everything, then moves the
 /// answers node's mark and the limit rule in the root and the context at
 /// once (the context stays prepared; nothing else about it changes).
-fn set_answers(k: &mut Kernel, t: usize, m: &Msg, r: &mut Reply) -> Result<(), u64> {
+fn set_answers(k: &mut Kernel, t: usize, m: &Msg, r: &mut Reply) -> Result<(), Code> {
     let new = m.keys[0].canonical();
     if !new.is_void() && new.key_type() != KeyType::Node {
-        return Err(code::WRONG_TYPE);
+        return Err(Code::WrongType);
     }
     let (limit, answer) = (m.w[0], m.w[1]);
     if limit != NO_LIMIT && limit > u32::MAX as u64 {
-        return Err(code::BAD_VALUE);
+        return Err(Code::BadValue);
     }
     let node = if new.is_void() {
         None
@@ -250,14 +250,14 @@ fn set_answers(k: &mut Kernel, t: usize, m: &Msg, r: &mut Reply) -> Result<(), u
             Ok(i) => Some(i),
             // A key to a destroyed node answers nothing (as at preparation).
             Err(crate::obj::Miss::Void | crate::obj::Miss::Damaged) => None,
-            Err(crate::obj::Miss::NoSpace) => return Err(code::NO_SPACE),
+            Err(crate::obj::Miss::NoSpace) => return Err(Code::NoSpace),
         }
     };
     let mark = domain::link(t);
     if let Some(i) = node {
         let owner = k.objs.node_entry(i).ctx;
         if owner != 0 && owner != mark {
-            return Err(code::BAD_STATE);
+            return Err(Code::BadState);
         }
     }
     // Committed.

@@ -6,17 +6,17 @@
 
 use super::Reply;
 use crate::invoke::message::Msg;
-use stet_abi::code;
+use stet_abi::code::Code;
 use stet_abi::order::ioports as o;
 use stet_keys::Key;
 
 /// Carries out an order on an ioports key.
 pub fn order(key: Key, m: &Msg, r: &mut Reply) {
     let Some((base, count)) = key.ioports_parts() else {
-        return r.fail(code::VOID);
+        return r.fail(Code::Void);
     };
     match m.order {
         o::INFO => r.w = [base as u64, count as u64, 0, 0],
-        _ => r.fail(code::NO_SUCH_ORDER),
+        _ => r.fail(Code::NoSuchOrder),
     }
 }

@@ -23,7 +23,7 @@ use crate::arch::ioapic;
 use crate::domain;
 use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
-use stet_abi::code;
+use stet_abi::code::Code;
 use stet_abi::order::irq as o;
 use stet_keys::Key;
 
@@ -35,14 +35,14 @@ pub const WAKE_ON_IRQ: u64 = u64::MAX - 64;
 /// Carries out an order on an irq key for context `ci`.
 pub fn order(k: &mut Kernel, ci: usize, key: Key, m: &Msg, r: &mut Reply) -> After {
     let Some(line) = key.irq_line() else {
-        r.fail(code::VOID);
+        r.fail(Code::Void);
         return After::Continue;
     };
     let Some(route) = ioapic::route(line) else {
         if matches!(m.order, o::WAIT | o::ACK | o::INFO) {
-            r.fail(code::IO_ERROR);
+            r.fail(Code::IoError);
         } else {
-            r.fail(code::NO_SUCH_ORDER);
+            r.fail(Code::NoSuchOrder);
         }
         return After::Continue;
     };
@@ -57,7 +57,7 @@ pub fn order(k: &mut Kernel, ci: usize, key: Key, m: &Msg, r: &mut Reply) -> Aft
                 ioapic::total(line),
             ]
         }
-        _ => r.fail(code::NO_SUCH_ORDER),
+        _ => r.fail(Code::NoSuchOrder),
     }
     After::Continue
 }
@@ -67,12 +67,12 @@ fn wait(k: &mut Kernel, ci: usize, line: u8, m: &Msg, r: &mut Reply) -> After {
         0 => {}
         1 if m.w[1] == k.store.restarts => {}
         1 => {
-            r.fail(code::RESTARTED);
+            r.fail(Code::Restarted);
             r.w[1] = k.store.restarts;
             return After::Continue;
         }
         _ => {
-            r.fail(code::BAD_VALUE);
+            r.fail(Code::BadValue);
             return After::Continue;
         }
     }

@@ -13,7 +13,7 @@ use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
 use crate::obj::Miss;
 use crate::store::{self, journal};
-use stet_abi::code;
+use stet_abi::code::Code;
 use stet_abi::order::journal as o;
 
 /// `wake_at` of a domain parked on the journal.
@@ -23,17 +23,17 @@ pub const WAKE_ON_JOURNAL: u64 = u64::MAX - 2;
 pub fn order(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
     let t = cpu::rdtsc();
     if m.order != o::PAGE {
-        r.fail(code::NO_SUCH_ORDER);
+        r.fail(Code::NoSuchOrder);
         return After::Continue;
     }
     if !k.store.persistent() {
-        r.fail(code::IO_ERROR);
+        r.fail(Code::IoError);
         return After::Continue;
     }
     let (want, boot) = (m.w[0], m.w[1]);
     if want != 0 {
         if boot != k.store.restarts {
-            r.fail(code::RESTARTED);
+            r.fail(Code::Restarted);
             return After::Continue;
         }
         if journal::durable(k) >= want {
@@ -46,11 +46,11 @@ pub fn order(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
     let page = match k.page_of(m.keys[0]) {
         Ok(i) => i,
         Err(Miss::Void) => {
-            r.fail(code::VOID_ARGUMENT);
+            r.fail(Code::VoidArgument);
             return After::Continue;
         }
         Err(_) => {
-            r.fail(code::NO_SPACE);
+            r.fail(Code::NoSpace);
             return After::Continue;
         }
     };

@@ -7,7 +7,7 @@ use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
 use crate::kobj::node::{self, set_slot};
 use crate::obj::SLOTS;
-use stet_abi::code;
+use stet_abi::code::Code;
 use stet_abi::domain::meter;
 use stet_abi::order::meter as o;
 use stet_keys::{Key, KeyType};
@@ -19,8 +19,8 @@ pub fn order(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) {
     }
 }
 
-fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), u64> {
-    let i = k.node_of(key).map_err(|_| code::VOID)?;
+fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), Code> {
+    let i = k.node_of(key).map_err(|_| Code::Void)?;
     match m.order {
         o::QUERY => {
             let n = k.objs.node_entry(i);
@@ -30,17 +30,17 @@ fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), u64> {
         o::CREATE_SUB => {
             let nk = m.keys[0];
             if nk.is_void() {
-                return Err(code::VOID_ARGUMENT);
+                return Err(Code::VoidArgument);
             }
             if nk.key_type() != KeyType::Node {
-                return Err(code::WRONG_TYPE);
+                return Err(Code::WrongType);
             }
             if nk.rights() != 0 {
-                return Err(code::NO_RIGHTS);
+                return Err(Code::NoRights);
             }
-            let ni = k.node_of(nk).map_err(|_| code::VOID_ARGUMENT)?;
+            let ni = k.node_of(nk).map_err(|_| Code::VoidArgument)?;
             if ni == i || k.objs.node_entry(ni).ctx != 0 {
-                return Err(code::BAD_STATE);
+                return Err(Code::BadState);
             }
             let sup = key.canonical();
             let time = m.w[0];
@@ -55,7 +55,7 @@ fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), u64> {
             let n = k.objs.node_entry(ni);
             r.keys[0] = Key::meter(n.oid, n.version);
         }
-        _ => return Err(code::NO_SUCH_ORDER),
+        _ => return Err(Code::NoSuchOrder),
     }
     Ok(())
 }

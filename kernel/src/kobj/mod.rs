@@ -1,6 +1,6 @@
 //! Kernel objects: what each key type does with the orders it receives.
 //! One file per type; the order codes are in `stet_abi::order` and every
-//! failure is a result code from `stet_abi::code` (docs/ABI.md).
+//! failure is a `stet_abi::code::Code` (docs/ABI.md).
 
 pub mod checkpoint;
 pub mod domain;
@@ -16,13 +16,13 @@ pub mod sysinfo;
 
 use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
-use stet_abi::code;
+use stet_abi::code::Code;
 use stet_keys::{Key, KeyType};
 
 /// A kernel object's answer.
 pub struct Reply {
     /// Result code.
-    pub code: u64,
+    pub code: Code,
     /// Data words.
     pub w: [u64; 4],
     /// Keys.
@@ -35,7 +35,7 @@ impl Reply {
     /// Success with nothing in it.
     pub fn new() -> Reply {
         Reply {
-            code: code::OK,
+            code: Code::Ok,
             w: [0; 4],
             keys: [Key::VOID; 4],
             len: 0,
@@ -43,7 +43,7 @@ impl Reply {
     }
 
     /// Sets the result code.
-    pub fn fail(&mut self, c: u64) {
+    pub fn fail(&mut self, c: Code) {
         self.code = c;
     }
 }
@@ -88,7 +88,7 @@ pub fn order(
         KeyType::IoPorts => ioports::order(key, m, r),
         KeyType::Irq => return irq::order(k, ci, key, m, r),
         // Start, resume and void keys never reach here.
-        _ => r.fail(code::VOID),
+        _ => r.fail(Code::Void),
     }
     After::Continue
 }

@@ -12,7 +12,7 @@ use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
 use crate::memory;
 use crate::obj::{Miss, SLOTS};
-use stet_abi::code;
+use stet_abi::code::Code;
 use stet_abi::domain::{root, state};
 use stet_abi::order::node as o;
 use stet_keys::{rights, Key, KeyType, MAX_LSS};
@@ -77,19 +77,19 @@ pub fn write(k: &mut Kernel, i: u32, f: impl FnOnce(&mut Kernel)) {
 }
 
 /// The node slot a node key designates, or a result code.
-fn target(k: &mut Kernel, key: Key) -> Result<u32, u64> {
+fn target(k: &mut Kernel, key: Key) -> Result<u32, Code> {
     match k.node_of(key) {
         Ok(i) => Ok(i),
-        Err(Miss::Void) => Err(code::VOID),
-        Err(Miss::NoSpace | Miss::Damaged) => Err(code::NO_SPACE),
+        Err(Miss::Void) => Err(Code::Void),
+        Err(Miss::NoSpace | Miss::Damaged) => Err(Code::NoSpace),
     }
 }
 
-fn slot_arg(w: u64) -> Result<usize, u64> {
+fn slot_arg(w: u64) -> Result<usize, Code> {
     if w < SLOTS as u64 {
         Ok(w as usize)
     } else {
-        Err(code::SLOT_RANGE)
+        Err(Code::SlotRange)
     }
 }
 
@@ -100,11 +100,11 @@ pub fn order(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) {
     }
 }
 
-fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), u64> {
+fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), Code> {
     let i = target(k, key)?;
     let ro = key.rights() & rights::RO != 0;
     let weak = key.rights() & rights::WEAK != 0;
-    let writable = || if ro { Err(code::NO_RIGHTS) } else { Ok(()) };
+    let writable = || if ro { Err(Code::NoRights) } else { Ok(()) };
     let (oid, version) = {
         let n = k.objs.node_entry(i);
         (n.oid, n.version)
@@ -136,7 +136,7 @@ fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), u64> {
             let s = slot_arg(m.w[0])?;
             writable()?;
             if m.w[2] > u32::MAX as u64 {
-                return Err(code::BAD_VALUE);
+                return Err(Code::BadValue);
             }
             let new = Key::number(m.w[1], m.w[2] as u32);
             write(k, i, |k| set_slot(k, i, s, new));
@@ -146,13 +146,13 @@ fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), u64> {
             before_read(k, i);
             let (lo, hi) = k.objs.node_entry(i).keys[s]
                 .number_value()
-                .ok_or(code::WRONG_TYPE)?;
+                .ok_or(Code::WrongType)?;
             r.w = [lo, hi as u64, 0, 0];
         }
         o::MAKE_SEGMENT => {
             let lss = m.w[0];
             if lss == 0 || lss > MAX_LSS as u64 || m.w[1] > 0xff {
-                return Err(code::BAD_VALUE);
+                return Err(Code::BadValue);
             }
             let mut rts = m.w[1] as u8 & KeyType::Segment.allowed_rights();
             if ro {
@@ -170,7 +170,7 @@ fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), u64> {
         o::MAKE_FORWARDER => {
             writable()?;
             if weak {
-                return Err(code::NO_RIGHTS);
+                return Err(Code::NoRights);
             }
             r.keys[0] = Key::forwarder(oid, version);
         }
@@ -178,7 +178,7 @@ fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), u64> {
             writable()?;
             r.keys[0] = make_domain(k, i, m)?;
         }
-        _ => return Err(code::NO_SUCH_ORDER),
+        _ => return Err(Code::NoSuchOrder),
     }
     Ok(())
 }
@@ -194,31 +194,31 @@ pub fn initial_fpu(page: &mut [u8; 1024]) {
 }
 
 /// Formats node `i` as a domain root over the parts passed as keys 0–2.
-fn make_domain(k: &mut Kernel, i: u32, m: &Msg) -> Result<Key, u64> {
+fn make_domain(k: &mut Kernel, i: u32, m: &Msg) -> Result<Key, Code> {
     let [g, a, f, _] = m.keys;
     for (key, t) in [(g, KeyType::Node), (a, KeyType::Node), (f, KeyType::Page)] {
         if key.is_void() {
-            return Err(code::VOID_ARGUMENT);
+            return Err(Code::VoidArgument);
         }
         if key.key_type() != t {
-            return Err(code::WRONG_TYPE);
+            return Err(Code::WrongType);
         }
         if key.rights() != 0 {
-            return Err(code::NO_RIGHTS);
+            return Err(Code::NoRights);
         }
     }
-    let gi = k.node_of(g).map_err(|_| code::VOID_ARGUMENT)?;
-    let ai = k.node_of(a).map_err(|_| code::VOID_ARGUMENT)?;
-    let fi = k.page_of(f).map_err(|_| code::VOID_ARGUMENT)?;
+    let gi = k.node_of(g).map_err(|_| Code::VoidArgument)?;
+    let ai = k.node_of(a).map_err(|_| Code::VoidArgument)?;
+    let fi = k.page_of(f).map_err(|_| Code::VoidArgument)?;
     if gi == ai || gi == i || ai == i {
-        return Err(code::BAD_VALUE);
+        return Err(Code::BadValue);
     }
     if owner(k, i).is_some()
         || owner(k, gi).is_some()
         || owner(k, ai).is_some()
         || k.objs.pages[fi as usize].ctx != 0
     {
-        return Err(code::BAD_STATE);
+        return Err(Code::BadState);
     }
     for s in 0..SLOTS {
         set_slot(k, i, s, Key::VOID);
@@ -238,7 +238,7 @@ fn make_domain(k: &mut Kernel, i: u32, m: &Msg) -> Result<Key, u64> {
     set_slot(k, i, root::RFLAGS, Key::number(0x202, 0));
     let mut img = [0u8; 1024];
     initial_fpu(&mut img);
-    let frame = k.page_write(fi).map_err(|_| code::NO_SPACE)?;
+    let frame = k.page_write(fi).map_err(|_| Code::NoSpace)?;
     crate::arch::phys::write_frame(frame, 0, &img);
     let n = k.objs.node_entry(i);
     Ok(Key::domain(n.oid, n.version))

@@ -9,7 +9,7 @@ use crate::domain;
 use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
 use crate::obj::Miss;
-use stet_abi::code;
+use stet_abi::code::Code;
 use stet_abi::order::page as o;
 use stet_keys::{rights, Key};
 
@@ -29,11 +29,11 @@ fn run(
     s: &[u8],
     r: &mut Reply,
     out: &mut [u8; 4096],
-) -> Result<(), u64> {
+) -> Result<(), Code> {
     let i = match k.page_of(key) {
         Ok(i) => i,
-        Err(Miss::Void) => return Err(code::VOID),
-        Err(Miss::NoSpace | Miss::Damaged) => return Err(code::NO_SPACE),
+        Err(Miss::Void) => return Err(Code::Void),
+        Err(Miss::NoSpace | Miss::Damaged) => return Err(Code::NoSpace),
     };
     let mut frame = k.objs.frame(i);
     let owner = domain::unlink(k.objs.pages[i as usize].ctx);
@@ -42,27 +42,27 @@ fn run(
     }
     let writable = || {
         if key.is_ro() {
-            Err(code::NO_RIGHTS)
+            Err(Code::NoRights)
         } else {
             Ok(())
         }
     };
     let word_at = |off: u64| {
         if !off.is_multiple_of(8) || off >= PAGE {
-            Err(code::BAD_VALUE)
+            Err(Code::BadValue)
         } else {
             Ok(off as usize)
         }
     };
     let mut wrote = false;
     if matches!(m.order, o::WRITE | o::ZERO | o::WRITE_WORD) && !key.is_ro() {
-        frame = k.page_write(i).map_err(|_| code::NO_SPACE)?;
+        frame = k.page_write(i).map_err(|_| Code::NoSpace)?;
     }
     match m.order {
         o::READ => {
             let (off, len) = (m.w[0], m.w[1]);
             if off > PAGE || len > PAGE - off {
-                return Err(code::BAD_VALUE);
+                return Err(Code::BadValue);
             }
             phys::read_frame(frame, off as usize, &mut out[..len as usize]);
             r.len = len as usize;
@@ -71,7 +71,7 @@ fn run(
             writable()?;
             let off = m.w[0];
             if off > PAGE || s.len() as u64 > PAGE - off {
-                return Err(code::BAD_VALUE);
+                return Err(Code::BadValue);
             }
             phys::write_frame(frame, off as usize, s);
             wrote = true;
@@ -94,7 +94,7 @@ fn run(
             wrote = true;
         }
         o::MAKE_RO => r.keys[0] = key.canonical().restrict(rights::RO),
-        _ => return Err(code::NO_SUCH_ORDER),
+        _ => return Err(Code::NoSuchOrder),
     }
     if let (Some(d), true) = (owner, wrote) {
         domain::reload(k, d);

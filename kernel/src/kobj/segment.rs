@@ -9,7 +9,7 @@ use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
 use crate::memory;
 use crate::obj::SLOTS;
-use stet_abi::code;
+use stet_abi::code::Code;
 use stet_abi::order::segment as o;
 use stet_keys::{rights, Key};
 use stet_segment::Access;
@@ -30,22 +30,22 @@ fn run(
     s: &[u8],
     r: &mut Reply,
     out: &mut [u8; 4096],
-) -> Result<(), u64> {
+) -> Result<(), Code> {
     if k.node_of(key).is_err() {
-        return Err(code::VOID);
+        return Err(Code::Void);
     }
     match m.order {
         o::READ => {
             let (off, len) = (m.w[0], m.w[1] as usize);
             if len > PAGE as usize {
-                return Err(code::BAD_VALUE);
+                return Err(Code::BadValue);
             }
             copy(k, key, off, Data::Into(&mut out[..len]))?;
             r.len = len;
         }
         o::WRITE => {
             if key.is_ro() {
-                return Err(code::NO_RIGHTS);
+                return Err(Code::NoRights);
             }
             copy(k, key, m.w[0], Data::From(s))?;
         }
@@ -61,7 +61,7 @@ fn run(
         o::RESTRICT => {
             let add = m.w[0] as u8 & (rights::RO | rights::WEAK | rights::NOCALL);
             if m.w[0] > 0xff {
-                return Err(code::BAD_VALUE);
+                return Err(Code::BadValue);
             }
             r.keys[0] = key.canonical().restrict(add);
         }
@@ -71,9 +71,9 @@ fn run(
         },
         o::FETCH => {
             if m.w[0] >= SLOTS as u64 {
-                return Err(code::SLOT_RANGE);
+                return Err(Code::SlotRange);
             }
-            let i = k.node_of(key).map_err(|_| code::VOID)?;
+            let i = k.node_of(key).map_err(|_| Code::Void)?;
             node::before_read(k, i);
             // Always diminished, whatever the key's rights: a segment key
             // conveys reading its memory, and a diminished key conveys no
@@ -82,7 +82,7 @@ fn run(
                 .canonical()
                 .diminish();
         }
-        _ => return Err(code::NO_SUCH_ORDER),
+        _ => return Err(Code::NoSuchOrder),
     }
     Ok(())
 }
@@ -97,7 +97,7 @@ enum Data<'a> {
 
 /// Reads or writes at offset `off` of the segment. Checks every page
 /// before writing any (atomic).
-fn copy(k: &mut Kernel, key: Key, off: u64, mut data: Data<'_>) -> Result<(), u64> {
+fn copy(k: &mut Kernel, key: Key, off: u64, mut data: Data<'_>) -> Result<(), Code> {
     let (write, total) = match &data {
         Data::Into(b) => (false, b.len()),
         Data::From(b) => (true, b.len()),
@@ -107,8 +107,8 @@ fn copy(k: &mut Kernel, key: Key, off: u64, mut data: Data<'_>) -> Result<(), u6
     let mut done = 0;
     let mut n = 0;
     while done < total {
-        let a = off.checked_add(done as u64).ok_or(code::INVALID_ADDRESS)?;
-        let (f, _) = memory::segment_frame(k, key, a, access).map_err(|_| code::INVALID_ADDRESS)?;
+        let a = off.checked_add(done as u64).ok_or(Code::InvalidAddress)?;
+        let (f, _) = memory::segment_frame(k, key, a, access).map_err(|_| Code::InvalidAddress)?;
         let po = (a % PAGE) as usize;
         let len = (PAGE as usize - po).min(total - done);
         frames[n] = (po, len, Some(f));
@@ -117,7 +117,7 @@ fn copy(k: &mut Kernel, key: Key, off: u64, mut data: Data<'_>) -> Result<(), u6
     }
     let mut at = 0;
     for (po, len, f) in frames.iter().take(n) {
-        let f = f.ok_or(code::INVALID_ADDRESS)?;
+        let f = f.ok_or(Code::InvalidAddress)?;
         match &mut data {
             Data::From(b) => phys::write_frame(f, *po, &b[at..at + len]),
             Data::Into(b) => phys::read_frame(f, *po, &mut b[at..at + len]),

@@ -9,7 +9,7 @@ use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
 use crate::memory;
 use crate::obj::Miss;
-use stet_abi::code;
+use stet_abi::code::Code;
 use stet_abi::order::{console as oc, discrim as od, keybits as ob, range as orr, sleep as os};
 use stet_keys::{Key, KeyType, Space};
 
@@ -23,7 +23,7 @@ pub fn number(key: Key, _m: &Msg, r: &mut Reply) {
 pub fn console(m: &Msg, s: &[u8], r: &mut Reply) {
     match m.order {
         oc::WRITE => arch::serial::write_bytes(s),
-        _ => r.fail(code::NO_SUCH_ORDER),
+        _ => r.fail(Code::NoSuchOrder),
     }
 }
 
@@ -42,7 +42,7 @@ pub fn sleep(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
             }
         }
         os::YIELD => return After::Schedule,
-        _ => r.fail(code::NO_SUCH_ORDER),
+        _ => r.fail(Code::NoSuchOrder),
     }
     After::Continue
 }
@@ -70,7 +70,7 @@ pub fn discrim(k: &mut Kernel, m: &Msg, r: &mut Reply) {
             }
         }
         od::COMPARE => r.w[0] = m.keys[0].same(m.keys[1]) as u64,
-        _ => r.fail(code::NO_SUCH_ORDER),
+        _ => r.fail(Code::NoSuchOrder),
     }
 }
 
@@ -84,28 +84,28 @@ pub fn keybits(m: &Msg, r: &mut Reply, out: &mut [u8; 4096]) {
             out[..16].copy_from_slice(&key.to_bytes());
             r.len = 16;
         }
-        _ => r.fail(code::NO_SUCH_ORDER),
+        _ => r.fail(Code::NoSuchOrder),
     }
 }
 
 /// Destroys object `oid` of `space` (zeroed, version bumped; a domain
 /// built on it dropped) → a full key to the fresh object.
-fn renew(k: &mut Kernel, space: Space, oid: u64) -> Result<Key, u64> {
+fn renew(k: &mut Kernel, space: Space, oid: u64) -> Result<Key, Code> {
     match space {
         Space::Node => {
-            let i = k.node(oid).map_err(|_| code::NO_SPACE)?;
+            let i = k.node(oid).map_err(|_| Code::NoSpace)?;
             destroy_node(k, i);
             Ok(Key::node(oid, k.objs.node_entry(i).version, 0))
         }
         Space::Page => {
-            let i = k.page(oid).map_err(|_| code::NO_SPACE)?;
+            let i = k.page(oid).map_err(|_| Code::NoSpace)?;
             if let Some(d) = domain::unlink(k.objs.pages[i as usize].ctx) {
                 drop_domain(k, d);
             }
             memory::unmap_page(k, i);
             k.objs
                 .destroy_page(i, &mut k.pool)
-                .map_err(|_| code::NO_SPACE)?;
+                .map_err(|_| Code::NoSpace)?;
             Ok(Key::page(oid, k.objs.pages[i as usize].version, false))
         }
     }
@@ -113,19 +113,19 @@ fn renew(k: &mut Kernel, space: Space, oid: u64) -> Result<Key, u64> {
 
 /// How many indices string `s` holds (1 to 16, each below `count`), or
 /// `BAD_VALUE`.
-fn indices(s: &[u8], count: u32) -> Result<usize, u64> {
+fn indices(s: &[u8], count: u32) -> Result<usize, Code> {
     let n = s.len() / 4;
     let all_in = s
         .chunks_exact(4)
         .all(|c| (u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64) < count as u64);
     if !s.len().is_multiple_of(4) || n == 0 || n > crate::obj::SLOTS || !all_in {
-        return Err(code::BAD_VALUE);
+        return Err(Code::BadValue);
     }
     Ok(n)
 }
 
 /// A full key to object `oid` of `space` as it is now (faulting it in).
-fn object_key(k: &mut Kernel, space: Space, oid: u64) -> Result<Key, u64> {
+fn object_key(k: &mut Kernel, space: Space, oid: u64) -> Result<Key, Code> {
     match space {
         Space::Node => k
             .node(oid)
@@ -134,26 +134,26 @@ fn object_key(k: &mut Kernel, space: Space, oid: u64) -> Result<Key, u64> {
             .page(oid)
             .map(|i| Key::page(oid, k.objs.pages[i as usize].version, false)),
     }
-    .map_err(|_| code::NO_SPACE)
+    .map_err(|_| Code::NoSpace)
 }
 
 /// `GET_INTO`: keys to up to 16 objects straight into a node's slots (a
 /// bank fills a leaf of a new address space in one invocation, not one
 /// `GET` and one `SWAP` per page). Everything is checked, and every object
 /// found, before the node changes.
-fn get_into(k: &mut Kernel, range: (Space, u64, u32), m: &Msg, s: &[u8]) -> Result<(), u64> {
+fn get_into(k: &mut Kernel, range: (Space, u64, u32), m: &Msg, s: &[u8]) -> Result<(), Code> {
     let (space, first, count) = range;
     let n = indices(s, count)?;
     let slot = m.w[0];
     if slot > (crate::obj::SLOTS - n) as u64 {
-        return Err(code::SLOT_RANGE);
+        return Err(Code::SlotRange);
     }
     let node = m.keys[0];
     if node.key_type() != KeyType::Node {
-        return Err(code::WRONG_TYPE);
+        return Err(Code::WrongType);
     }
     if node.rights() & stet_keys::rights::RO != 0 {
-        return Err(code::NO_RIGHTS);
+        return Err(Code::NoRights);
     }
     let mut keys = [Key::VOID; crate::obj::SLOTS];
     for (j, c) in s.chunks_exact(4).enumerate() {
@@ -163,8 +163,8 @@ fn get_into(k: &mut Kernel, range: (Space, u64, u32), m: &Msg, s: &[u8]) -> Resu
     // Last, so that faulting the objects in cannot move it.
     let ni = match k.node_of(node) {
         Ok(i) => i,
-        Err(crate::obj::Miss::Void) => return Err(code::VOID),
-        Err(_) => return Err(code::NO_SPACE),
+        Err(crate::obj::Miss::Void) => return Err(Code::Void),
+        Err(_) => return Err(Code::NoSpace),
     };
     super::node::write(k, ni, |k| {
         for (j, &key) in keys[..n].iter().enumerate() {
@@ -177,7 +177,7 @@ fn get_into(k: &mut Kernel, range: (Space, u64, u32), m: &Msg, s: &[u8]) -> Resu
 /// Ranges: keys to the objects of a range, and destroying them.
 pub fn range(k: &mut Kernel, key: Key, m: &Msg, s: &[u8], r: &mut Reply) {
     let Some((space, first, count)) = key.range_parts() else {
-        return r.fail(code::VOID);
+        return r.fail(Code::Void);
     };
     if m.order == orr::GET_INTO {
         if let Err(c) = get_into(k, (space, first, count), m, s) {
@@ -209,39 +209,39 @@ pub fn range(k: &mut Kernel, key: Key, m: &Msg, s: &[u8], r: &mut Reply) {
             let t = key.key_type();
             let of_space = match t {
                 KeyType::Page => Space::Page,
-                KeyType::Resume => return r.fail(code::WRONG_TYPE),
+                KeyType::Resume => return r.fail(Code::WrongType),
                 _ if t.designates_object() => Space::Node,
-                KeyType::Void => return r.fail(code::VOID_ARGUMENT),
-                _ => return r.fail(code::WRONG_TYPE),
+                KeyType::Void => return r.fail(Code::VoidArgument),
+                _ => return r.fail(Code::WrongType),
             };
             if of_space != space {
-                return r.fail(code::WRONG_TYPE);
+                return r.fail(Code::WrongType);
             }
             if dangling(k, key) {
-                return r.fail(code::VOID_ARGUMENT);
+                return r.fail(Code::VoidArgument);
             }
             let oid = key.oid();
             if oid < first || oid - first >= count as u64 {
-                return r.fail(code::BAD_VALUE);
+                return r.fail(Code::BadValue);
             }
             r.w = [oid - first, t as u64, key.rights() as u64, 0];
         }
-        orr::GET | orr::RENEW if !in_range => r.fail(code::BAD_VALUE),
+        orr::GET | orr::RENEW if !in_range => r.fail(Code::BadValue),
         orr::GET => match space {
             Space::Node => match k.node(oid) {
                 Ok(i) => r.keys[0] = Key::node(oid, k.objs.node_entry(i).version, 0),
-                Err(_) => r.fail(code::NO_SPACE),
+                Err(_) => r.fail(Code::NoSpace),
             },
             Space::Page => match k.page(oid) {
                 Ok(i) => r.keys[0] = Key::page(oid, k.objs.pages[i as usize].version, false),
-                Err(_) => r.fail(code::NO_SPACE),
+                Err(_) => r.fail(Code::NoSpace),
             },
         },
         orr::RENEW => match renew(k, space, oid) {
             Ok(key) => r.keys[0] = key,
             Err(c) => r.fail(c),
         },
-        _ => r.fail(code::NO_SUCH_ORDER),
+        _ => r.fail(Code::NoSuchOrder),
     }
 }
 

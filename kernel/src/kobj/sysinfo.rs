@@ -5,7 +5,7 @@
 use super::Reply;
 use crate::invoke::message::Msg;
 use crate::kernel::{Kernel, MAX_NAMES};
-use stet_abi::code;
+use stet_abi::code::Code;
 use stet_abi::domain::{meter, root};
 use stet_abi::order::sysinfo as o;
 use stet_keys::KeyType;
@@ -39,13 +39,13 @@ pub fn order(k: &mut Kernel, m: &Msg, s: &[u8], r: &mut Reply, out: &mut [u8; 40
             r.len = 32;
         }
         o::NAME => name(k, m, s, r),
-        _ => r.fail(code::NO_SUCH_ORDER),
+        _ => r.fail(Code::NoSuchOrder),
     }
 }
 
 fn domains(k: &mut Kernel, from: u64, r: &mut Reply, out: &mut [u8; 4096]) {
     let Some(ci) = (from as usize..k.ctxs.len()).find(|&i| k.ctxs[i].used) else {
-        return r.fail(code::BAD_VALUE);
+        return r.fail(Code::BadValue);
     };
     let c = &k.ctxs[ci];
     let state = c.state as u64 | (c.flags as u64) << 8 | c.fault_code << 16;
@@ -87,17 +87,17 @@ fn name(k: &mut Kernel, m: &Msg, s: &[u8], r: &mut Reply) {
     let d = m.keys[0];
     if d.key_type() != KeyType::Domain {
         return r.fail(if d.is_void() {
-            code::VOID_ARGUMENT
+            Code::VoidArgument
         } else {
-            code::WRONG_TYPE
+            Code::WrongType
         });
     }
     if k.node_of(d).is_err() {
-        return r.fail(code::VOID_ARGUMENT);
+        return r.fail(Code::VoidArgument);
     }
     let len = crate::kernel::NAME_LEN;
     if s.is_empty() || s.len() >= len || s.contains(&0) || core::str::from_utf8(s).is_err() {
-        return r.fail(code::BAD_VALUE);
+        return r.fail(Code::BadValue);
     }
     let oid = d.oid();
     let at = match k.names[..k.nnames].iter().position(|(o, _)| *o == oid) {
@@ -106,7 +106,7 @@ fn name(k: &mut Kernel, m: &Msg, s: &[u8], r: &mut Reply) {
             k.nnames += 1;
             k.nnames - 1
         }
-        None => return r.fail(code::NO_SPACE),
+        None => return r.fail(Code::NoSpace),
     };
     k.names[at].0 = oid;
     k.names[at].1 = [0; 24];

@@ -23,7 +23,7 @@ use crate::kernel::Kernel;
 use crate::kobj::{After, Reply};
 use crate::kprintln;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use stet_abi::code;
+use stet_abi::code::Code;
 use stet_physmem::pool::FrameNumber;
 
 /// Disk tags of the raw write's requests (above the journal's).
@@ -156,11 +156,11 @@ pub fn busy(k: &Kernel) -> bool {
 /// it re-executes.
 pub fn raw_write(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
     if !k.config.bench_raw {
-        r.fail(code::NO_SUCH_ORDER);
+        r.fail(Code::NoSuchOrder);
         return After::Continue;
     }
     if !k.store.persistent() {
-        r.fail(code::IO_ERROR);
+        r.fail(Code::IoError);
         return After::Continue;
     }
     let (want, token) = (m.w[0], m.w[1]);
@@ -168,12 +168,12 @@ pub fn raw_write(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
         let raw = &mut k.store.bench;
         if raw.id != token {
             // Its run was lost in a restart.
-            r.fail(code::RESTARTED);
+            r.fail(Code::Restarted);
             return After::Continue;
         }
         match raw.phase {
             Phase::Done => r.w = [raw.ticks, raw.blocks, 0, 0],
-            Phase::Failed => r.fail(code::IO_ERROR),
+            Phase::Failed => r.fail(Code::IoError),
             _ => return idle::park(k, ci, want, token),
         }
         raw.phase = Phase::Idle;
@@ -189,7 +189,7 @@ pub fn raw_write(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
         want
     };
     if blocks == 0 || blocks > k.store.root.geometry.log_blocks {
-        r.fail(code::BAD_VALUE);
+        r.fail(Code::BadValue);
         return After::Continue;
     }
     let per = k
@@ -199,7 +199,7 @@ pub fn raw_write(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
         .map_or(1, |d| d.max_frames())
         .min(MAX_FRAMES);
     if k.pool.free_count() < super::memory::RESERVE + per {
-        r.fail(code::NO_SPACE);
+        r.fail(Code::NoSpace);
         return After::Continue;
     }
     let raw = &mut k.store.bench;

@@ -7,7 +7,7 @@
 use crate::domain;
 use crate::kernel::Kernel;
 use crate::kobj::{After, Reply};
-use stet_abi::code;
+use stet_abi::code::Code;
 
 /// `wake_at` of a domain waiting for the writer to be idle or for its raw
 /// write (below `WAKE_ON_COMMIT`: the system does not count as idle while
@@ -39,7 +39,7 @@ pub fn park(k: &mut Kernel, ci: usize, w0: u64, w1: u64) -> After {
 /// The checkpoint key's `WAIT_IDLE`.
 pub fn wait(k: &mut Kernel, ci: usize, r: &mut Reply) -> After {
     if !k.store.persistent() {
-        r.fail(code::IO_ERROR);
+        r.fail(Code::IoError);
         return After::Continue;
     }
     if writer_idle(k) {

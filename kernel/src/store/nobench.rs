@@ -9,7 +9,7 @@
 use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
 use crate::kobj::{After, Reply};
-use stet_abi::code;
+use stet_abi::code::Code;
 
 /// Disk tags of raw writes (above the journal's); none is ever issued.
 pub const TAG: u64 = 2 << 32;
@@ -40,6 +40,6 @@ pub fn completed(_: &mut Kernel, _: bool) {}
 
 /// The checkpoint key's `RAW_WRITE`: not in this kernel.
 pub fn raw_write(_: &mut Kernel, _: usize, _: &Msg, r: &mut Reply) -> After {
-    r.fail(code::NO_SUCH_ORDER);
+    r.fail(Code::NoSuchOrder);
     After::Continue
 }

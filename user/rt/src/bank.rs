@@ -3,10 +3,10 @@
 //! codes; `LIMIT` means the bank (or one above it) is used up.
 
 use crate::key::{Msg, Slot};
-use stet_abi::{code, service::bank as o};
+use stet_abi::{code::Code, service::bank as o};
 
 fn ok(code: u64) -> Result<(), u64> {
-    if code == code::OK {
+    if code == Code::Ok {
         Ok(())
     } else {
         Err(code)

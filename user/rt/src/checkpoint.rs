@@ -6,7 +6,7 @@
 //! system restarted from a checkpoint meanwhile) may be retried.
 
 use crate::key::{call, Slot};
-use stet_abi::{code, order::checkpoint as o};
+use stet_abi::{code::Code, order::checkpoint as o};
 
 /// A committed checkpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +47,7 @@ pub struct Info {
 }
 
 fn ok(code: u64) -> Result<(), u64> {
-    if code == code::OK {
+    if code == Code::Ok {
         Ok(())
     } else {
         Err(code)
@@ -69,7 +69,7 @@ pub fn take(slot: Slot) -> Result<Taken, u64> {
 pub fn take_retrying(slot: Slot) -> Result<Taken, u64> {
     loop {
         match take(slot) {
-            Err(code::RESTARTED) => continue,
+            Err(c) if c == Code::Restarted => continue,
             r => return r,
         }
     }

@@ -25,7 +25,14 @@ impl Checks {
     }
 
     /// Prints whether `got` is `want`; counts it if not. → whether it is.
-    pub fn eq<V: PartialEq + Debug>(&self, what: impl Display, got: V, want: V) -> bool {
+    /// (`got` and `want` may differ in type: a delivered `u64` result code
+    /// and the kernel's `Code`.)
+    pub fn eq<G: PartialEq<W> + Debug, W: Debug>(
+        &self,
+        what: impl Display,
+        got: G,
+        want: W,
+    ) -> bool {
         if got == want {
             println!("{}: {what}: ok", self.program);
             true

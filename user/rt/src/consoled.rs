@@ -4,7 +4,7 @@
 //! console key's).
 
 use crate::key::{call, Msg, Slot};
-use stet_abi::code;
+use stet_abi::code::Code;
 use stet_abi::service::console as o;
 
 /// What the driver counts.
@@ -21,7 +21,7 @@ pub struct Stats {
 }
 
 fn result(c: u64) -> Result<(), u64> {
-    if c == code::OK {
+    if c == Code::Ok {
         Ok(())
     } else {
         Err(c)

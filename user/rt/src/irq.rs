@@ -1,7 +1,7 @@
 //! Irq keys (`stet_abi::order::irq`): a driver's interrupt line.
 
 use crate::key::{call, Slot};
-use stet_abi::{code, order::irq as o};
+use stet_abi::{code::Code, order::irq as o};
 
 /// Waits until the line in `irq` has fired since the last `WAIT`; returns
 /// how many times. `seen` is the store's restart count the last answer
@@ -16,10 +16,10 @@ pub fn wait(irq: Slot, seen: &mut Option<u64>) -> Result<u64, u64> {
         None => [0; 4],
     };
     let a = call(irq, o::WAIT, w);
-    if a.code == code::OK || a.code == code::RESTARTED {
+    if a.code == Code::Ok || a.code == Code::Restarted {
         *seen = Some(a.w[1]);
     }
-    if a.code == code::OK {
+    if a.code == Code::Ok {
         Ok(a.w[0])
     } else {
         Err(a.code)
@@ -30,7 +30,7 @@ pub fn wait(irq: Slot, seen: &mut Option<u64>) -> Result<u64, u64> {
 /// interrupt asserted until serviced: an edge on a masked line is lost).
 pub fn ack(irq: Slot) -> Result<(), u64> {
     match call(irq, o::ACK, [0; 4]).code {
-        code::OK => Ok(()),
+        c if c == Code::Ok => Ok(()),
         c => Err(c),
     }
 }
@@ -39,7 +39,7 @@ pub fn ack(irq: Slot) -> Result<(), u64> {
 /// boot)`.
 pub fn info(irq: Slot) -> Result<(u64, u64, bool, u64), u64> {
     let a = call(irq, o::INFO, [0; 4]);
-    if a.code == code::OK {
+    if a.code == Code::Ok {
         Ok((a.w[0], a.w[1], a.w[2] != 0, a.w[3]))
     } else {
         Err(a.code)

@@ -2,7 +2,7 @@
 //! now, so it survives a crash before the next checkpoint.
 
 use crate::key::{Msg, Slot};
-use stet_abi::{code, order::journal as o};
+use stet_abi::{code::Code, order::journal as o};
 
 /// Journals the page whose key is in `page` through the journal key in
 /// `journal`; returns the record's sequence number once the page's
@@ -10,7 +10,7 @@ use stet_abi::{code, order::journal as o};
 /// (`RESTARTED`: the system restarted meanwhile; ask again).
 pub fn page(journal: Slot, page: Slot) -> Result<u64, u64> {
     let a = Msg::new(journal, o::PAGE).keys([page, 0, 0, 0]).call();
-    if a.code == code::OK {
+    if a.code == Code::Ok {
         Ok(a.w[0])
     } else {
         Err(a.code)
@@ -22,7 +22,7 @@ pub fn page(journal: Slot, page: Slot) -> Result<u64, u64> {
 /// disk).
 pub fn page_cost(journal: Slot, page: Slot) -> Result<(u64, u64), u64> {
     let a = Msg::new(journal, o::PAGE).keys([page, 0, 0, 0]).call();
-    if a.code == code::OK {
+    if a.code == Code::Ok {
         Ok((a.w[0], a.w[1]))
     } else {
         Err(a.code)
@@ -33,7 +33,7 @@ pub fn page_cost(journal: Slot, page: Slot) -> Result<(u64, u64), u64> {
 pub fn page_retrying(journal: Slot, page_slot: Slot) -> Result<u64, u64> {
     loop {
         match page(journal, page_slot) {
-            Err(code::RESTARTED) => continue,
+            Err(c) if c == Code::Restarted => continue,
             r => return r,
         }
     }

@@ -1,7 +1,7 @@
 //! Invoking keys: calls, returns and sends, with words, a string and keys.
 //!
 //! A domain names its keys by general-key slot (1..=15; slot 0 is always
-//! void). The kernel's answers carry a result code (`stet_abi::code`).
+//! void). The kernel's answers carry a result code (`stet_abi::code::Code`).
 
 use crate::invoke::{raw, Recv, Regs};
 use stet_abi::invoke::{Control, Kind};
@@ -14,13 +14,14 @@ pub type Slot = u8;
 pub struct Answer {
     /// The key info of the start key used (0 for replies).
     pub info: u8,
-    /// Where it came from (`stet_abi::invoke::source`).
+    /// Where it came from (a `stet_abi::invoke::Source`; compares with one).
     pub source: u8,
     /// Whether the string did not fit the receive buffer's memory.
     pub buffer_fault: bool,
     /// The forwarder's data word (for a message through a forwarder key).
     pub label: u32,
-    /// Order code (for a server) or result code (for a reply).
+    /// Order code (for a server) or result code (for a reply: compares
+    /// with a kernel `stet_abi::code::Code`, or a server's own number).
     pub code: u64,
     /// Data words.
     pub w: [u64; 4],
@@ -41,9 +42,9 @@ impl Answer {
         }
     }
 
-    /// Whether the code is `OK`.
+    /// Whether the code is `Code::Ok`.
     pub fn ok(&self) -> bool {
-        self.code == stet_abi::code::OK
+        self.code == stet_abi::code::Code::Ok
     }
 }
 
@@ -121,7 +122,7 @@ impl<'a> Msg<'a> {
     #[inline(always)]
     fn regs(&self, kind: Kind) -> Regs {
         let mut c = self.ctl;
-        c.kind = kind as u8;
+        c.kind = kind;
         let (addr, len) = self
             .raw_string
             .unwrap_or((self.string.as_ptr() as u64, self.string.len() as u64));

@@ -5,7 +5,7 @@
 #![deny(unsafe_code)]
 
 use crate::key::{Msg, Slot};
-use stet_abi::code;
+use stet_abi::code::Code;
 use stet_abi::service::{factory as fo, rs as ro};
 
 /// Where the keys are and which scratch slots to use.
@@ -33,7 +33,7 @@ pub struct Registration<'a> {
 /// registers its requestor key → `Err((the order that failed, its code))`.
 pub fn register(r: &Registration<'_>) -> Result<(), (&'static str, u64)> {
     let ok = |what, c| {
-        if c == code::OK {
+        if c == Code::Ok {
             Ok(())
         } else {
             Err((what, c))

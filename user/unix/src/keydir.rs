@@ -17,7 +17,7 @@ pub const CAPACITY: usize = 4096;
 pub type Code = u64;
 
 fn check(code: u64) -> Result<(), Code> {
-    if code == code::OK {
+    if code == code::Code::Ok {
         Ok(())
     } else {
         Err(code)

@@ -20,7 +20,7 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use stet_rt::abi::code;
+use stet_rt::abi::code::Code;
 use stet_rt::abi::service::factory as o;
 use stet_rt::bank;
 use stet_rt::bench::{self, median, report};
@@ -47,14 +47,14 @@ fn rdtsc_overhead() -> u64 {
 }
 
 fn must(what: &str, c: u64) -> bool {
-    if c != code::OK {
+    if c != Code::Ok {
         println!("facbench: {what}: FAILED (code {c})");
     }
-    c == code::OK
+    c == Code::Ok
 }
 
 fn code_of(r: Result<(), u64>) -> u64 {
-    r.err().unwrap_or(code::OK)
+    r.err().unwrap_or(Code::Ok.into())
 }
 
 /// ALLOC then FREE through the bank key in SUB, `n` times after a warm-up.
@@ -96,9 +96,9 @@ fn create_destroy() -> (u64, u64, u64) {
     let t2 = rdtsc();
     let d = code_of(bank::destroy(SUB));
     let t3 = rdtsc();
-    let ok = c == code::OK && c2 == code::OK && asked == code::NO_SUCH_ORDER && d == code::OK;
+    let ok = c == Code::Ok && c2 == Code::Ok && asked == Code::NoSuchOrder && d == Code::Ok;
     let why = if ok {
-        code::OK
+        Code::Ok.into()
     } else {
         c.max(c2).max(d).max(1)
     };

@@ -23,7 +23,7 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use stet_rt::abi::code;
+use stet_rt::abi::code::{self, Code};
 use stet_rt::abi::service::{blk, store as so};
 use stet_rt::bench::{self, report};
 use stet_rt::cpu::rdtsc;
@@ -43,7 +43,7 @@ const SVC: Slot = 10;
 const MAX_N: usize = 200;
 
 fn ok(what: &str, c: u64) -> Result<(), u64> {
-    if c == code::OK {
+    if c == Code::Ok {
         Ok(())
     } else {
         println!("rsbench: {what}: FAILED ({} {c})", code::name(c));
@@ -64,7 +64,7 @@ fn lookup() -> Result<u64, u64> {
 fn crash_and_recover(generation: u64) -> Result<(u64, u64), u64> {
     let t0 = rdtsc();
     let c = Msg::new(SVC, blk::CRASH).call().code;
-    if c != code::RESTARTED {
+    if c != Code::Restarted {
         println!(
             "rsbench: CRASH answered {} ({c}), not restarted: FAILED",
             code::name(c)
@@ -80,7 +80,7 @@ fn crash_and_recover(generation: u64) -> Result<(u64, u64), u64> {
         tries += 1;
         if tries > 10_000 {
             println!("rsbench: no replacement published after generation {generation}: FAILED");
-            return Err(code::BAD_STATE);
+            return Err(Code::BadState.into());
         }
         stet_rt::kernel::sleep_until(stet_rt::kernel::now_ns() + 1000);
         g = lookup()?;
@@ -91,7 +91,7 @@ fn crash_and_recover(generation: u64) -> Result<(u64, u64), u64> {
     ok("READ of the replacement", a.code)?;
     if a.len != b.len() || b[7] != blk::byte(g, 7) {
         println!("rsbench: block {g}: {} bytes, WRONG: FAILED", a.len);
-        return Err(code::BAD_STATE);
+        return Err(Code::BadState.into());
     }
     Ok((t1 - t0, g))
 }

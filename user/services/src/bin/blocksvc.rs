@@ -11,7 +11,7 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use stet_rt::abi::code;
+use stet_rt::abi::code::Code;
 use stet_rt::abi::service::blk;
 use stet_rt::{fault, service};
 
@@ -36,13 +36,13 @@ fn main(arg: u64) -> i64 {
                 for (i, b) in out.iter_mut().enumerate() {
                     *b = blk::byte(a.w[0], i);
                 }
-                (code::OK, [a.w[0], 0, 0, 0], out.len(), 0)
+                (Code::Ok.into(), [a.w[0], 0, 0, 0], out.len(), 0)
             }
             blk::CRASH => {
                 fault::Fault::InvalidOpcode.trigger();
-                (code::BAD_STATE, [0; 4], 0, 0)
+                (Code::BadState.into(), [0; 4], 0, 0)
             }
-            _ => (code::NO_SUCH_ORDER, [0; 4], 0, 0),
+            _ => (Code::NoSuchOrder.into(), [0; 4], 0, 0),
         }
     })
 }

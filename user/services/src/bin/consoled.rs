@@ -31,7 +31,7 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use stet_rt::abi::code;
+use stet_rt::abi::code::{self, Code};
 use stet_rt::abi::service::console as o;
 use stet_rt::key::{call, wait, Msg, Slot};
 use stet_rt::uart::{Uart, COM1};
@@ -69,7 +69,7 @@ fn waiter() -> i64 {
     loop {
         let (n, restarted) = match irq::wait(IRQ, &mut seen) {
             Ok(n) => (n, 0),
-            Err(code::RESTARTED) => (0, 1),
+            Err(c) if c == Code::Restarted => (0, 1),
             Err(c) => {
                 println!("consoled: waiting for irq failed: {}", code::name(c));
                 return 1;
@@ -215,7 +215,7 @@ fn after_reset(uart: &mut Uart, input: &mut [Input; 2], readers: &mut [Option<(S
         i.head = 0;
         i.len = 0;
         if let Some((slot, _)) = r.take() {
-            Msg::new(slot, code::RESTARTED).send();
+            Msg::new(slot, Code::Restarted.into()).send();
         }
     }
 }
@@ -278,9 +278,11 @@ fn driver(first: usize) -> i64 {
                     hidden[c].keep(&buf[..len]);
                 }
                 st.written += len as u64;
-                (code::OK, [len as u64, 0, 0, 0], 0)
+                (Code::Ok.into(), [len as u64, 0, 0, 0], 0)
             }
-            o::READ if a.w[0] == 0 || a.w[0] > out.len() as u64 => (code::BAD_VALUE, [0; 4], 0),
+            o::READ if a.w[0] == 0 || a.w[0] > out.len() as u64 => {
+                (Code::BadValue.into(), [0; 4], 0)
+            }
             o::READ => {
                 // Whether it waits is decided before the prompt shows:
                 // input typed in answer to the prompt comes by interrupt.
@@ -296,9 +298,9 @@ fn driver(first: usize) -> i64 {
                 st.written += len as u64;
                 if input[c].len > 0 {
                     let n = input[c].take(&mut out[..max]);
-                    (code::OK, [n as u64, 0, 0, 0], n)
+                    (Code::Ok.into(), [n as u64, 0, 0, 0], n)
                 } else if readers[c].is_some() {
-                    (code::BAD_STATE, [0; 4], 0)
+                    (Code::BadState.into(), [0; 4], 0)
                 } else {
                     // Keep the caller waiting: its resume key stays in this
                     // slot; the next callers' go to a free one.
@@ -309,16 +311,16 @@ fn driver(first: usize) -> i64 {
                     continue;
                 }
             }
-            o::POLL if a.w[0] > out.len() as u64 => (code::BAD_VALUE, [0; 4], 0),
+            o::POLL if a.w[0] > out.len() as u64 => (Code::BadValue.into(), [0; 4], 0),
             o::POLL => {
                 after_reset(&mut uart, &mut input, &mut readers);
                 drain(&mut uart, &mut input, &mut active, &mut hidden, &mut st);
                 let c = (a.info as usize).min(1);
                 let n = input[c].take(&mut out[..a.w[0] as usize]);
-                (code::OK, [n as u64, 0, 0, 0], n)
+                (Code::Ok.into(), [n as u64, 0, 0, 0], n)
             }
             o::STATS => (
-                code::OK,
+                Code::Ok.into(),
                 [st.interrupts, st.received, st.written, st.waited],
                 0,
             ),
@@ -334,7 +336,7 @@ fn driver(first: usize) -> i64 {
                     if let Some((slot, max)) = readers[c] {
                         if input[c].len > 0 {
                             let n = input[c].take(&mut out[..max]);
-                            Msg::new(slot, code::OK)
+                            Msg::new(slot, Code::Ok.into())
                                 .words([n as u64, 0, 0, 0])
                                 .string(&out[..n])
                                 .send();
@@ -342,10 +344,10 @@ fn driver(first: usize) -> i64 {
                         }
                     }
                 }
-                (code::OK, [0; 4], 0)
+                (Code::Ok.into(), [0; 4], 0)
             }
-            o::INTERRUPT => (code::NO_RIGHTS, [0; 4], 0),
-            _ => (code::NO_SUCH_ORDER, [0; 4], 0),
+            o::INTERRUPT => (Code::NoRights.into(), [0; 4], 0),
+            _ => (Code::NoSuchOrder.into(), [0; 4], 0),
         };
         let (c, w, n) = reply;
         a = Msg::new(RESUME[cur], c)

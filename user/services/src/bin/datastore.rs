@@ -13,7 +13,7 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use stet_rt::abi::code;
+use stet_rt::abi::code::Code;
 use stet_rt::abi::order::node;
 use stet_rt::abi::service::store as o;
 use stet_rt::key::{wait, Msg, Slot};
@@ -72,7 +72,7 @@ fn leaf(t: &mut Table, i: usize) -> Result<(), u64> {
             .keys([LEAF, 0, 0, 0])
             .call()
             .code;
-        if c != code::OK {
+        if c != Code::Ok {
             return Err(c);
         }
         t.leaves += 1;
@@ -82,7 +82,7 @@ fn leaf(t: &mut Table, i: usize) -> Result<(), u64> {
         .recv([LEAF, 0, 0, 0])
         .call()
         .code;
-    if c == code::OK {
+    if c == Code::Ok {
         Ok(())
     } else {
         Err(c)
@@ -107,14 +107,14 @@ fn order(
 ) -> Result<([u64; 4], usize, Slot), u64> {
     let (name, blob) = split(s);
     match ord {
-        o::PUT | o::DELETE if !publisher => Err(code::NO_RIGHTS),
+        o::PUT | o::DELETE if !publisher => Err(Code::NoRights.into()),
         o::PUT => {
             if name.is_empty() || name.len() > o::MAX_NAME || blob.len() > o::MAX_BLOB {
-                return Err(code::BAD_VALUE);
+                return Err(Code::BadValue.into());
             }
             let i = match t.find(name) {
                 Some(i) => i,
-                None => t.e.iter().position(|e| !e.used).ok_or(code::NO_SPACE)?,
+                None => t.e.iter().position(|e| !e.used).ok_or(Code::NoSpace)?,
             };
             leaf(t, i)?;
             let c = Msg::new(LEAF, node::SWAP)
@@ -122,7 +122,7 @@ fn order(
                 .keys([ARG, 0, 0, 0])
                 .call()
                 .code;
-            if c != code::OK {
+            if c != Code::Ok {
                 return Err(c);
             }
             let e = &mut t.e[i];
@@ -138,14 +138,14 @@ fn order(
             Ok(([e.generation, 0, 0, 0], 0, 0))
         }
         o::GET => {
-            let i = t.find(name).ok_or(code::BAD_VALUE)?;
+            let i = t.find(name).ok_or(Code::BadValue)?;
             leaf(t, i)?;
             let c = Msg::new(LEAF, node::FETCH)
                 .w0((i % 16) as u64)
                 .recv([OUT, 0, 0, 0])
                 .call()
                 .code;
-            if c != code::OK {
+            if c != Code::Ok {
                 return Err(c);
             }
             let e = &t.e[i];
@@ -154,7 +154,7 @@ fn order(
             Ok(([e.generation, 0, 0, 0], n, OUT))
         }
         o::DELETE => {
-            let i = t.find(name).ok_or(code::BAD_VALUE)?;
+            let i = t.find(name).ok_or(Code::BadValue)?;
             leaf(t, i)?;
             Msg::new(LEAF, node::SWAP)
                 .w0((i % 16) as u64)
@@ -167,13 +167,13 @@ fn order(
         }
         o::LIST => {
             let from = w[0] as usize;
-            let i = (from..N).find(|&i| t.e[i].used).ok_or(code::BAD_VALUE)?;
+            let i = (from..N).find(|&i| t.e[i].used).ok_or(Code::BadValue)?;
             let e = &t.e[i];
             let n = e.name_len as usize;
             out[..n].copy_from_slice(&e.name[..n]);
             Ok(([e.generation, i as u64 + 1, 0, 0], n, 0))
         }
-        _ => Err(code::NO_SUCH_ORDER),
+        _ => Err(Code::NoSuchOrder.into()),
     }
 }
 
@@ -195,13 +195,13 @@ fn main(_arg: u64) -> i64 {
     loop {
         let len = a.len.min(buf.len());
         let r = if a.len > buf.len() {
-            Err(code::BAD_VALUE)
+            Err(Code::BadValue.into())
         } else {
             let publisher = a.info == o::PUBLISHER;
             order(&mut t, publisher, a.code, a.w, &buf[..len], &mut out)
         };
         let (c, w, n, key) = match r {
-            Ok((w, n, k)) => (code::OK, w, n, k),
+            Ok((w, n, k)) => (Code::Ok.into(), w, n, k),
             Err(c) => (c, [0; 4], 0, 0),
         };
         a = Msg::new(RESUME, c)

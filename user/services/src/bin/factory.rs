@@ -42,10 +42,10 @@ use stet_factory::discreet::{classify, Class, Component};
 use stet_factory::plan::{self, Pages, Segment, Source, Step, MAX_SEGMENTS, PAGE, ROOT_LSS};
 use stet_keys::{rights, KeyType, MAX_OID};
 use stet_rt::abi::domain::{Reg, NREGS, REGS_SIZE};
-use stet_rt::abi::invoke::source;
+use stet_rt::abi::invoke;
 use stet_rt::abi::order::{discrim, domain, keybits, node, page, segment};
 use stet_rt::abi::service::factory as o;
-use stet_rt::abi::{code, layout};
+use stet_rt::abi::{code::Code, layout};
 use stet_rt::bank;
 use stet_rt::key::{wait, Answer, Msg, Slot};
 use stet_rt::println;
@@ -75,7 +75,7 @@ type Fb = Books<Heap>;
 type Res<T> = Result<T, u64>;
 
 fn ok(a: Answer) -> Res<Answer> {
-    if a.code == code::OK {
+    if a.code == Code::Ok {
         Ok(a)
     } else {
         Err(a.code)
@@ -132,10 +132,10 @@ fn is_bank(s: Slot) -> bool {
 
 fn book_err(e: Error) -> u64 {
     match e {
-        Error::NoFactory => code::VOID,
-        Error::Sealed => code::BAD_STATE,
-        Error::BadValue => code::BAD_VALUE,
-        Error::Full => code::LIMIT,
+        Error::NoFactory => Code::Void.into(),
+        Error::Sealed => Code::BadState.into(),
+        Error::BadValue => Code::BadValue.into(),
+        Error::Full => Code::Limit.into(),
     }
 }
 
@@ -184,34 +184,33 @@ fn sweep(books: &mut Fb) {
 fn read_program(prog: Slot, segs: &mut [Segment; MAX_SEGMENTS]) -> Res<(u64, usize)> {
     let (t, _, dangling) = classify_slot(prog);
     if dangling || t != KeyType::Node as u64 {
-        return Err(code::WRONG_TYPE);
+        return Err(Code::WrongType.into());
     }
     fetch(prog, node::FETCH, 0, T)?;
     // Classified before it is invoked: a client's key is never called.
     if classify_slot(T).0 != KeyType::Segment as u64
         || Msg::new(T, segment::INFO).call().w[0] != ROOT_LSS as u64
     {
-        return Err(code::BAD_VALUE);
+        return Err(Code::BadValue.into());
     }
     let number = |slot: u64| Msg::new(prog, node::READ_NUMBER).w0(slot).call();
     let e = number(1);
-    if e.code != code::OK {
-        return Err(code::BAD_VALUE);
+    if e.code != Code::Ok {
+        return Err(Code::BadValue.into());
     }
     let entry = e.w[0];
     let mut n = 0;
     for slot in 2..16u64 {
         let a = number(slot);
-        if a.code != code::OK {
+        if a.code != Code::Ok {
             break;
         }
-        segs[n] = Segment::from_number(a.w[0], a.w[1]).map_err(|_| code::BAD_VALUE)?;
+        segs[n] = Segment::from_number(a.w[0], a.w[1]).map_err(|_| Code::BadValue)?;
         n += 1;
     }
-    let pages =
-        plan::product(&segs[..n], plan::DEFAULT_STACK_PAGES).map_err(|_| code::BAD_VALUE)?;
+    let pages = plan::product(&segs[..n], plan::DEFAULT_STACK_PAGES).map_err(|_| Code::BadValue)?;
     if pages.source(entry / PAGE) != Some(Source::Text) {
-        return Err(code::BAD_VALUE);
+        return Err(Code::BadValue.into());
     }
     Ok((entry, n))
 }
@@ -220,7 +219,7 @@ fn read_program(prog: Slot, segs: &mut [Segment; MAX_SEGMENTS]) -> Res<(u64, usi
 /// the program node → builder key in A2, requestor key in A3.
 fn new_factory(books: &mut Fb) -> Res<()> {
     if !is_bank(A0) {
-        return Err(code::WRONG_TYPE);
+        return Err(Code::WrongType.into());
     }
     let mut segs = [Segment {
         first: 0,
@@ -231,7 +230,7 @@ fn new_factory(books: &mut Fb) -> Res<()> {
     if books.next_free().is_none() {
         sweep(books);
     }
-    let n = books.next_free().ok_or(code::LIMIT)?;
+    let n = books.next_free().ok_or(Code::Limit)?;
     bank::alloc_node(A0, A2)?;
     if let Err(c) = bank::alloc_node(A0, A3) {
         let _ = bank::free(A0, A2);
@@ -293,12 +292,12 @@ fn component(books: &Fb, s: Slot) -> Component {
 
 /// Builder INSTALL: `slot` gets the key in A0.
 fn install(books: &mut Fb, n: u32, slot: u64) -> Res<()> {
-    let r = books.record(n).ok_or(code::VOID)?;
+    let r = books.record(n).ok_or(Code::Void)?;
     if r.state == State::Sealed {
-        return Err(code::BAD_STATE);
+        return Err(Code::BadState.into());
     }
     if slot == 0 || slot > o::COMPONENTS as u64 {
-        return Err(code::BAD_VALUE);
+        return Err(Code::BadValue.into());
     }
     let c = component(books, A0);
     dir_node(n, false, CUR)?;
@@ -308,11 +307,11 @@ fn install(books: &mut Fb, n: u32, slot: u64) -> Res<()> {
 
 /// Builder SET_STACK_PAGES.
 fn set_stack(books: &mut Fb, n: u32, pages: u64) -> Res<()> {
-    let r = books.record(n).ok_or(code::VOID)?;
+    let r = books.record(n).ok_or(Code::Void)?;
     if r.state == State::Sealed {
-        return Err(code::BAD_STATE);
+        return Err(Code::BadState.into());
     }
-    plan::product(r.segments(), pages).map_err(|_| code::BAD_VALUE)?;
+    plan::product(r.segments(), pages).map_err(|_| Code::BadValue)?;
     books.set_stack(n, pages).map_err(book_err)
 }
 
@@ -326,10 +325,10 @@ struct Walk {
 /// The template's key for `page` into A3 (the template's root segment key
 /// is in A2; A1 caches the node holding the last page found).
 fn template_page(w: &mut Walk, page: u64) -> Res<()> {
-    let path = plan::path(&w.tpl, page).ok_or(code::BAD_VALUE)?;
+    let path = plan::path(&w.tpl, page).ok_or(Code::BadValue)?;
     let hops = path.hops();
     let last = hops[hops.len() - 1].slot as u64;
-    let bad = |_| code::BAD_VALUE;
+    let bad = |_| Code::BadValue.into();
     if hops.len() > 1 && w.leaf == Some((path.leaf_lss, path.leaf_base)) {
         return fetch(A1, segment::FETCH, last, A3).map_err(bad);
     }
@@ -399,8 +398,8 @@ fn build_space(pages: &Pages, w: &mut Walk) -> Res<()> {
                     let a = Msg::new(A3, page::READ)
                         .words([0, PAGE, 0, 0])
                         .call_into(&mut buf);
-                    if a.code != code::OK {
-                        return Err(code::BAD_VALUE);
+                    if a.code != Code::Ok {
+                        return Err(Code::BadValue.into());
                     }
                     if buf.iter().any(|&b| b != 0) {
                         ok(Msg::new(T, page::WRITE).w0(0).string(&buf).call())?;
@@ -420,9 +419,9 @@ fn build_space(pages: &Pages, w: &mut Walk) -> Res<()> {
 /// A2 the argument, A3 the keeper (or void), `rdi` its argument word →
 /// its start key in T.
 fn build_product(books: &Fb, n: u32, rdi: u64) -> Res<()> {
-    let r = books.record(n).ok_or(code::VOID)?;
-    let pages = plan::product(r.segments(), r.stack_pages).map_err(|_| code::BAD_VALUE)?;
-    let tpl = plan::template(r.segments()).map_err(|_| code::BAD_VALUE)?;
+    let r = books.record(n).ok_or(Code::Void)?;
+    let pages = plan::product(r.segments(), r.stack_pages).map_err(|_| Code::BadValue)?;
+    let tpl = plan::template(r.segments()).map_err(|_| Code::BadValue)?;
     // The domain: root in CUR, general keys in GEN, annex in T, FPU page
     // in A0 (the requester's bank key is no longer needed).
     bank::alloc_node(SUB, CUR)?;
@@ -481,21 +480,21 @@ fn build_product(books: &Fb, n: u32, rdi: u64) -> Res<()> {
 /// in A0; whether a keeper was named (then the requester gets the domain
 /// key too: the keeper would get it with the product's first fault).
 fn create(books: &Fb, n: u32, rdi: u64) -> Res<bool> {
-    let r = books.record(n).ok_or(code::VOID)?;
+    let r = books.record(n).ok_or(Code::Void)?;
     if r.state != State::Sealed {
-        return Err(code::BAD_STATE);
+        return Err(Code::BadState.into());
     }
     if !is_bank(A0) {
-        return Err(code::WRONG_TYPE);
+        return Err(Code::WrongType.into());
     }
     let (mt, _, dead) = classify_slot(A1);
     if dead || mt != KeyType::Meter as u64 {
-        return Err(code::WRONG_TYPE);
+        return Err(Code::WrongType.into());
     }
     let (kt, _, dead) = classify_slot(A3);
     let supervised = !dead && kt == KeyType::Start as u64;
     if !dead && kt != KeyType::Void as u64 && !supervised {
-        return Err(code::WRONG_TYPE);
+        return Err(Code::WrongType.into());
     }
     bank::create_sub(A0, u64::MAX, u64::MAX, SUB)?;
     if let Err(c) = build_product(books, n, rdi) {
@@ -511,12 +510,12 @@ fn order(books: &mut Fb, label: u32, ord: u64, w: [u64; 4]) -> Res<([u64; 4], [S
     if label == 0 {
         return match ord {
             o::NEW_FACTORY => new_factory(books).map(|_| ([0; 4], [A2, A3, 0, 0])),
-            _ => Err(code::NO_SUCH_ORDER),
+            _ => Err(Code::NoSuchOrder.into()),
         };
     }
     let n = label / 2;
     let requestor = label % 2 == 1;
-    let r = books.record(n).ok_or(code::VOID)?;
+    let r = books.record(n).ok_or(Code::Void)?;
     let none = [0; 4];
     match (requestor, ord) {
         (_, o::IS_DISCREET) => Ok((r.verdict.words(), none)),
@@ -526,7 +525,7 @@ fn order(books: &mut Fb, label: u32, ord: u64, w: [u64; 4]) -> Res<([u64; 4], [S
         (true, o::CREATE) => {
             create(books, n, w[0]).map(|sup| ([0; 4], [T, if sup { A0 } else { 0 }, 0, 0]))
         }
-        _ => Err(code::NO_SUCH_ORDER),
+        _ => Err(Code::NoSuchOrder.into()),
     }
 }
 
@@ -557,15 +556,15 @@ fn main(arg: u64) -> i64 {
     let recv = [A0, A1, A2, A3];
     let mut a = wait(recv, RESUME, &mut []);
     loop {
-        let r = if a.source as u64 != source::FORWARDED {
+        let r = if a.source != invoke::Source::Forwarded {
             // Only the forwarders it made (and the image builder's
             // metafactory key) reach it with a label.
-            Err(code::NO_RIGHTS)
+            Err(Code::NoRights.into())
         } else {
             order(&mut books, a.label, a.code, a.w)
         };
         let (c, w, keys) = match r {
-            Ok((w, k)) => (code::OK, w, k),
+            Ok((w, k)) => (Code::Ok.into(), w, k),
             Err(c) => (c, [0; 4], [0; 4]),
         };
         a = Msg::new(RESUME, c)

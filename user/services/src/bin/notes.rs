@@ -8,7 +8,7 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use stet_rt::abi::code;
+use stet_rt::abi::code::Code;
 use stet_rt::abi::service::notes as o;
 use stet_rt::key::{wait, Msg};
 
@@ -31,30 +31,30 @@ fn main(_arg: u64) -> i64 {
     loop {
         let mut out: &[u8] = &[];
         let (c, w0) = match a.code {
-            o::ADD if a.len == 0 || a.len > o::MAX_NOTE => (code::BAD_VALUE, 0),
-            o::ADD if s.n == o::MAX_NOTES => (code::NO_SPACE, 0),
+            o::ADD if a.len == 0 || a.len > o::MAX_NOTE => (Code::BadValue, 0),
+            o::ADD if s.n == o::MAX_NOTES => (Code::NoSpace, 0),
             o::ADD => {
                 s.text[s.n][..a.len].copy_from_slice(&buf[..a.len]);
                 s.len[s.n] = a.len as u8;
                 s.n += 1;
-                (code::OK, s.n as u64)
+                (Code::Ok, s.n as u64)
             }
-            o::GET if a.w[0] as usize >= s.n => (code::BAD_VALUE, 0),
+            o::GET if a.w[0] as usize >= s.n => (Code::BadValue, 0),
             o::GET => {
                 let i = a.w[0] as usize;
                 out = &s.text[i][..s.len[i] as usize];
-                (code::OK, i as u64)
+                (Code::Ok, i as u64)
             }
             o::COUNT => {
                 s.count += 1;
-                (code::OK, s.count)
+                (Code::Ok, s.count)
             }
-            _ => (code::NO_SUCH_ORDER, 0),
+            _ => (Code::NoSuchOrder, 0),
         };
         let mut reply = [0u8; o::MAX_NOTE];
         reply[..out.len()].copy_from_slice(out);
         let n = out.len();
-        a = Msg::new(15, c)
+        a = Msg::new(15, c.into())
             .w0(w0)
             .string(&reply[..n])
             .resume_into(15)

@@ -31,7 +31,7 @@ use stet_rt::abi::order::{domain, node};
 use stet_rt::abi::service::factory as fo;
 use stet_rt::abi::service::rs::{self as o, state};
 use stet_rt::abi::service::store as so;
-use stet_rt::abi::{code, fault};
+use stet_rt::abi::{code::Code, fault};
 use stet_rt::kernel::{now_ns, sleep_until};
 use stet_rt::key::{wait, Msg, Slot};
 use stet_rt::{bank, println};
@@ -101,7 +101,7 @@ const FREE: Service = Service {
 };
 
 fn ok(c: u64) -> Result<(), u64> {
-    if c == code::OK {
+    if c == Code::Ok {
         Ok(())
     } else {
         Err(c)
@@ -152,7 +152,7 @@ impl Rs {
             .keys([T1, METER, 0, T3])
             .recv([T4, T2, 0, 0])
             .call();
-        if a.code != code::OK {
+        if a.code != Code::Ok {
             let _ = bank::destroy(T1);
             return Err(a.code);
         }
@@ -188,12 +188,12 @@ impl Rs {
                 .recv([T3, 0, 0, 0])
                 .call()
                 .code
-                == code::OK
+                == Code::Ok
         {
             // A try-send: if it is not a live resume key this is answered
             // VOID; if the service put a start key there, never waiting on
             // whatever it names.
-            Msg::new(T3, code::RESTARTED).try_send();
+            Msg::new(T3, Code::Restarted.into()).try_send();
         }
         if fetch(SVC, S_BANK, T1).is_ok() {
             let _ = bank::destroy(T1);
@@ -313,7 +313,7 @@ impl Rs {
             return;
         }
         let st = Msg::new(T1, domain::GET_STATE).call();
-        if st.code == code::VOID {
+        if st.code == Code::Void {
             self.failed(i, Failure::Exit, format_args!("vanished"), now);
             return;
         }
@@ -347,12 +347,12 @@ impl Rs {
             None => (s, &[][..]),
         };
         if name.is_empty() || name.len() > 32 || (!rest.is_empty() && rest.len() != 8) {
-            return Err(code::BAD_VALUE);
+            return Err(Code::BadValue.into());
         }
         if self.find(name).is_some() {
-            return Err(code::BAD_STATE);
+            return Err(Code::BadState.into());
         }
-        let i = self.s.iter().position(|s| !s.used).ok_or(code::LIMIT)?;
+        let i = self.s.iter().position(|s| !s.used).ok_or(Code::Limit)?;
         bank::alloc_node(BANK, SVC)?;
         swap(DIR, i as u64, SVC)?;
         swap(SVC, S_FACTORY, ARG0)?;
@@ -392,9 +392,9 @@ impl Rs {
     }
 
     fn inject(&mut self, name: &[u8], kind: u64) -> Result<(), u64> {
-        let i = self.find(name).ok_or(code::BAD_VALUE)?;
+        let i = self.find(name).ok_or(Code::BadValue)?;
         if self.s[i].state != state::RUNNING {
-            return Err(code::BAD_STATE);
+            return Err(Code::BadState.into());
         }
         match kind {
             0 => {
@@ -417,7 +417,7 @@ impl Rs {
                 self.failed(i, Failure::Exit, format_args!("killed"), now);
                 Ok(())
             }
-            _ => Err(code::BAD_VALUE),
+            _ => Err(Code::BadValue.into()),
         }
     }
 }
@@ -451,7 +451,7 @@ fn server() -> i64 {
                             olen = s.name_len;
                             Ok([s.state, s.record.restarts, s.generation, i as u64 + 1])
                         }
-                        None => Err(code::BAD_VALUE),
+                        None => Err(Code::BadValue.into()),
                     }
                 }
                 o::INJECT => rs.inject(&buf[..len], a.w[0]).map(|_| [0; 4]),
@@ -463,10 +463,10 @@ fn server() -> i64 {
                         println!("rs: {} restarted by request", rs.s[i].name());
                         Ok([0; 4])
                     }
-                    Some(_) => Err(code::BAD_STATE),
-                    None => Err(code::BAD_VALUE),
+                    Some(_) => Err(Code::BadState.into()),
+                    None => Err(Code::BadValue.into()),
                 },
-                _ => Err(code::NO_SUCH_ORDER),
+                _ => Err(Code::NoSuchOrder.into()),
             },
             i => {
                 // A keeper message: the fault of service `i`. Its resume
@@ -476,7 +476,7 @@ fn server() -> i64 {
             }
         };
         let (c, w) = match r {
-            Ok(w) => (code::OK, w),
+            Ok(w) => (Code::Ok.into(), w),
             Err(c) => (c, [0; 4]),
         };
         a = Msg::new(RESUME, c)

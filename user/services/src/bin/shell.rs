@@ -18,7 +18,10 @@
 
 use stet_rt::abi::order::{checkpoint as ck, sysinfo as si};
 use stet_rt::abi::service::{blk, console as co, notes as no, rs as ro, store as so};
-use stet_rt::abi::{code, order::node};
+use stet_rt::abi::{
+    code::{self, Code},
+    order::node,
+};
 use stet_rt::key::{Msg, Slot};
 use stet_rt::{bank, print, println};
 use stet_shell::{Command, Edit, LineEditor, ParseError, COMMANDS};
@@ -65,7 +68,7 @@ fn ps() {
     let mut rec = [0u8; si::DOMAIN_RECORD];
     loop {
         let a = Msg::new(SYSINFO, si::DOMAINS).w0(next).call_into(&mut rec);
-        if a.code != code::OK {
+        if a.code != Code::Ok {
             break;
         }
         let st = word(&rec, 1);
@@ -107,7 +110,7 @@ fn ps() {
 fn mem() {
     let mut b = [0u8; 32];
     let a = Msg::new(SYSINFO, si::OBJECTS).call_into(&mut b);
-    if a.code != code::OK {
+    if a.code != Code::Ok {
         return println!("mem: code {}", a.code);
     }
     let hi = |w: u64| w >> 32;
@@ -137,7 +140,7 @@ fn mem() {
 fn store() {
     let s = Msg::new(CHECKPOINT, ck::STATS).call();
     let i = Msg::new(CHECKPOINT, ck::INFO).call();
-    if s.code != code::OK || i.code != code::OK {
+    if s.code != Code::Ok || i.code != Code::Ok {
         return println!("store: no disk (code {})", s.code);
     }
     println!(
@@ -162,7 +165,7 @@ fn services() {
     println!("  service          state     restarts  generation");
     loop {
         let a = Msg::new(RS, ro::STATUS).w0(next).call_into(&mut name);
-        if a.code != code::OK {
+        if a.code != Code::Ok {
             break;
         }
         let state = match a.w[0] {
@@ -226,12 +229,12 @@ fn unix() {
         .string(stet_unix::proto::STORE_NAME)
         .recv([T1, 0, 0, 0])
         .call();
-    if g.code != code::OK {
+    if g.code != Code::Ok {
         return println!("unix: no UNIX personality in the data store");
     }
     let mut b = [0u8; 4096];
     let a = Msg::new(T1, stet_unix::proto::STATUS).call_into(&mut b);
-    if a.code != code::OK {
+    if a.code != Code::Ok {
         return println!("unix: {} ({})", code::name(a.code), a.code);
     }
     println!(
@@ -264,7 +267,7 @@ fn read(name: &str, n: u64) {
         .string(name.as_bytes())
         .recv([T1, 0, 0, 0])
         .call();
-    if g.code != code::OK {
+    if g.code != Code::Ok {
         return println!(
             "read: no service {name} in the data store ({})",
             code::name(g.code)
@@ -272,7 +275,7 @@ fn read(name: &str, n: u64) {
     }
     let mut b = [0u8; 4096];
     let a = Msg::new(T1, blk::READ).w0(n).call_into(&mut b);
-    if a.code != code::OK {
+    if a.code != Code::Ok {
         return println!(
             "read: {name}: {} ({}); try again",
             code::name(a.code),
@@ -291,7 +294,7 @@ fn read(name: &str, n: u64) {
 }
 
 fn ok(c: u64) -> Result<(), u64> {
-    if c == code::OK {
+    if c == Code::Ok {
         Ok(())
     } else {
         Err(c)
@@ -312,7 +315,7 @@ fn run(c: Command<'_>) {
         Command::Store => store(),
         Command::Checkpoint => {
             let a = Msg::new(CHECKPOINT, ck::TAKE).call();
-            if a.code == code::OK {
+            if a.code == Code::Ok {
                 println!("checkpoint {} committed", a.w[0]);
             } else {
                 println!("checkpoint: {} ({})", code::name(a.code), a.code);
@@ -329,7 +332,9 @@ fn run(c: Command<'_>) {
                 .w0(kind)
                 .call();
             match a.code {
-                code::OK => println!("inject: {} {name}", ["crashed", "killed"][kind as usize]),
+                c if c == Code::Ok => {
+                    println!("inject: {} {name}", ["crashed", "killed"][kind as usize])
+                }
                 c => println!("inject: {name}: {} ({c})", code::name(c)),
             }
         }
@@ -342,7 +347,7 @@ fn run(c: Command<'_>) {
         Command::Note(text) => {
             let a = Msg::new(NOTES, no::ADD).string(text.as_bytes()).call();
             match a.code {
-                code::OK => println!("note {} kept", a.w[0]),
+                c if c == Code::Ok => println!("note {} kept", a.w[0]),
                 c => println!("note: {} ({c})", code::name(c)),
             }
         }
@@ -351,7 +356,7 @@ fn run(c: Command<'_>) {
             let mut i = 0;
             loop {
                 let a = Msg::new(NOTES, no::GET).w0(i).call_into(&mut b);
-                if a.code != code::OK {
+                if a.code != Code::Ok {
                     break;
                 }
                 let t = core::str::from_utf8(&b[..a.len.min(b.len())]).unwrap_or("?");
@@ -392,14 +397,14 @@ fn main(_arg: u64) -> i64 {
         let a = Msg::new(CONSOLE, co::READ)
             .w0(input.len() as u64)
             .call_into(&mut input);
-        if a.code == code::RESTARTED {
+        if a.code == Code::Restarted {
             // The system restarted while we waited: a fresh prompt.
             seen = restarts();
             ed.clear();
             write(b"\r\n(restarted)\r\nstet> ");
             continue;
         }
-        if a.code != code::OK {
+        if a.code != Code::Ok {
             stet_rt::kernel::sleep_until(stet_rt::kernel::now_ns() + 10_000_000);
             continue;
         }

@@ -19,8 +19,8 @@
 
 use stet_bank::{Banks, Error, Layout, Space, Step, NIL, PRIME};
 use stet_keys::KeyType;
-use stet_rt::abi::code;
-use stet_rt::abi::invoke::source;
+use stet_rt::abi::code::Code;
+use stet_rt::abi::invoke::Source;
 use stet_rt::abi::order::{discrim, node, range};
 use stet_rt::abi::service::bank as o;
 use stet_rt::key::{wait, Msg, Slot};
@@ -48,9 +48,9 @@ fn range_slot(s: Space) -> Slot {
 
 fn err(e: Error) -> u64 {
     match e {
-        Error::Limit | Error::TooManyBanks => code::LIMIT,
-        Error::BadBank => code::VOID,
-        Error::NotOwned => code::BAD_VALUE,
+        Error::Limit | Error::TooManyBanks => Code::Limit.into(),
+        Error::BadBank => Code::Void.into(),
+        Error::NotOwned => Code::BadValue.into(),
     }
 }
 
@@ -71,8 +71,8 @@ fn renew(s: Space, i: u32) {
             .w0(i as u64)
             .call()
             .code;
-        if c != code::NO_SPACE {
-            if c != code::OK {
+        if c != Code::NoSpace {
+            if c != Code::Ok {
                 println!("spacebank: renew {s:?} {i}: code {c}");
             }
             return;
@@ -86,16 +86,16 @@ fn identify(slot: Slot) -> Result<(Space, u32, u64), u64> {
     let a = Msg::new(PAGES, range::IDENTIFY)
         .keys([slot, 0, 0, 0])
         .call();
-    if a.code == code::OK {
+    if a.code == Code::Ok {
         return Ok((Space::Page, a.w[0] as u32, a.w[1]));
     }
-    if a.code != code::WRONG_TYPE {
+    if a.code != Code::WrongType {
         return Err(a.code);
     }
     let a = Msg::new(NODES, range::IDENTIFY)
         .keys([slot, 0, 0, 0])
         .call();
-    if a.code == code::OK {
+    if a.code == Code::Ok {
         Ok((Space::Node, a.w[0] as u32, a.w[1]))
     } else {
         Err(a.code)
@@ -112,13 +112,13 @@ fn bank_of_key(banks: &Banks<Heap>, slot: Slot) -> Option<u32> {
     let same = Msg::new(DISCRIM, discrim::COMPARE)
         .keys([slot, PRIME_KEY, 0, 0])
         .call();
-    (same.code == code::OK && same.w[0] == 1).then_some(PRIME)
+    (same.code == Code::Ok && same.w[0] == 1).then_some(PRIME)
 }
 
 fn alloc(banks: &mut Banks<Heap>, b: u32, s: Space) -> Result<(), u64> {
     let i = banks.alloc(b, s).map_err(err)?;
     let c = get(s, i, OUT);
-    if c != code::OK {
+    if c != Code::Ok {
         let _ = banks.free(b, s, i);
         return Err(c);
     }
@@ -129,7 +129,7 @@ fn alloc(banks: &mut Banks<Heap>, b: u32, s: Space) -> Result<(), u64> {
 /// `ARG0` from slot `first` (one kernel invocation for all of them).
 fn alloc_into(banks: &mut Banks<Heap>, b: u32, first: u64, count: u64) -> Result<(), u64> {
     if count == 0 || count > 16 {
-        return Err(code::BAD_VALUE);
+        return Err(Code::BadValue.into());
     }
     let count = count as usize;
     let mut got = [0u32; 16];
@@ -154,7 +154,7 @@ fn alloc_into(banks: &mut Banks<Heap>, b: u32, first: u64, count: u64) -> Result
         .keys([ARG0, 0, 0, 0])
         .call()
         .code;
-    if c != code::OK {
+    if c != Code::Ok {
         // The kernel changed nothing: no key to them ever left.
         for &i in &got[..count] {
             let _ = banks.free(b, Space::Page, i);
@@ -168,7 +168,7 @@ fn create_sub(banks: &mut Banks<Heap>, b: u32, pages: u64, nodes: u64) -> Result
     let (nb, fwd) = banks.create_sub(b, pages, nodes).map_err(err)?;
     let built = (|| {
         let c = get(Space::Node, fwd, SCRATCH);
-        if c != code::OK {
+        if c != Code::Ok {
             return c;
         }
         let c = Msg::new(SCRATCH, node::SWAP)
@@ -176,14 +176,14 @@ fn create_sub(banks: &mut Banks<Heap>, b: u32, pages: u64, nodes: u64) -> Result
             .keys([SELF_START, 0, 0, 0])
             .call()
             .code;
-        if c != code::OK {
+        if c != Code::Ok {
             return c;
         }
         let c = Msg::new(SCRATCH, node::WRITE_NUMBER)
             .words([1, nb as u64, 0, 0])
             .call()
             .code;
-        if c != code::OK {
+        if c != Code::Ok {
             return c;
         }
         Msg::new(SCRATCH, node::MAKE_FORWARDER)
@@ -191,7 +191,7 @@ fn create_sub(banks: &mut Banks<Heap>, b: u32, pages: u64, nodes: u64) -> Result
             .call()
             .code
     })();
-    if built != code::OK {
+    if built != Code::Ok {
         destroy(banks, nb);
         return Err(built);
     }
@@ -244,7 +244,7 @@ impl Renewals {
             let a = Msg::new(range_slot(s), range::RENEW_MANY)
                 .string(&self.indices[done * 4..n * 4])
                 .call();
-            if a.code != code::OK {
+            if a.code != Code::Ok {
                 println!("spacebank: renew {s:?}: code {}", a.code);
                 return;
             }
@@ -259,7 +259,7 @@ impl Renewals {
 /// Carries out one order for bank `b` → (code, words, key slot to send).
 fn order(banks: &mut Banks<Heap>, b: u32, ord: u64, w: [u64; 4]) -> Result<([u64; 4], Slot), u64> {
     if !banks.alive(b) {
-        return Err(code::VOID);
+        return Err(Code::Void.into());
     }
     match ord {
         o::ALLOC_PAGE => alloc(banks, b, Space::Page).map(|_| ([0; 4], OUT)),
@@ -274,7 +274,7 @@ fn order(banks: &mut Banks<Heap>, b: u32, ord: u64, w: [u64; 4]) -> Result<([u64
         o::CREATE_SUB => create_sub(banks, b, w[0], w[1]).map(|_| ([0; 4], OUT)),
         o::DESTROY => {
             if b == PRIME {
-                return Err(code::BAD_STATE);
+                return Err(Code::BadState.into());
             }
             destroy(banks, b);
             Ok(([0; 4], 0))
@@ -291,28 +291,28 @@ fn order(banks: &mut Banks<Heap>, b: u32, ord: u64, w: [u64; 4]) -> Result<([u64
                 banks.set_limits(sub, w[0], w[1]).map_err(err)?;
                 Ok(([0; 4], 0))
             }
-            _ => Err(code::BAD_VALUE),
+            _ => Err(Code::BadValue.into()),
         },
         o::VERIFY => Ok(([bank_of_key(banks, ARG0).is_some() as u64, 0, 0, 0], 0)),
         o::IDENTIFY => {
             let (s, i, _) = identify(ARG0)?;
             match banks.owner(s, i) {
                 Some((owner, false)) if owner == b || banks.is_descendant(owner, b) => {}
-                _ => return Err(code::BAD_VALUE),
+                _ => return Err(Code::BadValue.into()),
             }
             let c = get(s, i, OUT);
-            if c != code::OK {
+            if c != Code::Ok {
                 return Err(c);
             }
             Ok(([i as u64, (s == Space::Node) as u64, 0, 0], OUT))
         }
-        _ => Err(code::NO_SUCH_ORDER),
+        _ => Err(Code::NoSuchOrder.into()),
     }
 }
 
 fn range_count(slot: Slot) -> u32 {
     let a = Msg::new(slot, range::INFO).call();
-    if a.code != code::OK {
+    if a.code != Code::Ok {
         println!("spacebank: range key in slot {slot} answers {}", a.code);
         return 0;
     }
@@ -352,15 +352,15 @@ fn main(arg: u64) -> i64 {
     };
     let mut a = wait([ARG0, ARG1, 0, 0], RESUME, &mut []);
     loop {
-        let r = if a.source as u64 != source::FORWARDED {
+        let r = if a.source != Source::Forwarded {
             // Only forwarders made by this bank (and the image builder's
             // prime forwarder) reach it with a label.
-            Err(code::NO_RIGHTS)
+            Err(Code::NoRights.into())
         } else {
             order(&mut banks, a.label, a.code, a.w)
         };
         let (c, w, key) = match r {
-            Ok((w, k)) => (code::OK, w, k),
+            Ok((w, k)) => (Code::Ok.into(), w, k),
             Err(c) => (c, [0; 4], 0),
         };
         a = Msg::new(RESUME, c)

@@ -9,7 +9,7 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use stet_rt::abi::code;
+use stet_rt::abi::code::Code;
 use stet_rt::abi::domain::answers::{slot, NO_LIMIT};
 use stet_rt::abi::domain::REGS_SIZE;
 use stet_rt::abi::fault;
@@ -26,9 +26,12 @@ const T: Slot = 7;
 
 const ENOSYS: u64 = (-38i64) as u64;
 
-fn check(what: &str, a: &Answer, code: u64) {
+fn check(what: &str, a: &Answer, code: Code) {
     if a.code != code {
-        println!("keeper: FAILED: {what}: code {} (wanted {code})", a.code);
+        println!(
+            "keeper: FAILED: {what}: code {} (wanted {})",
+            a.code, code as u64
+        );
     }
 }
 
@@ -36,7 +39,7 @@ fn write_number(n: Slot, s: usize, low: u64, high: u64) {
     let a = Msg::new(n, node::WRITE_NUMBER)
         .words([s as u64, low, high, 0])
         .call();
-    check("WRITE_NUMBER", &a, code::OK);
+    check("WRITE_NUMBER", &a, Code::Ok);
 }
 
 /// `GET_ANSWERS`: the words, and whether key 0 (into `T`) is a node.
@@ -44,7 +47,7 @@ fn get_answers() -> [u64; 4] {
     let a = Msg::new(DOMAIN, domain::GET_ANSWERS)
         .recv([T, 0, 0, 0])
         .call();
-    check("GET_ANSWERS", &a, code::OK);
+    check("GET_ANSWERS", &a, Code::Ok);
     a.w
 }
 
@@ -59,12 +62,12 @@ fn install() {
             .words([limit, ENOSYS, 0, 0])
             .call()
     };
-    check("a page key", &set(PAGE, 1000), code::WRONG_TYPE);
-    check("a limit of 2^32", &set(ANSWERS, 1 << 32), code::BAD_VALUE);
+    check("a page key", &set(PAGE, 1000), Code::WrongType);
+    check("a limit of 2^32", &set(ANSWERS, 1 << 32), Code::BadValue);
     check(
         "another domain's part",
         &set(OWN_GENERAL, 1000),
-        code::BAD_STATE,
+        Code::BadState,
     );
     if get_answers()[..3] != [NO_LIMIT, 0, 0] {
         println!("keeper: FAILED: a refused SET_ANSWERS changed something");
@@ -75,7 +78,7 @@ fn install() {
     write_number(ANSWERS, 0, 5555, 39);
     write_number(ANSWERS, 1, 6666, 17);
     let a = set(ANSWERS, 1000);
-    check("SET_ANSWERS", &a, code::OK);
+    check("SET_ANSWERS", &a, Code::Ok);
     if a.w[0] != 0 {
         println!("keeper: FAILED: old count {}", a.w[0]);
     }
@@ -114,7 +117,7 @@ fn main(_arg: u64) -> i64 {
                 .words([NO_LIMIT, 0, 0, 0])
                 .recv([T, 0, 0, 0])
                 .call();
-            check("SET_ANSWERS void", &a, code::OK);
+            check("SET_ANSWERS void", &a, Code::Ok);
             let r = Msg::new(T, node::READ_NUMBER).w0(slot(39) as u64).call();
             println!(
                 "keeper: answers removed (old count {}, old node's answer for 39: {})",

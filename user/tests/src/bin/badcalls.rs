@@ -10,17 +10,18 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use stet_rt::abi::code;
+use stet_rt::abi::code::Code;
 use stet_rt::invoke::{raw, Recv, Regs};
 use stet_rt::kernel::CONSOLE;
 use stet_rt::key::{call, Msg};
 use stet_rt::{abi::order, println};
 
-fn check(what: &str, got: u64, want: u64) -> bool {
+fn check(what: &str, got: u64, want: Code) -> bool {
     let ok = got == want;
     println!(
-        "badcalls: {what}: {} (got {got}, want {want})",
-        if ok { "ok" } else { "WRONG" }
+        "badcalls: {what}: {} (got {got}, want {})",
+        if ok { "ok" } else { "WRONG" },
+        want as u64
     );
     ok
 }
@@ -42,35 +43,35 @@ fn main(_arg: u64) -> i64 {
     ok &= check(
         "reserved control bit",
         raw(reserved, Recv::NONE).rdi,
-        code::BAD_CONTROL,
+        Code::BadControl,
     );
     ok &= check(
         "string from kernel address",
         write_raw(0xffff_ffff_8010_0000, 8),
-        code::BAD_BUFFER,
+        Code::BadBuffer,
     );
     ok &= check(
         "string from unmapped address",
         write_raw(0x10, 8),
-        code::BAD_BUFFER,
+        Code::BadBuffer,
     );
     ok &= check(
         "string of 4097 bytes",
         write_raw(0x40_0000, 4097),
-        code::STRING_TOO_LONG,
+        Code::StringTooLong,
     );
     ok &= check(
         "wrapping string",
         write_raw(u64::MAX - 2, 8),
-        code::BAD_BUFFER,
+        Code::BadBuffer,
     );
-    ok &= check("string of 0 bytes", write_raw(0, 0), code::OK);
-    ok &= check("void key (slot 0)", call(0, 1, [0; 4]).code, code::VOID);
-    ok &= check("empty slot 9", call(9, 1, [0; 4]).code, code::VOID);
+    ok &= check("string of 0 bytes", write_raw(0, 0), Code::Ok);
+    ok &= check("void key (slot 0)", call(0, 1, [0; 4]).code, Code::Void);
+    ok &= check("empty slot 9", call(9, 1, [0; 4]).code, Code::Void);
     ok &= check(
         "unknown console order",
         call(CONSOLE, 99, [0; 4]).code,
-        code::NO_SUCH_ORDER,
+        Code::NoSuchOrder,
     );
     // Try-sends (kind 3).
     let kind3 = Regs {
@@ -81,27 +82,27 @@ fn main(_arg: u64) -> i64 {
     ok &= check(
         "try-send to the console, unknown order",
         raw(kind3, Recv::NONE).rdi,
-        code::NO_SUCH_ORDER,
+        Code::NoSuchOrder,
     );
     ok &= check(
         "try-send to a stopped domain",
         Msg::new(5, 1).try_send().code,
-        code::BUSY,
+        Code::Busy,
     );
     ok &= check(
         "try-send to itself",
         Msg::new(6, 1).try_send().code,
-        code::BAD_STATE,
+        Code::BadState,
     );
     ok &= check(
         "try-send to void",
         Msg::new(0, 1).try_send().code,
-        code::VOID,
+        Code::Void,
     );
     ok &= check(
         "try-send to an available domain",
         Msg::new(4, 4242).try_send().code,
-        code::OK,
+        Code::Ok,
     );
     println!("badcalls: {}", if ok { "all ok" } else { "SOME WRONG" });
     0

@@ -20,7 +20,7 @@
 #![deny(unsafe_code)]
 
 use stet_rt::abi::order::{discrim, domain, node, page};
-use stet_rt::abi::{code, service::bank as ob};
+use stet_rt::abi::{code::Code, service::bank as ob};
 use stet_rt::bank;
 use stet_rt::checks::Checks;
 use stet_rt::key::{wait, Msg, Slot};
@@ -45,13 +45,16 @@ const T_FORWARDER: u64 = 16;
 
 static CHECKS: Checks = Checks::new("banktest");
 
-fn check(what: impl core::fmt::Display, got: u64, want: u64) {
+fn check<W: core::fmt::Debug>(what: impl core::fmt::Display, got: u64, want: W)
+where
+    u64: PartialEq<W>,
+{
     CHECKS.eq(what, got, want);
 }
 
 fn code_of(r: Result<(), u64>) -> u64 {
     match r {
-        Ok(()) => code::OK,
+        Ok(()) => Code::Ok.into(),
         Err(c) => c,
     }
 }
@@ -83,7 +86,7 @@ fn tester() -> i64 {
     check(
         "prime: alloc page",
         code_of(bank::alloc_page(PRIME, P1)),
-        code::OK,
+        Code::Ok,
     );
     Msg::new(P1, page::WRITE_WORD)
         .words([8, 0x1234, 0, 0])
@@ -99,7 +102,7 @@ fn tester() -> i64 {
     check(
         "sub: create",
         code_of(bank::create_sub(PRIME, 4, 3, SUB)),
-        code::OK,
+        Code::Ok,
     );
     check("sub: key type", classify(SUB).0, T_FORWARDER);
     check(
@@ -126,7 +129,7 @@ fn tester() -> i64 {
     check(
         "identify: alloc",
         code_of(bank::alloc_page(SUB, T)),
-        code::OK,
+        Code::Ok,
     );
     Msg::new(T, page::MAKE_RO).recv([T2, 0, 0, 0]).call();
     let via_sub = bank::identify(SUB, T2, K);
@@ -141,7 +144,7 @@ fn tester() -> i64 {
         .words([0, 77, 0, 0])
         .call()
         .code;
-    check("identify: the key back is writable", w, code::OK);
+    check("identify: the key back is writable", w, Code::Ok);
     check(
         "identify: wrote the page",
         Msg::new(T, page::READ_WORD).w0(0).call().w[0],
@@ -150,9 +153,9 @@ fn tester() -> i64 {
     check(
         "identify: the prime bank's page through the sub-bank",
         code_of(bank::identify(SUB, P1, K).map(|_| ())),
-        code::BAD_VALUE,
+        Code::BadValue,
     );
-    check("identify: free", code_of(bank::free(SUB, T)), code::OK);
+    check("identify: free", code_of(bank::free(SUB, T)), Code::Ok);
     check_info("sub after identify", SUB, [0, 0, 4, 3]);
 
     // ALLOC_PAGES_INTO: pages straight into slots 5..8 of a node, all or
@@ -160,7 +163,7 @@ fn tester() -> i64 {
     check(
         "into: three pages",
         code_of(bank::alloc_pages_into(SUB, FRESH, 5, 3)),
-        code::OK,
+        Code::Ok,
     );
     check_info("into: counted", SUB, [3, 0, 4, 3]);
     let mut distinct = true;
@@ -170,7 +173,7 @@ fn tester() -> i64 {
             .words([8, s, 0, 0])
             .call()
             .code;
-        check(format_args!("into: slot {s} a writable page"), w, code::OK);
+        check(format_args!("into: slot {s} a writable page"), w, Code::Ok);
         check(
             format_args!("into: slot {s} was zero"),
             Msg::new(T, page::READ_WORD).w0(0).call().w[0],
@@ -185,14 +188,14 @@ fn tester() -> i64 {
     check(
         "into: two more than the limit allows",
         code_of(bank::alloc_pages_into(SUB, FRESH, 0, 2)),
-        code::LIMIT,
+        Code::Limit,
     );
     check_info("into: none taken", SUB, [3, 0, 4, 3]);
     let prime_before = info(PRIME);
     check(
         "into: slots past 15",
         code_of(bank::alloc_pages_into(PRIME, FRESH, 15, 2)),
-        code::SLOT_RANGE,
+        Code::SlotRange,
     );
     check(
         "into: the kernel's refusal gives the pages back",
@@ -201,10 +204,10 @@ fn tester() -> i64 {
     );
     Msg::new(FRESH, node::MAKE_SENSE).recv([T2, 0, 0, 0]).call();
     for (what, b, node, count, want) in [
-        ("into: a page key is no node", SUB, P1, 1, code::WRONG_TYPE),
-        ("into: a sense key", SUB, T2, 1, code::NO_RIGHTS),
-        ("into: count 0", SUB, FRESH, 0, code::BAD_VALUE),
-        ("into: count 17", PRIME, FRESH, 17, code::BAD_VALUE),
+        ("into: a page key is no node", SUB, P1, 1, Code::WrongType),
+        ("into: a sense key", SUB, T2, 1, Code::NoRights),
+        ("into: count 0", SUB, FRESH, 0, Code::BadValue),
+        ("into: count 17", PRIME, FRESH, 17, Code::BadValue),
     ] {
         check(
             what,
@@ -218,7 +221,7 @@ fn tester() -> i64 {
         check(
             format_args!("into: free slot {s}'s page"),
             code_of(bank::free(SUB, T)),
-            code::OK,
+            Code::Ok,
         );
     }
     check_info("into: all back", SUB, [0, 0, 4, 3]);
@@ -228,13 +231,13 @@ fn tester() -> i64 {
         check(
             format_args!("sub: alloc page {i}"),
             code_of(bank::alloc_page(SUB, P2)),
-            code::OK,
+            Code::Ok,
         );
     }
     check(
         "sub: fifth page",
         code_of(bank::alloc_page(SUB, T)),
-        code::LIMIT,
+        Code::Limit,
     );
     check_info("sub full", SUB, [4, 0, 4, 3]);
     check_info("prime counts sub", PRIME, [5, 1, MAX, MAX]);
@@ -243,29 +246,29 @@ fn tester() -> i64 {
     check(
         "prime frees sub's page",
         code_of(bank::free(PRIME, P2)),
-        code::BAD_VALUE,
+        Code::BadValue,
     );
     check(
         "sub frees prime's page",
         code_of(bank::free(SUB, P1)),
-        code::BAD_VALUE,
+        Code::BadValue,
     );
     check(
         "free a non-object key",
         code_of(bank::free(SUB, DISCRIM)),
-        code::WRONG_TYPE,
+        Code::WrongType,
     );
-    check("sub: free", code_of(bank::free(SUB, P2)), code::OK);
+    check("sub: free", code_of(bank::free(SUB, P2)), Code::Ok);
     check("freed page key is void", classify(P2).1, 1);
     check(
         "free it again",
         code_of(bank::free(SUB, P2)),
-        code::VOID_ARGUMENT,
+        Code::VoidArgument,
     );
     check(
         "sub: alloc after free",
         code_of(bank::alloc_page(SUB, P2)),
-        code::OK,
+        Code::Ok,
     );
     check(
         "fresh page reads zero",
@@ -277,27 +280,27 @@ fn tester() -> i64 {
     check(
         "subsub: create",
         code_of(bank::create_sub(SUB, MAX, MAX, SUBSUB)),
-        code::OK,
+        Code::Ok,
     );
     check(
         "subsub: node 1",
         code_of(bank::alloc_node(SUBSUB, K)),
-        code::OK,
+        Code::Ok,
     );
     check(
         "subsub: node 2",
         code_of(bank::alloc_node(SUBSUB, T)),
-        code::OK,
+        Code::Ok,
     );
     check(
         "subsub: node 3 over sub's limit",
         code_of(bank::alloc_node(SUBSUB, T)),
-        code::LIMIT,
+        Code::Limit,
     );
     check(
         "subsub: sub-bank over sub's limit",
         code_of(bank::create_sub(SUBSUB, 1, 1, T)),
-        code::LIMIT,
+        Code::Limit,
     );
     check_info("subsub", SUBSUB, [0, 2, MAX, MAX]);
     check_info("sub with subsub", SUB, [4, 3, 4, 3]);
@@ -306,28 +309,28 @@ fn tester() -> i64 {
     check(
         "sub limits subsub",
         code_of(bank::set_limits(SUB, SUBSUB, 1, 1)),
-        code::OK,
+        Code::Ok,
     );
     check_info("subsub limited", SUBSUB, [0, 2, 1, 1]);
     check(
         "prime limits subsub",
         code_of(bank::set_limits(PRIME, SUBSUB, 2, 2)),
-        code::OK,
+        Code::Ok,
     );
     check(
         "subsub limits sub",
         code_of(bank::set_limits(SUBSUB, SUB, 9, 9)),
-        code::BAD_VALUE,
+        Code::BadValue,
     );
     check(
         "sub limits itself",
         code_of(bank::set_limits(SUB, SUB, 9, 9)),
-        code::BAD_VALUE,
+        Code::BadValue,
     );
     check(
         "limits of a non-bank",
         code_of(bank::set_limits(PRIME, P1, 9, 9)),
-        code::BAD_VALUE,
+        Code::BadValue,
     );
 
     // A forwarder made by someone else is not a bank key.
@@ -339,7 +342,7 @@ fn tester() -> i64 {
         .recv([T2, 0, 0, 0])
         .call()
         .code;
-    check("make a forwarder", made, code::OK);
+    check("make a forwarder", made, Code::Ok);
     check("forged forwarder type", classify(T2).0, T_FORWARDER);
     check(
         "verify forged forwarder",
@@ -350,32 +353,32 @@ fn tester() -> i64 {
         .recv([T, 0, 0, 0])
         .call()
         .code;
-    check("sense key", sense, code::OK);
+    check("sense key", sense, Code::Ok);
     check(
         "no forwarder from a sense key",
         Msg::new(T, node::MAKE_FORWARDER)
             .recv([T2, 0, 0, 0])
             .call()
             .code,
-        code::NO_RIGHTS,
+        Code::NoRights,
     );
 
     // Destroying: the prime bank cannot be; a sub-bank takes its tree.
     check(
         "destroy prime",
         code_of(bank::destroy(PRIME)),
-        code::BAD_STATE,
+        Code::BadState,
     );
-    check("destroy sub", code_of(bank::destroy(SUB)), code::OK);
+    check("destroy sub", code_of(bank::destroy(SUB)), Code::Ok);
     check(
         "sub key void",
         Msg::new(SUB, ob::INFO).call().code,
-        code::VOID,
+        Code::Void,
     );
     check(
         "subsub key void",
         Msg::new(SUBSUB, ob::INFO).call().code,
-        code::VOID,
+        Code::Void,
     );
     check("sub's page void", classify(P2).1, 1);
     check("subsub's node void", classify(K).1, 1);
@@ -390,25 +393,25 @@ fn tester() -> i64 {
     check(
         "runaway bank",
         code_of(bank::create_sub(PRIME, 100, 30, SUB)),
-        code::OK,
+        Code::Ok,
     );
     let a = Msg::new(RUNAWAY, 1)
         .keys([SUB, 0, 0, 0])
         .recv([DOMKEY, 0, 0, 0])
         .call();
-    check("runaway stopped by LIMIT", a.code, code::LIMIT);
+    check("runaway stopped by LIMIT", a.code, Code::Limit);
     check("runaway built domains", a.w[0], 10);
     check("runaway's last domain is a domain", classify(DOMKEY).0, 5);
     check_info("runaway bank", SUB, [10, 30, 100, 30]);
     check(
         "system runs on: prime alloc",
         code_of(bank::alloc_page(PRIME, P2)),
-        code::OK,
+        Code::Ok,
     );
     check(
         "destroy runaway bank",
         code_of(bank::destroy(SUB)),
-        code::OK,
+        Code::Ok,
     );
     check("runaway's domains are void", classify(DOMKEY).1, 1);
     check_info("prime at the end", PRIME, [2, 0, MAX, MAX]);
@@ -433,14 +436,14 @@ fn build_one() -> Result<(), u64> {
         .recv([10, 0, 0, 0])
         .call()
         .code;
-    if c != code::OK {
+    if c != Code::Ok {
         return Err(c);
     }
     let c = Msg::new(10, domain::MAKE_START)
         .recv([11, 0, 0, 0])
         .call()
         .code;
-    if c != code::OK {
+    if c != Code::Ok {
         return Err(c);
     }
     Ok(())

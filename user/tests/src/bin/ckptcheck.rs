@@ -15,7 +15,10 @@
 #![deny(unsafe_code)]
 
 use stet_rt::abi::layout::HEAP_START;
-use stet_rt::abi::{code, order};
+use stet_rt::abi::{
+    code::{self, Code},
+    order,
+};
 use stet_rt::key::{call, Msg};
 use stet_rt::{checkpoint, println};
 use stet_storecheck::load::{
@@ -50,7 +53,7 @@ fn read(p: u64, buf: &mut [u8; 4096]) -> Result<[u64; WORDS], Problem> {
     let a = Msg::new(SPACE, order::segment::READ)
         .words([addr, 4096, 0, 0])
         .call_into(buf);
-    if a.code != code::OK {
+    if a.code != Code::Ok {
         return Err(Problem::Order("segment read", Some(p), a.code));
     }
     if a.len != 4096 {
@@ -85,12 +88,12 @@ fn verify() -> Result<Found, Problem> {
 /// Stops the workload, verifies it, starts it again.
 fn check() -> Result<Found, Problem> {
     let c = call(LOAD, order::domain::STOP, [0; 4]).code;
-    if c != code::OK {
+    if c != Code::Ok {
         return Err(Problem::Order("domain stop", None, c));
     }
     let r = verify();
     let c = call(LOAD, order::domain::START, [0; 4]).code;
-    if c != code::OK {
+    if c != Code::Ok {
         return Err(Problem::Order("domain start", None, c));
     }
     r
@@ -169,7 +172,7 @@ fn main(_arg: u64) -> i64 {
     };
     loop {
         let c = checkpoint::wait_restart_after(CHECKPOINT, seen);
-        if c != code::RESTARTED {
+        if c != Code::Restarted {
             report_failure(&Problem::Order("checkpoint wait_restart", None, c));
             return 1;
         }

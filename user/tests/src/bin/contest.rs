@@ -19,7 +19,7 @@
 #![deny(unsafe_code)]
 
 use core::fmt::Write as _;
-use stet_rt::abi::code;
+use stet_rt::abi::code::{self, Code};
 use stet_rt::abi::service::console as o;
 use stet_rt::consoled::{self, Stats};
 use stet_rt::key::{call, Msg, Slot};
@@ -36,7 +36,7 @@ fn main(arg: u64) -> i64 {
     }
 }
 
-fn check(what: &str, got: u64, want: u64) -> bool {
+fn check(what: &str, got: u64, want: Code) -> bool {
     if got == want {
         println!("contest: {what}: {}", code::name(got));
         true
@@ -44,7 +44,7 @@ fn check(what: &str, got: u64, want: u64) -> bool {
         println!(
             "contest: {what}: WRONG, {} instead of {}",
             code::name(got),
-            code::name(want)
+            want.name()
         );
         false
     }
@@ -91,26 +91,26 @@ fn writes() -> i64 {
     );
     ok &= st.written == sent;
 
-    ok &= check("order 77", call(CONS, 77, [0; 4]).code, code::NO_SUCH_ORDER);
+    ok &= check("order 77", call(CONS, 77, [0; 4]).code, Code::NoSuchOrder);
     ok &= check(
         "READ of 0 bytes",
         call(CONS, o::READ, [0; 4]).code,
-        code::BAD_VALUE,
+        Code::BadValue,
     );
     ok &= check(
         "READ of 4097 bytes",
         call(CONS, o::READ, [4097, 0, 0, 0]).code,
-        code::BAD_VALUE,
+        Code::BadValue,
     );
     ok &= check(
         "POLL of 4097 bytes",
         call(CONS, o::POLL, [4097, 0, 0, 0]).code,
-        code::BAD_VALUE,
+        Code::BadValue,
     );
     ok &= check(
         "INTERRUPT from a client",
         call(CONS, o::INTERRUPT, [1, 0, 0, 0]).code,
-        code::NO_RIGHTS,
+        Code::NoRights,
     );
     let mut none = [0u8; 16];
     let n = consoled::poll(CONS, &mut none);
@@ -200,7 +200,7 @@ fn writer() -> i64 {
     }
     let mut buf = [0u8; 16];
     let a = Msg::new(CONS, o::READ).w0(16).call_into(&mut buf);
-    let ok = check("a second READ while one waits", a.code, code::BAD_STATE);
+    let ok = check("a second READ while one waits", a.code, Code::BadState);
     let line: &[u8] = if ok {
         b"writer: wrote while a reader waited\n"
     } else {

@@ -9,7 +9,7 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use stet_rt::abi::code;
+use stet_rt::abi::code::Code;
 use stet_rt::abi::order::discrim;
 use stet_rt::abi::service::store as o;
 use stet_rt::checks::Checks;
@@ -25,7 +25,10 @@ const GOT: Slot = 7;
 
 static CHECKS: Checks = Checks::new("dstest");
 
-fn check(what: &str, got: u64, want: u64) {
+fn check<W: core::fmt::Debug>(what: &str, got: u64, want: W)
+where
+    u64: PartialEq<W>,
+{
     CHECKS.eq(what, got, want);
 }
 
@@ -42,25 +45,25 @@ fn same(a: Slot, b: Slot) -> u64 {
 }
 
 fn main(_arg: u64) -> i64 {
-    check("publish", put(PUB, b"disk\0v1", KA).0, code::OK);
+    check("publish", put(PUB, b"disk\0v1", KA).0, Code::Ok);
     check(
         "lookup key cannot publish",
         put(LOOK, b"x", KA).0,
-        code::NO_RIGHTS,
+        Code::NoRights,
     );
     let mut blob = [0u8; 64];
     let a = Msg::new(LOOK, o::GET)
         .string(b"disk")
         .recv([GOT, 0, 0, 0])
         .call_into(&mut blob);
-    check("get", a.code, code::OK);
+    check("get", a.code, Code::Ok);
     check("get: generation 1", a.w[0], 1);
     check("get: blob length", a.len as u64, 2);
     check("get: blob", (&blob[..2] == b"v1") as u64, 1);
     check("get: the key published", same(GOT, KA), 1);
     // A restart publishes a new key under the same name.
     let (c, g) = put(PUB, b"disk\0v2!", KB);
-    check("republish", c, code::OK);
+    check("republish", c, Code::Ok);
     check("republish: generation 2", g, 2);
     let a = Msg::new(LOOK, o::GET)
         .string(b"disk")
@@ -72,52 +75,52 @@ fn main(_arg: u64) -> i64 {
     check(
         "get: unknown name",
         Msg::new(LOOK, o::GET).string(b"nope").call().code,
-        code::BAD_VALUE,
+        Code::BadValue,
     );
     check(
         "publish with an empty name",
         put(PUB, b"\0x", KA).0,
-        code::BAD_VALUE,
+        Code::BadValue,
     );
     check(
         "publish a 33-byte name",
         put(PUB, &[b'n'; 33], KA).0,
-        code::BAD_VALUE,
+        Code::BadValue,
     );
-    check("publish second", put(PUB, b"net", KA).0, code::OK);
+    check("publish second", put(PUB, b"net", KA).0, Code::Ok);
     // Listing: both names, in table order.
     let mut name = [0u8; 32];
     let a = Msg::new(LOOK, o::LIST).w0(0).call_into(&mut name);
     check(
         "list 0",
-        (a.code == code::OK && &name[..a.len] == b"disk") as u64,
+        (a.code == Code::Ok && &name[..a.len] == b"disk") as u64,
         1,
     );
     let a = Msg::new(LOOK, o::LIST).w0(a.w[1]).call_into(&mut name);
     check(
         "list 1",
-        (a.code == code::OK && &name[..a.len] == b"net") as u64,
+        (a.code == Code::Ok && &name[..a.len] == b"net") as u64,
         1,
     );
     check(
         "list end",
         Msg::new(LOOK, o::LIST).w0(a.w[1]).call().code,
-        code::BAD_VALUE,
+        Code::BadValue,
     );
     check(
         "lookup key cannot delete",
         Msg::new(LOOK, o::DELETE).string(b"net").call().code,
-        code::NO_RIGHTS,
+        Code::NoRights,
     );
     check(
         "delete",
         Msg::new(PUB, o::DELETE).string(b"net").call().code,
-        code::OK,
+        Code::Ok,
     );
     check(
         "deleted",
         Msg::new(LOOK, o::GET).string(b"net").call().code,
-        code::BAD_VALUE,
+        Code::BadValue,
     );
     // Fill the table: 127 more names fit, the next does not.
     let mut n = 0;
@@ -128,7 +131,7 @@ fn main(_arg: u64) -> i64 {
             b'0' + (i / 10 % 10) as u8,
             b'0' + (i % 10) as u8,
         ];
-        if put(PUB, &s, KA).0 == code::OK {
+        if put(PUB, &s, KA).0 == Code::Ok {
             n += 1;
         }
     }

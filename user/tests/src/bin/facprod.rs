@@ -68,7 +68,7 @@ fn main(rdi: u64) -> i64 {
                 (0, [n, 0, 0, 0], 0, 0)
             }
             5 => stet_rt::service::exit(0x5eed),
-            _ => (stet_rt::abi::code::NO_SUCH_ORDER, [0; 4], 0, 0),
+            _ => (stet_rt::abi::code::Code::NoSuchOrder.into(), [0; 4], 0, 0),
         },
     )
 }

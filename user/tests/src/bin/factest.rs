@@ -26,7 +26,7 @@
 use core::fmt::Debug;
 use stet_factory::plan::{self, Segment, Source};
 use stet_keys::{rights, KeyType};
-use stet_rt::abi::code;
+use stet_rt::abi::code::Code;
 use stet_rt::abi::order::{discrim, domain, node, page, segment, sleep};
 use stet_rt::abi::service::factory::{self as o, why};
 use stet_rt::bank;
@@ -69,7 +69,7 @@ const T_FWD: u64 = KeyType::Forwarder as u64;
 
 static CHECKS: Checks = Checks::new("factest");
 
-fn check<V: PartialEq + Debug>(what: impl core::fmt::Display, got: V, want: V) {
+fn check<G: PartialEq<W> + Debug, W: Debug>(what: impl core::fmt::Display, got: G, want: W) {
     CHECKS.eq(what, got, want);
 }
 
@@ -96,7 +96,7 @@ fn classify(s: Slot) -> (u64, u64, u64) {
 }
 
 fn code_of(r: Result<(), u64>) -> u64 {
-    r.err().unwrap_or(code::OK)
+    r.err().unwrap_or(Code::Ok.into())
 }
 
 /// Metafactory NEW_FACTORY → builder into B, requestor into R.
@@ -149,7 +149,7 @@ fn compare(a: Slot, b: Slot) -> u64 {
 /// over `pages` (segment FETCH, slot by slot), leaving the page key there.
 fn walk(pages: &plan::Pages, page: u64, at: Slot) -> u64 {
     let Some(path) = plan::path(pages, page) else {
-        return code::BAD_VALUE;
+        return Code::BadValue.into();
     };
     for h in path.hops() {
         let c = Msg::new(at, segment::FETCH)
@@ -157,11 +157,11 @@ fn walk(pages: &plan::Pages, page: u64, at: Slot) -> u64 {
             .recv([at, 0, 0, 0])
             .call()
             .code;
-        if c != code::OK {
+        if c != Code::Ok {
             return c;
         }
     }
-    code::OK
+    Code::Ok.into()
 }
 
 fn ask(p: Slot, order: u64) -> Answer {
@@ -181,12 +181,12 @@ fn number(v: u64, into: Slot) {
 fn sealed_factory(comps: &[(u64, Slot)]) -> (u64, [u64; 4]) {
     take(L_FB, BK);
     let c = new_factory(BK, PROG);
-    if c != code::OK {
+    if c != Code::Ok {
         return (c, [0; 4]);
     }
     for &(slot, key) in comps {
         let c = install(B, slot, key);
-        if c != code::OK {
+        if c != Code::Ok {
             return (c, [0; 4]);
         }
     }
@@ -198,7 +198,7 @@ fn segments(segs: &mut [Segment; plan::MAX_SEGMENTS]) -> usize {
     let mut n = 0;
     for slot in 2..16u64 {
         let a = Msg::new(PROG, node::READ_NUMBER).w0(slot).call();
-        if a.code != code::OK {
+        if a.code != Code::Ok {
             break;
         }
         if let Ok(s) = Segment::from_number(a.w[0], a.w[1]) {
@@ -214,18 +214,18 @@ fn making_factories() {
     check(
         "fresh page from prime",
         code_of(bank::alloc_page(PRIME, K)),
-        code::OK,
+        Code::Ok,
     );
     check(
         "page key as the bank",
         new_factory(K, PROG),
-        code::WRONG_TYPE,
+        Code::WrongType,
     );
-    check("void as the bank", new_factory(0, PROG), code::WRONG_TYPE);
+    check("void as the bank", new_factory(0, PROG), Code::WrongType);
     check(
         "a node for a forgery",
         code_of(bank::alloc_node(PRIME, X)),
-        code::OK,
+        Code::Ok,
     );
     Msg::new(X, node::SWAP)
         .w0(0)
@@ -238,32 +238,32 @@ fn making_factories() {
     check(
         "a forged forwarder",
         (made, classify(K).0),
-        (code::OK, T_FWD),
+        (Code::Ok.into(), T_FWD),
     );
     check(
         "forged forwarder as the bank",
         new_factory(K, PROG),
-        code::WRONG_TYPE,
+        Code::WrongType,
     );
     check(
         "storage bank",
         code_of(bank::create_sub(PRIME, MAX, MAX, BK)),
-        code::OK,
+        Code::Ok,
     );
     put(L_FB, BK);
     check(
         "discrim as the program",
         new_factory(BK, DISCRIM),
-        code::WRONG_TYPE,
+        Code::WrongType,
     );
     check(
         "a node that is no program",
         new_factory(BK, X),
-        code::BAD_VALUE,
+        Code::BadValue,
     );
     check_info("storage bank after refusals", BK, [0, 0, MAX, MAX]);
 
-    check("make factory A", new_factory(BK, PROG), code::OK);
+    check("make factory A", new_factory(BK, PROG), Code::Ok);
     check("builder key type", classify(B).0, T_FWD);
     check("requestor key type", classify(R).0, T_FWD);
     check_info("storage bank holds A's two nodes", BK, [0, 2, MAX, MAX]);
@@ -273,70 +273,62 @@ fn making_factories() {
     check(
         "A unsealed: not discreet",
         is_discreet(R),
-        (code::OK, unsealed),
+        (Code::Ok.into(), unsealed),
     );
     check(
         "A unsealed: CREATE refused",
         create(R, PRIME, METER, 0, 0, 0),
-        code::BAD_STATE,
+        Code::BadState,
     );
 
     // Components: discrim, sleep, a number, a read-only page, a sense node.
-    check("install discrim", install(B, 1, DISCRIM), code::OK);
-    check("install sleep", install(B, 2, SLEEP), code::OK);
+    check("install discrim", install(B, 1, DISCRIM), Code::Ok);
+    check("install sleep", install(B, 2, SLEEP), Code::Ok);
     number(42, K);
-    check("install a number", install(B, 3, K), code::OK);
+    check("install a number", install(B, 3, K), Code::Ok);
     bank::alloc_page(PRIME, X).ok();
     Msg::new(X, page::WRITE_WORD).words([0, 77, 0, 0]).call();
     Msg::new(X, page::MAKE_RO).recv([K, 0, 0, 0]).call();
-    check("install a read-only page", install(B, 4, K), code::OK);
+    check("install a read-only page", install(B, 4, K), Code::Ok);
     bank::alloc_node(PRIME, X).ok();
     Msg::new(X, node::MAKE_SENSE).recv([K, 0, 0, 0]).call();
-    check("install a sense node", install(B, 5, K), code::OK);
-    check("install slot 0", install(B, 0, K), code::BAD_VALUE);
-    check("install slot 13", install(B, 13, K), code::BAD_VALUE);
+    check("install a sense node", install(B, 5, K), Code::Ok);
+    check("install slot 0", install(B, 0, K), Code::BadValue);
+    check("install slot 13", install(B, 13, K), Code::BadValue);
     check(
         "install through the requestor",
         install(R, 6, K),
-        code::NO_SUCH_ORDER,
+        Code::NoSuchOrder,
     );
-    check("seal through the requestor", seal(R).0, code::NO_SUCH_ORDER);
+    check("seal through the requestor", seal(R).0, Code::NoSuchOrder);
     check(
         "create through the builder",
         create(B, PRIME, METER, 0, 0, 0),
-        code::NO_SUCH_ORDER,
+        Code::NoSuchOrder,
     );
     let stack = |k: Slot, n: u64| Msg::new(k, o::SET_STACK_PAGES).w0(n).call().code;
-    check("stack of 0 pages", stack(B, 0), code::BAD_VALUE);
-    check("stack of 257 pages", stack(B, 257), code::BAD_VALUE);
-    check("stack of 4 pages", stack(B, STACK), code::OK);
-    check("seal A", seal(B), (code::OK, [1, 0, 0, 0]));
+    check("stack of 0 pages", stack(B, 0), Code::BadValue);
+    check("stack of 257 pages", stack(B, 257), Code::BadValue);
+    check("stack of 4 pages", stack(B, STACK), Code::Ok);
+    check("seal A", seal(B), (Code::Ok.into(), [1, 0, 0, 0]));
     check(
         "A is discreet (requestor)",
         is_discreet(R),
-        (code::OK, [1, 0, 0, 0]),
+        (Code::Ok.into(), [1, 0, 0, 0]),
     );
     check(
         "A is discreet (builder)",
         is_discreet(B),
-        (code::OK, [1, 0, 0, 0]),
+        (Code::Ok.into(), [1, 0, 0, 0]),
     );
-    check(
-        "install after seal",
-        install(B, 6, DISCRIM),
-        code::BAD_STATE,
-    );
-    check("stack after seal", stack(B, 8), code::BAD_STATE);
-    check("seal again", seal(B).0, code::BAD_STATE);
-    check(
-        "unknown builder order",
-        ask(B, 99).code,
-        code::NO_SUCH_ORDER,
-    );
+    check("install after seal", install(B, 6, DISCRIM), Code::BadState);
+    check("stack after seal", stack(B, 8), Code::BadState);
+    check("seal again", seal(B).0, Code::BadState);
+    check("unknown builder order", ask(B, 99).code, Code::NoSuchOrder);
     check(
         "unknown metafactory order",
         ask(META, 99).code,
-        code::NO_SUCH_ORDER,
+        Code::NoSuchOrder,
     );
 }
 
@@ -380,13 +372,13 @@ fn products() {
     check(
         "product bank",
         code_of(bank::create_sub(PRIME, MAX, MAX, BK)),
-        code::OK,
+        Code::Ok,
     );
     put(L_B1, BK);
     check(
         "create P1",
         create(R, BK, METER, STRANGER, 0, 0x1234),
-        code::OK,
+        Code::Ok,
     );
     put(L_P1, P);
     check("P1 is a start key", classify(P).0, KeyType::Start as u64);
@@ -409,7 +401,7 @@ fn products() {
     check(
         "P1 classifies its slots 1..=15",
         (a.code, a.w),
-        (code::OK, want),
+        (Code::Ok.into(), want),
     );
     check_info(
         "the products' bank after P1",
@@ -420,12 +412,12 @@ fn products() {
     check(
         "P1: rdi, counter, its bank's pages and nodes",
         (a.code, a.w),
-        (code::OK, [0x1234, 1000, pages, nodes]),
+        (Code::Ok.into(), [0x1234, 1000, pages, nodes]),
     );
     for i in 1..=3 {
         check(format_args!("P1 counts {i}"), ask(P, 3).w[0], 1000 + i);
     }
-    check("create P2", create(R, BK, METER, 0, STRANGER, 7), code::OK);
+    check("create P2", create(R, BK, METER, 0, STRANGER, 7), Code::Ok);
     put(L_P2, P);
     check(
         "a keeper: a domain key too",
@@ -444,7 +436,7 @@ fn products() {
     check(
         "page key as the bank",
         create(R, X, METER, 0, 0, 0),
-        code::WRONG_TYPE,
+        Code::WrongType,
     );
     take(L_FB, K);
     bank::alloc_node(PRIME, X).ok();
@@ -456,17 +448,17 @@ fn products() {
     check(
         "forged bank to CREATE",
         create(R, K, METER, 0, 0, 0),
-        code::WRONG_TYPE,
+        Code::WrongType,
     );
     check(
         "discrim as the meter",
         create(R, BK, DISCRIM, 0, 0, 0),
-        code::WRONG_TYPE,
+        Code::WrongType,
     );
     check(
         "discrim as the keeper",
         create(R, BK, METER, 0, DISCRIM, 0),
-        code::WRONG_TYPE,
+        Code::WrongType,
     );
     check_info(
         "refused CREATEs took nothing",
@@ -483,12 +475,12 @@ fn products() {
         check(
             format_args!("bank {what}"),
             code_of(bank::create_sub(PRIME, lp, ln, K)),
-            code::OK,
+            Code::Ok,
         );
         check(
             format_args!("CREATE from a bank {what}"),
             create(R, K, METER, 0, 0, 0),
-            code::LIMIT,
+            Code::Limit,
         );
         check_info(what, K, [0, 0, lp, ln]);
         bank::destroy(K).ok();
@@ -496,12 +488,12 @@ fn products() {
     check(
         "CREATE from a bank that just fits",
         code_of(bank::create_sub(PRIME, pages, nodes + 1, K)),
-        code::OK,
+        Code::Ok,
     );
     check(
         "CREATE when it just fits",
         create(R, K, METER, 0, 0, 9),
-        code::OK,
+        Code::Ok,
     );
     check("that product answers", ask(P, 2).w[..2] == [9, 1000], true);
     bank::destroy(K).ok();
@@ -512,9 +504,9 @@ fn products() {
     check(
         "create P3 with a keeper",
         create(R, BK, METER, 0, STRANGER, 3),
-        code::OK,
+        Code::Ok,
     );
-    check("P3 ends", Msg::new(P, 5).send().code, code::OK);
+    check("P3 ends", Msg::new(P, 5).send().code, Code::Ok);
     // Time for it to run and its keeper to report, before its bank goes.
     let now = Msg::new(SLEEP, sleep::NOW).call().w[0];
     Msg::new(SLEEP, sleep::UNTIL).w0(now + 20_000_000).call();
@@ -547,18 +539,18 @@ fn products() {
             .call();
         walk(&product, page, into)
     };
-    check("template text key", template_key(text_page, K), code::OK);
-    check("P2 text key", product_key(L_D2, text_page, X), code::OK);
+    check("template text key", template_key(text_page, K), Code::Ok);
+    check("P2 text key", product_key(L_D2, text_page, X), Code::Ok);
     check("P2's text page is the template's", compare(K, X), 1);
     check(
         "a shared text page is read-only",
         classify(X),
         (KeyType::Page as u64, rights::RO as u64, 0),
     );
-    check("P3 text key", product_key(L_D3, text_page, X), code::OK);
+    check("P3 text key", product_key(L_D3, text_page, X), Code::Ok);
     check("P3's text page is the template's", compare(K, X), 1);
-    check("P2 data key", product_key(L_D2, data_page, K), code::OK);
-    check("P3 data key", product_key(L_D3, data_page, X), code::OK);
+    check("P2 data key", product_key(L_D2, data_page, K), Code::Ok);
+    check("P3 data key", product_key(L_D3, data_page, X), Code::Ok);
     check("P2's and P3's data pages differ", compare(K, X), 0);
     let probe = |dom: u64, page: u64| {
         take(dom, X);
@@ -569,15 +561,15 @@ fn products() {
     check(
         "P3 maps its data page writable",
         probe(L_D3, data_page),
-        (code::OK, 1, 1),
+        (Code::Ok.into(), 1, 1),
     );
     check(
         "P3 maps its text page read-only",
         probe(L_D3, text_page),
-        (code::OK, 1, 0),
+        (Code::Ok.into(), 1, 0),
     );
     product_key(L_D3, data_page, X);
-    check("template data key", template_key(data_page, K), code::OK);
+    check("template data key", template_key(data_page, K), Code::Ok);
     check("P3's data page is not the template's", compare(K, X), 0);
 
     // Destroying the requester's bank destroys the products.
@@ -585,11 +577,11 @@ fn products() {
     check(
         "destroy the products' bank",
         code_of(bank::destroy(BK)),
-        code::OK,
+        Code::Ok,
     );
     take(L_P1, P);
     check("P1's start key is void", classify(P).2, 1);
-    check("calling P1", ask(P, 2).code, code::VOID);
+    check("calling P1", ask(P, 2).code, Code::Void);
     take(L_P2, P);
     check("P2's start key is void", classify(P).2, 1);
     let after = bank::info(PRIME).unwrap_or([0; 4]);
@@ -606,47 +598,47 @@ fn verdicts() {
     check(
         "W: a writable page in slot 3",
         w,
-        (code::OK, [0, 3, why::KEY, 2]),
+        (Code::Ok.into(), [0, 3, why::KEY, 2]),
     );
     check("W asked again", is_discreet(R), w);
     put(L_RW, R);
     check(
         "S: a start key to an unrelated domain in slot 2",
         seal_of(&[(2, STRANGER)]),
-        (code::OK, [0, 2, why::KEY, KeyType::Start as u64]),
+        (Code::Ok.into(), [0, 2, why::KEY, KeyType::Start as u64]),
     );
     check(
         "the console in slot 12",
         seal_of(&[(12, CONSOLE)]),
-        (code::OK, [0, 12, why::KEY, KeyType::Console as u64]),
+        (Code::Ok.into(), [0, 12, why::KEY, KeyType::Console as u64]),
     );
     check(
         "a meter in slot 1",
         seal_of(&[(1, METER)]),
-        (code::OK, [0, 1, why::KEY, KeyType::Meter as u64]),
+        (Code::Ok.into(), [0, 1, why::KEY, KeyType::Meter as u64]),
     );
     bank::alloc_node(PRIME, K).ok();
     Msg::new(K, node::MAKE_RO).recv([K, 0, 0, 0]).call();
     check(
         "a read-only (not weak) node in slot 7",
         seal_of(&[(7, K)]),
-        (code::OK, [0, 7, why::KEY, KeyType::Node as u64]),
+        (Code::Ok.into(), [0, 7, why::KEY, KeyType::Node as u64]),
     );
     check(
         "a bank key in slot 4",
         seal_of(&[(4, PRIME)]),
-        (code::OK, [0, 4, why::FORWARDER, T_FWD]),
+        (Code::Ok.into(), [0, 4, why::FORWARDER, T_FWD]),
     );
     take(L_BA, K);
     check(
         "a builder key in slot 5",
         seal_of(&[(5, K)]),
-        (code::OK, [0, 5, why::FORWARDER, T_FWD]),
+        (Code::Ok.into(), [0, 5, why::FORWARDER, T_FWD]),
     );
     check(
         "the metafactory key in slot 6",
         seal_of(&[(6, META)]),
-        (code::OK, [0, 6, why::FORWARDER, T_FWD]),
+        (Code::Ok.into(), [0, 6, why::FORWARDER, T_FWD]),
     );
     // The last install decides: a writable key replaced by a sense one.
     bank::alloc_node(PRIME, K).ok();
@@ -655,28 +647,36 @@ fn verdicts() {
     install(B, 2, K);
     Msg::new(K, node::MAKE_SENSE).recv([K, 0, 0, 0]).call();
     install(B, 2, K);
-    check("a slot reinstalled", seal(B), (code::OK, [1, 0, 0, 0]));
+    check(
+        "a slot reinstalled",
+        seal(B),
+        (Code::Ok.into(), [1, 0, 0, 0]),
+    );
 
     // Nested factories.
     take(L_RA, K);
     check(
         "N1 nests A",
         seal_of(&[(1, DISCRIM), (2, K)]),
-        (code::OK, [1, 0, 0, 0]),
+        (Code::Ok.into(), [1, 0, 0, 0]),
     );
     copy_r(X);
-    check("N2 nests N1", seal_of(&[(9, X)]), (code::OK, [1, 0, 0, 0]));
+    check(
+        "N2 nests N1",
+        seal_of(&[(9, X)]),
+        (Code::Ok.into(), [1, 0, 0, 0]),
+    );
     take(L_RW, K);
     check(
         "N3 nests W",
         seal_of(&[(1, DISCRIM), (4, K)]),
-        (code::OK, [0, 4, why::NESTED_NOT_DISCREET, T_FWD]),
+        (Code::Ok.into(), [0, 4, why::NESTED_NOT_DISCREET, T_FWD]),
     );
     copy_r(X);
     check(
         "N4 nests N3",
         seal_of(&[(2, X)]),
-        (code::OK, [0, 2, why::NESTED_NOT_DISCREET, T_FWD]),
+        (Code::Ok.into(), [0, 2, why::NESTED_NOT_DISCREET, T_FWD]),
     );
     take(L_FB, BK);
     new_factory(BK, PROG); // U: never sealed
@@ -684,7 +684,7 @@ fn verdicts() {
     check(
         "N5 nests an unsealed factory",
         seal_of(&[(3, X)]),
-        (code::OK, [0, 3, why::NESTED_UNSEALED, T_FWD]),
+        (Code::Ok.into(), [0, 3, why::NESTED_UNSEALED, T_FWD]),
     );
     // A factory holding its own requestor key.
     take(L_FB, BK);
@@ -693,7 +693,7 @@ fn verdicts() {
     check(
         "a factory nesting itself",
         seal(B),
-        (code::OK, [0, 1, why::NESTED_UNSEALED, T_FWD]),
+        (Code::Ok.into(), [0, 1, why::NESTED_UNSEALED, T_FWD]),
     );
 }
 

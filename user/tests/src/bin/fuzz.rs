@@ -57,9 +57,12 @@
 use core::fmt::{self, Write as _};
 use core::sync::atomic::{AtomicU64, Ordering};
 use stet_prng::XorShift64Star;
-use stet_rt::abi::invoke::source;
+use stet_rt::abi::invoke::{fast, Kind, Source};
 use stet_rt::abi::layout::{HEAP_START, STACK_TOP};
-use stet_rt::abi::{code, order, MAX_STRING};
+use stet_rt::abi::{
+    code::{self, Code},
+    order, MAX_STRING,
+};
 use stet_rt::invoke::{raw, Recv, Regs};
 use stet_rt::key::{Answer, Msg, Slot};
 
@@ -425,7 +428,7 @@ impl Fuzz {
         recv: Slot,
     ) -> Answer {
         let a = self.h(slot, ord, w0, keys, recv);
-        if a.code != code::OK {
+        if a.code != Code::Ok {
             let name = code::name(a.code);
             self.wrong(format_args!("{what}: code {} ({name})", a.code));
         }
@@ -813,42 +816,45 @@ impl Fuzz {
         }
         self.made += 1;
         let ctl = inv.regs.rax;
-        let (slot, kind, len) = (ctl & 15, ctl >> 4 & 3, ctl >> 48 & 0x1fff);
+        let (slot, kind, len) = (fast::slot(ctl), fast::kind(ctl), fast::len(ctl));
         for i in 0..4 {
-            let t = (ctl >> (24 + 4 * i) & 15) as usize;
+            let t = fast::recv_slot(ctl, i);
             if t != 0 {
                 self.shadow[t] = UNKNOWN;
             }
         }
-        let src = out.rax >> 8 & 0xff;
-        if src == source::RESUME {
+        let src = (out.rax >> 8) as u8;
+        if src == Source::Resume {
             self.echoed += 1;
         } else {
             let (c, o) = (inv.class as usize, inv.regs.rdi as usize);
-            if out.rdi == code::OK && o <= 20 && c < self.coverage.len() {
+            if out.rdi == Code::Ok && o <= 20 && c < self.coverage.len() {
                 self.coverage[c][o] += 1;
             }
             self.kernel[out.rdi.min(14) as usize] += 1;
         }
         let want = if bad {
-            Some(code::BAD_CONTROL)
-        } else if len > MAX_STRING as u64 {
-            Some(code::STRING_TOO_LONG)
+            Some(Code::BadControl)
+        } else if len > MAX_STRING {
+            Some(Code::StringTooLong)
         } else if s == Str::Unreadable {
-            Some(code::BAD_BUFFER)
+            Some(Code::BadBuffer)
         } else if s != Str::Readable {
             None
         } else if slot == 0 {
-            Some(code::VOID)
-        } else if kind == 2 && inv.class == ECHO_START {
+            Some(Code::Void)
+        } else if kind == Kind::Send && inv.class == ECHO_START {
             // A send answers at once.
-            Some(code::OK)
+            Some(Code::Ok)
         } else {
             None
         };
-        if kind == 3 && inv.class == ECHO_START && want.is_none() && s == Str::Readable {
+        if kind == Kind::TrySend && inv.class == ECHO_START && want.is_none() && s == Str::Readable
+        {
             // A try-send: delivered, or BUSY with nothing sent.
-            if !matches!(out.rdi, code::OK | code::BUSY) || src != source::KERNEL {
+            if !matches!(Code::decode(out.rdi), Some(Code::Ok | Code::Busy))
+                || src != Source::Kernel
+            {
                 self.wrong(format_args!(
                     "try-send answered {} (source {src}), want ok or busy",
                     out.rdi
@@ -856,14 +862,14 @@ impl Fuzz {
             }
         }
         if let Some(c) = want {
-            if out.rdi != c || src != source::KERNEL {
-                let name = code::name(c);
+            if out.rdi != c || src != Source::Kernel {
+                let name = c.name();
                 self.wrong(format_args!(
-                    "answer {} (source {src}), want {c} ({name})",
-                    out.rdi
+                    "answer {} (source {src}), want {} ({name})",
+                    out.rdi, c as u64
                 ));
             }
-        } else if s == Str::Readable && src == source::KERNEL && out.rdi == code::BAD_BUFFER {
+        } else if s == Str::Readable && src == Source::Kernel && out.rdi == Code::BadBuffer {
             self.wrong(format_args!("BAD_BUFFER for a readable string"));
         }
         let n = out.r9.min(inv.cap).min(MAX_STRING as u64);

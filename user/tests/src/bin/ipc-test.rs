@@ -7,7 +7,7 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use stet_rt::abi::{code, order};
+use stet_rt::abi::{code::Code, order};
 use stet_rt::key::{call, Msg};
 use stet_rt::println;
 
@@ -75,7 +75,7 @@ fn main(_arg: u64) -> i64 {
     ok &= expect(
         "slot 10 untouched (still void)",
         call(10, 0, [0; 4]).code,
-        code::VOID,
+        Code::Void.into(),
     );
 
     // Discrim: the echoed key is a number key.
@@ -86,7 +86,7 @@ fn main(_arg: u64) -> i64 {
 
     // An oversize string is refused before anything is sent.
     let a = Msg::new(4, 5).raw_string(big.as_ptr() as u64, 4097).call();
-    ok &= expect("4097 bytes refused", a.code, code::STRING_TOO_LONG);
+    ok &= expect("4097 bytes refused", a.code, Code::StringTooLong.into());
     println!("ipc: {}", if ok { "all ok" } else { "SOME WRONG" });
     0
 }

@@ -13,7 +13,7 @@
 #![deny(unsafe_code)]
 
 use core::fmt::Debug;
-use stet_rt::abi::code::*;
+use stet_rt::abi::code::Code;
 use stet_rt::abi::invoke::Kind;
 use stet_rt::abi::order;
 use stet_rt::invoke::{raw, Recv, Regs};
@@ -66,9 +66,13 @@ struct T {
 }
 
 impl T {
-    fn same<V: PartialEq + Debug>(&mut self, what: &str, got: V, want: V) {
+    fn same<G: PartialEq<W> + Debug, W: Debug>(&mut self, what: &str, got: G, want: W) {
+        self.report(what, got == want, got, want);
+    }
+
+    fn report(&mut self, what: &str, ok: bool, got: impl Debug, want: impl Debug) {
         self.n += 1;
-        if got == want {
+        if ok {
             println!("ordertest: {what}: ok");
         } else {
             self.ok = false;
@@ -76,16 +80,28 @@ impl T {
         }
     }
 
-    /// The result code of `a`.
-    fn code(&mut self, what: &str, a: Answer, want: u64) {
+    /// The result code of `a` (a kernel `Code`, or a server's number).
+    fn code<W: Debug>(&mut self, what: &str, a: Answer, want: W)
+    where
+        u64: PartialEq<W>,
+    {
         self.same(what, a.code, want);
     }
 
     /// A result code and words 0..n.
-    fn words<const N: usize>(&mut self, what: &str, a: Answer, want_code: u64, want: [u64; N]) {
+    fn words<W: Debug, const N: usize>(
+        &mut self,
+        what: &str,
+        a: Answer,
+        want_code: W,
+        want: [u64; N],
+    ) where
+        u64: PartialEq<W>,
+    {
         let mut got = [0u64; N];
         got.copy_from_slice(&a.w[..N]);
-        self.same(what, (a.code, got), (want_code, want));
+        let ok = a.code == want_code && got == want;
+        self.report(what, ok, (a.code, got), (want_code, want));
     }
 }
 
@@ -173,17 +189,21 @@ fn w0_obj(ty: u64, rights: u64, info: u64, aux: u64, version: u64) -> u64 {
 
 /// The invocation itself: void keys, strings, control words, received keys.
 fn invocation(t: &mut T) {
-    t.code("invoke void slot 0 (words only)", call(0, 1, [0; 4]), VOID);
+    t.code(
+        "invoke void slot 0 (words only)",
+        call(0, 1, [0; 4]),
+        Code::Void,
+    );
     t.code(
         "invoke void slot 0 (sending a key)",
         Msg::new(0, 1).keys([NUM, 0, 0, 0]).call(),
-        VOID,
+        Code::Void,
     );
-    t.code("invoke empty slot 15", call(15, 1, [0; 4]), VOID);
+    t.code("invoke empty slot 15", call(15, 1, [0; 4]), Code::Void);
     t.code(
         "invoke empty slot 15 (with a string)",
         Msg::new(15, 1).string(b"x").call(),
-        VOID,
+        Code::Void,
     );
 
     let big = [0x5au8; 4097];
@@ -195,36 +215,40 @@ fn invocation(t: &mut T) {
     t.code(
         "console WRITE of 4097 bytes",
         too_long(CONSOLE, order::console::WRITE),
-        STRING_TOO_LONG,
+        Code::StringTooLong,
     );
     t.code(
         "echo call with 4097 bytes",
         too_long(ECHO, 1),
-        STRING_TOO_LONG,
+        Code::StringTooLong,
     );
     t.code(
         "console WRITE of 8191 bytes",
         Msg::new(CONSOLE, order::console::WRITE)
             .raw_string(big.as_ptr() as u64, 8191)
             .call(),
-        STRING_TOO_LONG,
+        Code::StringTooLong,
     );
     let bad = |slot: Slot, addr: u64| Msg::new(slot, 1).raw_string(addr, 8).call();
-    t.code("string at unmapped 0x10", bad(CONSOLE, 0x10), BAD_BUFFER);
+    t.code(
+        "string at unmapped 0x10",
+        bad(CONSOLE, 0x10),
+        Code::BadBuffer,
+    );
     t.code(
         "string at a kernel address",
         bad(CONSOLE, 0xffff_ffff_8010_0000),
-        BAD_BUFFER,
+        Code::BadBuffer,
     );
     t.code(
         "string at a non-canonical address",
         bad(CONSOLE, 0x8000_0000_0000_0000),
-        BAD_BUFFER,
+        Code::BadBuffer,
     );
     t.code(
         "echo call with an unmapped string",
         bad(ECHO, 0x10),
-        BAD_BUFFER,
+        Code::BadBuffer,
     );
     t.code(
         "string of 4096 bytes (the limit) to echo",
@@ -250,7 +274,7 @@ fn invocation(t: &mut T) {
             },
             Recv::NONE,
         );
-        t.same(name, r.rdi, BAD_CONTROL);
+        t.same(name, r.rdi, Code::BadControl);
     }
     // Kind 3 is a try-send: to a number key (a kernel object) it is a
     // send, answered by the object.
@@ -262,7 +286,7 @@ fn invocation(t: &mut T) {
         },
         Recv::NONE,
     );
-    t.same("kind 3 (try-send) to a number key", r.rdi, OK);
+    t.same("kind 3 (try-send) to a number key", r.rdi, Code::Ok);
 
     // Received keys land only in the slots named, and a named slot
     // receives even a void key.
@@ -319,7 +343,7 @@ fn invocation(t: &mut T) {
     t.same(
         "send through a start key: code, source (the kernel)",
         (a.code, a.source),
-        (OK, 2),
+        (Code::Ok.into(), 2),
     );
     let a = call(ECHO, 43, [5, 6, 0, 0]);
     t.words("echo answers the next call", a, 43, [ECHO_INFO, 0, 5, 6]);
@@ -328,7 +352,7 @@ fn invocation(t: &mut T) {
     let a = Msg::new(12, order::page::MAKE_RO)
         .recv([0, 13, 0, 0])
         .call();
-    t.code("kernel reply, receiving only key 1", a, OK);
+    t.code("kernel reply, receiving only key 1", a, Code::Ok);
     t.same(
         "slot 13 named for key 1 (void) became void",
         classify(13),
@@ -342,7 +366,7 @@ fn invocation(t: &mut T) {
     let a = Msg::new(12, order::page::MAKE_RO)
         .recv([15, 0, 0, 0])
         .call();
-    t.code("kernel reply, key 0 into slot 15", a, OK);
+    t.code("kernel reply, key 0 into slot 15", a, Code::Ok);
     t.same(
         "slot 15 holds the read-only page key",
         classify(15),
@@ -374,29 +398,29 @@ fn errors_change_nothing(t: &mut T) {
             .call()
     };
     let big = [0u8; 4097];
-    let cases: [(&str, u64, &dyn Fn() -> Answer); 5] = [
-        ("void key", VOID, &|| {
+    let cases: [(&str, Code, &dyn Fn() -> Answer); 5] = [
+        ("void key", Code::Void, &|| {
             Msg::new(15, 1).recv([K, 0, 0, 0]).call()
         }),
-        ("bad value (page READ_WORD 3)", BAD_VALUE, &|| {
+        ("bad value (page READ_WORD 3)", Code::BadValue, &|| {
             Msg::new(PG, order::page::READ_WORD)
                 .w0(3)
                 .recv([K, 0, 0, 0])
                 .call()
         }),
-        ("bad value (range GET 64)", BAD_VALUE, &|| {
+        ("bad value (range GET 64)", Code::BadValue, &|| {
             Msg::new(NODES, order::range::GET)
                 .w0(64)
                 .recv([K, 0, 0, 0])
                 .call()
         }),
-        ("string too long", STRING_TOO_LONG, &|| {
+        ("string too long", Code::StringTooLong, &|| {
             Msg::new(PG, order::page::READ_WORD)
                 .raw_string(big.as_ptr() as u64, 4097)
                 .recv([K, 0, 0, 0])
                 .call()
         }),
-        ("bad buffer", BAD_BUFFER, &|| {
+        ("bad buffer", Code::BadBuffer, &|| {
             Msg::new(PG, order::page::READ_WORD)
                 .raw_string(0x10, 8)
                 .recv([K, 0, 0, 0])
@@ -429,7 +453,7 @@ fn errors_change_nothing(t: &mut T) {
         },
         Recv::NONE,
     );
-    t.same("failed call: bad control", r.rdi, BAD_CONTROL);
+    t.same("failed call: bad control", r.rdi, Code::BadControl);
     t.same(
         "receive slot after a failed call: bad control (nothing decoded)",
         classify(K),
@@ -449,7 +473,7 @@ fn pages(t: &mut T) {
     const P: Slot = 10;
     const R: Slot = 12;
     let first = first_oid(PAGES);
-    t.code("range RENEW page 0", renew(PAGES, 0, P), OK);
+    t.code("range RENEW page 0", renew(PAGES, 0, P), Code::Ok);
     t.same(
         "keybits of the renewed page key",
         bits(P),
@@ -459,17 +483,21 @@ fn pages(t: &mut T) {
     t.code(
         "page WRITE at 100",
         write(P, order::page::WRITE, 100, msg),
-        OK,
+        Code::Ok,
     );
     let mut buf = [0u8; 4096];
     let a = read_into(P, order::page::READ, 100, 12, &mut buf);
-    t.same("page READ at 100: code, length", (a.code, a.len), (OK, 12));
+    t.same(
+        "page READ at 100: code, length",
+        (a.code, a.len),
+        (Code::Ok.into(), 12),
+    );
     t.same("page READ at 100: bytes", &buf[..12], &msg[..]);
     let a = read_into(P, order::page::READ, 0, 4096, &mut buf);
     t.same(
         "page READ of the whole page: code, length",
         (a.code, a.len),
-        (OK, 4096),
+        (Code::Ok.into(), 4096),
     );
     t.same(
         "page READ of the whole page: bytes",
@@ -479,42 +507,42 @@ fn pages(t: &mut T) {
     t.code(
         "page READ of 0 bytes at 4096",
         read_into(P, order::page::READ, 4096, 0, &mut buf),
-        OK,
+        Code::Ok,
     );
     t.code(
         "page READ 4000+97 > 4096",
         read_into(P, order::page::READ, 4000, 97, &mut buf),
-        BAD_VALUE,
+        Code::BadValue,
     );
     t.code(
         "page READ at 4097",
         read_into(P, order::page::READ, 4097, 0, &mut buf),
-        BAD_VALUE,
+        Code::BadValue,
     );
     t.code(
         "page READ of 4097 bytes",
         read_into(P, order::page::READ, 0, 4097, &mut buf),
-        BAD_VALUE,
+        Code::BadValue,
     );
     t.code(
         "page READ with offset+len wrapping",
         read_into(P, order::page::READ, u64::MAX, 2, &mut buf),
-        BAD_VALUE,
+        Code::BadValue,
     );
     t.code(
         "page WRITE 4090+7 > 4096",
         write(P, order::page::WRITE, 4090, b"1234567"),
-        BAD_VALUE,
+        Code::BadValue,
     );
     t.code(
         "page WRITE 4089+7 = 4096",
         write(P, order::page::WRITE, 4089, b"1234567"),
-        OK,
+        Code::Ok,
     );
     t.words(
         "page READ_WORD 4088 sees it",
         page_word(P, 4088),
-        OK,
+        Code::Ok,
         [u64::from_le_bytes([
             0, b'1', b'2', b'3', b'4', b'5', b'6', b'7',
         ])],
@@ -522,45 +550,53 @@ fn pages(t: &mut T) {
     t.code(
         "page WRITE_WORD 8",
         call(P, order::page::WRITE_WORD, [8, 0x1122_3344_5566_7788, 0, 0]),
-        OK,
+        Code::Ok,
     );
     t.words(
         "page READ_WORD 8",
         page_word(P, 8),
-        OK,
+        Code::Ok,
         [0x1122_3344_5566_7788],
     );
     receive_buffers(t, P);
     t.words(
         "page READ_WORD 96 sees the string (little-endian)",
         page_word(P, 96),
-        OK,
+        Code::Ok,
         [u64::from_le_bytes([0, 0, 0, 0, b'h', b'e', b'l', b'l'])],
     );
     t.code(
         "page WRITE_WORD 4088",
         call(P, order::page::WRITE_WORD, [4088, 77, 0, 0]),
-        OK,
+        Code::Ok,
     );
-    t.words("page READ_WORD 4088", page_word(P, 4088), OK, [77]);
-    t.code("page READ_WORD unaligned (3)", page_word(P, 3), BAD_VALUE);
+    t.words("page READ_WORD 4088", page_word(P, 4088), Code::Ok, [77]);
+    t.code(
+        "page READ_WORD unaligned (3)",
+        page_word(P, 3),
+        Code::BadValue,
+    );
     t.code(
         "page READ_WORD 4092 (unaligned, last bytes)",
         page_word(P, 4092),
-        BAD_VALUE,
+        Code::BadValue,
     );
-    t.code("page READ_WORD 4096", page_word(P, 4096), BAD_VALUE);
+    t.code("page READ_WORD 4096", page_word(P, 4096), Code::BadValue);
     t.code(
         "page WRITE_WORD unaligned (12)",
         call(P, order::page::WRITE_WORD, [12, 1, 0, 0]),
-        BAD_VALUE,
+        Code::BadValue,
     );
     t.code(
         "page WRITE_WORD 4096",
         call(P, order::page::WRITE_WORD, [4096, 1, 0, 0]),
-        BAD_VALUE,
+        Code::BadValue,
     );
-    t.code("page MAKE_RO", make(P, order::page::MAKE_RO, [0; 4], R), OK);
+    t.code(
+        "page MAKE_RO",
+        make(P, order::page::MAKE_RO, [0; 4], R),
+        Code::Ok,
+    );
     t.same(
         "page MAKE_RO gives a read-only page key",
         classify(R),
@@ -574,39 +610,39 @@ fn pages(t: &mut T) {
     t.words(
         "RO page READ_WORD 8",
         page_word(R, 8),
-        OK,
+        Code::Ok,
         [0x1122_3344_5566_7788],
     );
     let a = read_into(R, order::page::READ, 100, 12, &mut buf);
     t.same(
         "RO page READ",
         (a.code, a.len, &buf[..12]),
-        (OK, 12, &msg[..]),
+        (Code::Ok.into(), 12, &msg[..]),
     );
     t.code(
         "RO page WRITE",
         write(R, order::page::WRITE, 0, b"x"),
-        NO_RIGHTS,
+        Code::NoRights,
     );
     t.code(
         "RO page WRITE_WORD",
         call(R, order::page::WRITE_WORD, [0, 1, 0, 0]),
-        NO_RIGHTS,
+        Code::NoRights,
     );
     t.code(
         "RO page ZERO",
         call(R, order::page::ZERO, [0; 4]),
-        NO_RIGHTS,
+        Code::NoRights,
     );
     t.code(
         "RO page WRITE out of range (rights first)",
         write(R, order::page::WRITE, 5000, b"x"),
-        NO_RIGHTS,
+        Code::NoRights,
     );
     t.code(
         "RO page MAKE_RO",
         make(R, order::page::MAKE_RO, [0; 4], 13),
-        OK,
+        Code::Ok,
     );
     t.same(
         "RO page MAKE_RO stays read-only",
@@ -616,19 +652,28 @@ fn pages(t: &mut T) {
     t.words(
         "RO page write left the page alone",
         page_word(P, 0),
-        OK,
+        Code::Ok,
         [0],
     );
-    t.code("page ZERO", call(P, order::page::ZERO, [0; 4]), OK);
-    t.words("page READ_WORD 8 after ZERO", page_word(P, 8), OK, [0]);
+    t.code("page ZERO", call(P, order::page::ZERO, [0; 4]), Code::Ok);
+    t.words(
+        "page READ_WORD 8 after ZERO",
+        page_word(P, 8),
+        Code::Ok,
+        [0],
+    );
     t.words(
         "page READ_WORD 4088 after ZERO",
         page_word(P, 4088),
-        OK,
+        Code::Ok,
         [0],
     );
-    t.code("page unknown order 99", call(P, 99, [0; 4]), NO_SUCH_ORDER);
-    t.code("page order 0", call(P, 0, [0; 4]), NO_SUCH_ORDER);
+    t.code(
+        "page unknown order 99",
+        call(P, 99, [0; 4]),
+        Code::NoSuchOrder,
+    );
+    t.code("page order 0", call(P, 0, [0; 4]), Code::NoSuchOrder);
     clear_scratch();
 }
 
@@ -644,7 +689,7 @@ fn receive_buffers(t: &mut T, p: Slot) {
     t.same(
         "page READ of 100 bytes into a 10-byte buffer: code, full length, fault bit",
         (a.code, a.len, a.buffer_fault),
-        (OK, 100, false),
+        (Code::Ok.into(), 100, false),
     );
     t.same(
         "the 10-byte buffer got the first 10 bytes",
@@ -669,7 +714,7 @@ fn receive_buffers(t: &mut T, p: Slot) {
     t.same(
         "reply into a read-only buffer: code, length, fault bit (rax bit 16)",
         (r.rdi, r.r9, r.rax >> 16 & 1),
-        (OK, 16, 1),
+        (Code::Ok.into(), 16, 1),
     );
     t.same(
         "the read-only buffer was not written",
@@ -680,19 +725,24 @@ fn receive_buffers(t: &mut T, p: Slot) {
     t.same(
         "reply into an unmapped buffer: code, length, fault bit",
         (r.rdi, r.r9, r.rax >> 16 & 1),
-        (OK, 16, 1),
+        (Code::Ok.into(), 16, 1),
     );
     let r = read(0xffff_ffff_8010_0000, 16);
     t.same(
         "reply into a kernel-address buffer: code, length, fault bit",
         (r.rdi, r.r9, r.rax >> 16 & 1),
-        (OK, 16, 1),
+        (Code::Ok.into(), 16, 1),
     );
     let a = Msg::new(p, order::page::WRITE_WORD)
         .words([16, 0x5e5e, 0, 0])
         .send();
-    t.code("send WRITE_WORD to a page", a, OK);
-    t.words("the send was carried out", page_word(p, 16), OK, [0x5e5e]);
+    t.code("send WRITE_WORD to a page", a, Code::Ok);
+    t.words(
+        "the send was carried out",
+        page_word(p, 16),
+        Code::Ok,
+        [0x5e5e],
+    );
     call(p, order::page::WRITE_WORD, [16, 0, 0, 0]);
 }
 
@@ -702,7 +752,7 @@ fn nodes(t: &mut T) {
     const PG: Slot = 13;
     const Y: Slot = 14;
     let first = first_oid(NODES);
-    t.code("range RENEW node 0", renew(NODES, 0, N), OK);
+    t.code("range RENEW node 0", renew(NODES, 0, N), Code::Ok);
     t.same(
         "keybits of the renewed node key",
         bits(N),
@@ -711,18 +761,18 @@ fn nodes(t: &mut T) {
     t.code(
         "node WRITE_NUMBER slot 0",
         call(N, order::node::WRITE_NUMBER, [0, 42, 7, 0]),
-        OK,
+        Code::Ok,
     );
     t.words(
         "node READ_NUMBER slot 0",
         call(N, order::node::READ_NUMBER, [0; 4]),
-        OK,
+        Code::Ok,
         [42, 7],
     );
     t.code(
         "node WRITE_NUMBER high >= 2^32",
         call(N, order::node::WRITE_NUMBER, [1, 1, 1 << 32, 0]),
-        BAD_VALUE,
+        Code::BadValue,
     );
     t.code(
         "node WRITE_NUMBER high = 2^32-1",
@@ -731,32 +781,36 @@ fn nodes(t: &mut T) {
             order::node::WRITE_NUMBER,
             [15, u64::MAX, u32::MAX as u64, 0],
         ),
-        OK,
+        Code::Ok,
     );
     t.words(
         "node READ_NUMBER slot 15",
         call(N, order::node::READ_NUMBER, [15, 0, 0, 0]),
-        OK,
+        Code::Ok,
         [u64::MAX, u32::MAX as u64],
     );
     t.code(
         "node WRITE_NUMBER slot 16",
         call(N, order::node::WRITE_NUMBER, [16, 1, 0, 0]),
-        SLOT_RANGE,
+        Code::SlotRange,
     );
     t.code(
         "node READ_NUMBER slot 16",
         call(N, order::node::READ_NUMBER, [16, 0, 0, 0]),
-        SLOT_RANGE,
+        Code::SlotRange,
     );
-    t.code("node FETCH slot 16", fetch(N, 16, X), SLOT_RANGE);
-    t.code("node SWAP slot 16", swap(N, 16, NUM), SLOT_RANGE);
-    t.code("node FETCH slot 2^63", fetch(N, 1 << 63, X), SLOT_RANGE);
-    t.code("node FETCH slot 0", fetch(N, 0, X), OK);
+    t.code("node FETCH slot 16", fetch(N, 16, X), Code::SlotRange);
+    t.code("node SWAP slot 16", swap(N, 16, NUM), Code::SlotRange);
+    t.code(
+        "node FETCH slot 2^63",
+        fetch(N, 1 << 63, X),
+        Code::SlotRange,
+    );
+    t.code("node FETCH slot 0", fetch(N, 0, X), Code::Ok);
     t.words(
         "fetched number key answers its value",
         call(X, 5, [0; 4]),
-        OK,
+        Code::Ok,
         [42, 7],
     );
     t.same(
@@ -771,58 +825,78 @@ fn nodes(t: &mut T) {
         .keys([PG, 0, 0, 0])
         .recv([Y, 0, 0, 0])
         .call();
-    t.code("node SWAP a page key into slot 1", a, OK);
+    t.code("node SWAP a page key into slot 1", a, Code::Ok);
     t.same(
         "node SWAP answers the old key (void)",
         classify(Y),
         [ty::VOID, 0, 0],
     );
-    t.code("node FETCH slot 1", fetch(N, 1, Y), OK);
+    t.code("node FETCH slot 1", fetch(N, 1, Y), Code::Ok);
     t.same("node FETCH gives the same page key", compare(PG, Y), 1);
     let a = Msg::new(N, order::node::SWAP)
         .w0(0)
         .keys([NUM, 0, 0, 0])
         .recv([Y, 0, 0, 0])
         .call();
-    t.code("node SWAP the number key into slot 0", a, OK);
+    t.code("node SWAP the number key into slot 0", a, Code::Ok);
     t.words(
         "node SWAP answered the old number",
         call(Y, 0, [0; 4]),
-        OK,
+        Code::Ok,
         [42, 7],
     );
     t.code(
         "node READ_NUMBER of a page key",
         call(N, order::node::READ_NUMBER, [1, 0, 0, 0]),
-        WRONG_TYPE,
+        Code::WrongType,
     );
     t.code(
         "node READ_NUMBER of a void key",
         call(N, order::node::READ_NUMBER, [2, 0, 0, 0]),
-        WRONG_TYPE,
+        Code::WrongType,
     );
-    t.code("node SWAP a start key into slot 2", swap(N, 2, ECHO), OK);
-    t.code("node SWAP the meter key into slot 3", swap(N, 3, PRIME), OK);
-    t.code("node SWAP the sleep key into slot 4", swap(N, 4, SLEEP), OK);
+    t.code(
+        "node SWAP a start key into slot 2",
+        swap(N, 2, ECHO),
+        Code::Ok,
+    );
+    t.code(
+        "node SWAP the meter key into slot 3",
+        swap(N, 3, PRIME),
+        Code::Ok,
+    );
+    t.code(
+        "node SWAP the sleep key into slot 4",
+        swap(N, 4, SLEEP),
+        Code::Ok,
+    );
     t.code(
         "node SWAP the node's own key into slot 5",
         swap(N, 5, N),
-        OK,
+        Code::Ok,
     );
     t.code(
         "node SWAP the discrim key into slot 6",
         swap(N, 6, DISCRIM),
-        OK,
+        Code::Ok,
     );
-    t.code("node SWAP the range key into slot 7", swap(N, 7, PAGES), OK);
+    t.code(
+        "node SWAP the range key into slot 7",
+        swap(N, 7, PAGES),
+        Code::Ok,
+    );
     t.code(
         "node SWAP void (sent from slot 0) into slot 8",
         swap(N, 8, 0),
-        OK,
+        Code::Ok,
     );
 
     // Read-only node key.
-    t.code("node MAKE_RO", make(N, order::node::MAKE_RO, [0; 4], X), OK);
+    t.code(
+        "node MAKE_RO",
+        make(N, order::node::MAKE_RO, [0; 4], X),
+        Code::Ok,
+    );
     t.same(
         "node MAKE_RO gives a read-only node key",
         classify(X),
@@ -833,30 +907,30 @@ fn nodes(t: &mut T) {
         bits(X),
         (w0_obj(ty::NODE, RO, 0, 0, 1), first),
     );
-    t.code("RO node SWAP", swap(X, 9, NUM), NO_RIGHTS);
+    t.code("RO node SWAP", swap(X, 9, NUM), Code::NoRights);
     t.code(
         "RO node CLEAR",
         call(X, order::node::CLEAR, [0; 4]),
-        NO_RIGHTS,
+        Code::NoRights,
     );
     t.code(
         "RO node WRITE_NUMBER",
         call(X, order::node::WRITE_NUMBER, [9, 1, 0, 0]),
-        NO_RIGHTS,
+        Code::NoRights,
     );
     t.words(
         "RO node READ_NUMBER",
         call(X, order::node::READ_NUMBER, [0; 4]),
-        OK,
+        Code::Ok,
         [NUMBER, 0],
     );
-    t.code("RO node FETCH page", fetch(X, 1, Y), OK);
+    t.code("RO node FETCH page", fetch(X, 1, Y), Code::Ok);
     t.same(
         "RO (not weak) node FETCH does not diminish",
         classify(Y),
         [ty::PAGE, 0, 0],
     );
-    t.code("RO node FETCH start key", fetch(X, 2, Y), OK);
+    t.code("RO node FETCH start key", fetch(X, 2, Y), Code::Ok);
     t.same(
         "RO node FETCH keeps a start key",
         classify(Y),
@@ -865,7 +939,7 @@ fn nodes(t: &mut T) {
     t.code(
         "RO node MAKE_RO",
         make(X, order::node::MAKE_RO, [0; 4], Y),
-        OK,
+        Code::Ok,
     );
     t.same(
         "RO node MAKE_RO stays read-only",
@@ -875,7 +949,7 @@ fn nodes(t: &mut T) {
     t.code(
         "RO node MAKE_SEGMENT",
         make(X, order::node::MAKE_SEGMENT, [1, 0, 0, 0], Y),
-        OK,
+        Code::Ok,
     );
     t.same(
         "RO node MAKE_SEGMENT adds RO",
@@ -885,7 +959,7 @@ fn nodes(t: &mut T) {
     t.code(
         "RO node MAKE_SENSE",
         make(X, order::node::MAKE_SENSE, [0; 4], Y),
-        OK,
+        Code::Ok,
     );
     t.same(
         "RO node MAKE_SENSE gives a sense key",
@@ -897,14 +971,14 @@ fn nodes(t: &mut T) {
     t.code(
         "node MAKE_SENSE",
         make(N, order::node::MAKE_SENSE, [0; 4], X),
-        OK,
+        Code::Ok,
     );
     t.same(
         "node MAKE_SENSE gives RO+WEAK",
         classify(X),
         [ty::NODE, RO | WEAK, 0],
     );
-    t.code("sense FETCH page", fetch(X, 1, Y), OK);
+    t.code("sense FETCH page", fetch(X, 1, Y), Code::Ok);
     t.same(
         "sense FETCH page gives a read-only page key",
         classify(Y),
@@ -913,79 +987,83 @@ fn nodes(t: &mut T) {
     t.code(
         "write through the fetched page key",
         call(Y, order::page::WRITE_WORD, [0, 1, 0, 0]),
-        NO_RIGHTS,
+        Code::NoRights,
     );
     t.words(
         "read through the fetched page key",
         page_word(Y, 0),
-        OK,
+        Code::Ok,
         [0],
     );
-    t.code("sense FETCH start key", fetch(X, 2, Y), OK);
+    t.code("sense FETCH start key", fetch(X, 2, Y), Code::Ok);
     t.same(
         "sense FETCH start key gives void",
         classify(Y),
         [ty::VOID, 0, 0],
     );
-    t.code("the fetched start key is void", call(Y, 1, [0; 4]), VOID);
-    t.code("sense FETCH meter key", fetch(X, 3, Y), OK);
+    t.code(
+        "the fetched start key is void",
+        call(Y, 1, [0; 4]),
+        Code::Void,
+    );
+    t.code("sense FETCH meter key", fetch(X, 3, Y), Code::Ok);
     t.same(
         "sense FETCH meter key gives void",
         classify(Y),
         [ty::VOID, 0, 0],
     );
-    t.code("sense FETCH sleep key", fetch(X, 4, Y), OK);
+    t.code("sense FETCH sleep key", fetch(X, 4, Y), Code::Ok);
     t.same(
         "sense FETCH sleep key gives void",
         classify(Y),
         [ty::VOID, 0, 0],
     );
-    t.code("sense FETCH node key", fetch(X, 5, Y), OK);
+    t.code("sense FETCH node key", fetch(X, 5, Y), Code::Ok);
     t.same(
         "sense FETCH node key gives a sense key",
         classify(Y),
         [ty::NODE, RO | WEAK, 0],
     );
-    t.code("sense FETCH discrim key", fetch(X, 6, Y), OK);
+    t.code("sense FETCH discrim key", fetch(X, 6, Y), Code::Ok);
     t.same(
         "sense FETCH discrim key keeps it",
         classify(Y),
         [ty::DISCRIM, 0, 0],
     );
-    t.code("sense FETCH range key", fetch(X, 7, Y), OK);
+    t.code("sense FETCH range key", fetch(X, 7, Y), Code::Ok);
     t.same(
         "sense FETCH range key gives void",
         classify(Y),
         [ty::VOID, 0, 0],
     );
-    t.code("sense FETCH number key", fetch(X, 0, Y), OK);
+    t.code("sense FETCH number key", fetch(X, 0, Y), Code::Ok);
     t.words(
         "sense FETCH number key keeps the number",
         call(Y, 0, [0; 4]),
-        OK,
+        Code::Ok,
         [NUMBER, 0],
     );
-    t.code("sense SWAP", swap(X, 9, NUM), NO_RIGHTS);
+    t.code("sense SWAP", swap(X, 9, NUM), Code::NoRights);
     t.code(
         "sense CLEAR",
         call(X, order::node::CLEAR, [0; 4]),
-        NO_RIGHTS,
+        Code::NoRights,
     );
     t.code(
         "sense WRITE_NUMBER",
         call(X, order::node::WRITE_NUMBER, [9, 1, 0, 0]),
-        NO_RIGHTS,
+        Code::NoRights,
     );
     t.words(
         "sense READ_NUMBER",
         call(X, order::node::READ_NUMBER, [0; 4]),
-        OK,
+        Code::Ok,
         [NUMBER, 0],
     );
     t.code(
         "sense MAKE_SEGMENT",
         make(X, order::node::MAKE_SEGMENT, [1, 0, 0, 0], Y),
-        OK,
+        Code::Ok,
     );
     t.same(
         "sense MAKE_SEGMENT adds RO+WEAK+NOCALL",
@@ -995,7 +1073,7 @@ fn nodes(t: &mut T) {
     t.code(
         "sense MAKE_SEGMENT with KEEPER",
         make(X, order::node::MAKE_SEGMENT, [1, KEEPER, 0, 0], Y),
-        OK,
+        Code::Ok,
     );
     t.same(
         "sense MAKE_SEGMENT with KEEPER: its keeper is never called",
@@ -1005,7 +1083,7 @@ fn nodes(t: &mut T) {
     t.code(
         "sense MAKE_RO",
         make(X, order::node::MAKE_RO, [0; 4], Y),
-        OK,
+        Code::Ok,
     );
     t.same(
         "sense MAKE_RO stays a sense key",
@@ -1015,10 +1093,14 @@ fn nodes(t: &mut T) {
 
     // Segment keys from the node.
     let lss = |l: u64, r: u64| make(N, order::node::MAKE_SEGMENT, [l, r, 0, 0], Y);
-    t.code("node MAKE_SEGMENT size 0", lss(0, 0), BAD_VALUE);
-    t.code("node MAKE_SEGMENT size 11", lss(11, 0), BAD_VALUE);
-    t.code("node MAKE_SEGMENT rights 0x100", lss(1, 0x100), BAD_VALUE);
-    t.code("node MAKE_SEGMENT size 1", lss(1, 0), OK);
+    t.code("node MAKE_SEGMENT size 0", lss(0, 0), Code::BadValue);
+    t.code("node MAKE_SEGMENT size 11", lss(11, 0), Code::BadValue);
+    t.code(
+        "node MAKE_SEGMENT rights 0x100",
+        lss(1, 0x100),
+        Code::BadValue,
+    );
+    t.code("node MAKE_SEGMENT size 1", lss(1, 0), Code::Ok);
     t.same(
         "MAKE_SEGMENT size 1 is a segment key",
         classify(Y),
@@ -1029,7 +1111,7 @@ fn nodes(t: &mut T) {
         bits(Y),
         (w0_obj(ty::SEGMENT, 0, 0, 1, 1), first),
     );
-    t.code("node MAKE_SEGMENT size 10", lss(10, 0), OK);
+    t.code("node MAKE_SEGMENT size 10", lss(10, 0), Code::Ok);
     t.same(
         "keybits of the size-10 segment key",
         bits(Y),
@@ -1038,7 +1120,7 @@ fn nodes(t: &mut T) {
     t.code(
         "node MAKE_SEGMENT rights NOCALL|KEEPER",
         lss(3, NOCALL | KEEPER),
-        OK,
+        Code::Ok,
     );
     t.same(
         "MAKE_SEGMENT rights given",
@@ -1046,21 +1128,25 @@ fn nodes(t: &mut T) {
         [ty::SEGMENT, NOCALL | KEEPER, 0],
     );
 
-    t.code("node CLEAR", call(N, order::node::CLEAR, [0; 4]), OK);
+    t.code("node CLEAR", call(N, order::node::CLEAR, [0; 4]), Code::Ok);
     t.code(
         "after CLEAR, READ_NUMBER slot 0",
         call(N, order::node::READ_NUMBER, [0; 4]),
-        WRONG_TYPE,
+        Code::WrongType,
     );
     t.code(
         "after CLEAR, READ_NUMBER slot 15",
         call(N, order::node::READ_NUMBER, [15, 0, 0, 0]),
-        WRONG_TYPE,
+        Code::WrongType,
     );
     fetch(N, 1, Y);
     t.same("after CLEAR, slot 1 is void", classify(Y), [ty::VOID, 0, 0]);
-    t.code("node unknown order 99", call(N, 99, [0; 4]), NO_SUCH_ORDER);
-    t.code("node order 0", call(N, 0, [0; 4]), NO_SUCH_ORDER);
+    t.code(
+        "node unknown order 99",
+        call(N, 99, [0; 4]),
+        Code::NoSuchOrder,
+    );
+    t.code("node order 0", call(N, 0, [0; 4]), Code::NoSuchOrder);
     clear_scratch();
 }
 
@@ -1086,52 +1172,52 @@ fn make_domain(t: &mut T) {
     t.code(
         "MAKE_DOMAIN with void key 0",
         md(R, [0, A, F], 0),
-        VOID_ARGUMENT,
+        Code::VoidArgument,
     );
     t.code(
         "MAKE_DOMAIN with void FPU page",
         md(R, [G, A, 0], 0),
-        VOID_ARGUMENT,
+        Code::VoidArgument,
     );
     t.code(
         "MAKE_DOMAIN with a node as FPU page",
         md(R, [G, A, G], 0),
-        WRONG_TYPE,
+        Code::WrongType,
     );
     t.code(
         "MAKE_DOMAIN with a page as general keys",
         md(R, [F, A, F], 0),
-        WRONG_TYPE,
+        Code::WrongType,
     );
     t.code(
         "MAKE_DOMAIN with the same node twice",
         md(R, [G, G, F], 0),
-        BAD_VALUE,
+        Code::BadValue,
     );
     t.code(
         "MAKE_DOMAIN with the root as annex",
         md(R, [G, R, F], 0),
-        BAD_VALUE,
+        Code::BadValue,
     );
     make(G, order::node::MAKE_RO, [0; 4], X);
     t.code(
         "MAKE_DOMAIN with a read-only general node",
         md(R, [X, A, F], 0),
-        NO_RIGHTS,
+        Code::NoRights,
     );
     make(F, order::page::MAKE_RO, [0; 4], X);
     t.code(
         "MAKE_DOMAIN with a read-only FPU page",
         md(R, [G, A, X], 0),
-        NO_RIGHTS,
+        Code::NoRights,
     );
     make(R, order::node::MAKE_RO, [0; 4], X);
     t.code(
         "MAKE_DOMAIN through a read-only node key",
         md(X, [G, A, F], 0),
-        NO_RIGHTS,
+        Code::NoRights,
     );
-    t.code("MAKE_DOMAIN", md(R, [G, A, F], D), OK);
+    t.code("MAKE_DOMAIN", md(R, [G, A, F], D), Code::Ok);
     t.same(
         "MAKE_DOMAIN gives a domain key",
         classify(D),
@@ -1145,7 +1231,7 @@ fn make_domain(t: &mut T) {
     t.words(
         "new domain GET_STATE: available, stopped",
         call(D, order::domain::GET_STATE, [0; 4]),
-        OK,
+        Code::Ok,
         [0, 1, 0, 0],
     );
     // G, A and F now belong to a prepared domain.
@@ -1153,7 +1239,7 @@ fn make_domain(t: &mut T) {
     t.code(
         "MAKE_DOMAIN over parts of another domain",
         md(R, [G, A, F], 0),
-        BAD_STATE,
+        Code::BadState,
     );
     t.code(
         "meter CREATE_SUB over a domain's general node",
@@ -1162,7 +1248,7 @@ fn make_domain(t: &mut T) {
             .keys([G, 0, 0, 0])
             .recv([X, 0, 0, 0])
             .call(),
-        BAD_STATE,
+        Code::BadState,
     );
     // Destroying the root drops the domain: its key is void and its parts
     // are free again.
@@ -1175,13 +1261,17 @@ fn make_domain(t: &mut T) {
     t.code(
         "domain GET_STATE after its root was renewed",
         call(D, order::domain::GET_STATE, [0; 4]),
-        VOID,
+        Code::Void,
     );
-    t.code("MAKE_DOMAIN over the freed parts", md(R, [G, A, F], D), OK);
+    t.code(
+        "MAKE_DOMAIN over the freed parts",
+        md(R, [G, A, F], D),
+        Code::Ok,
+    );
     t.words(
         "the new domain GET_STATE",
         call(D, order::domain::GET_STATE, [0; 4]),
-        OK,
+        Code::Ok,
         [0, 1, 0, 0],
     );
     clear_scratch();
@@ -1207,12 +1297,12 @@ fn segments(t: &mut T) {
     t.code(
         "MAKE_SEGMENT size 1 over the tree",
         make(S, order::node::MAKE_SEGMENT, [1, 0, 0, 0], G),
-        OK,
+        Code::Ok,
     );
     t.words(
         "segment INFO",
         call(G, order::segment::INFO, [0; 4]),
-        OK,
+        Code::Ok,
         [1, 65536, 0],
     );
 
@@ -1220,28 +1310,28 @@ fn segments(t: &mut T) {
     t.code(
         "segment WRITE across pages 0 and 1",
         write(G, order::segment::WRITE, 4090, msg),
-        OK,
+        Code::Ok,
     );
     let mut buf = [0u8; 4096];
     let a = read_into(G, order::segment::READ, 4090, 12, &mut buf);
     t.same(
         "segment READ across pages 0 and 1",
         (a.code, a.len, &buf[..12]),
-        (OK, 12, &msg[..]),
+        (Code::Ok.into(), 12, &msg[..]),
     );
     get(PAGES, 2, P);
     let a = read_into(P, order::page::READ, 4090, 6, &mut buf);
     t.same(
         "page 0 holds the first 6 bytes",
         (a.code, &buf[..6]),
-        (OK, &msg[..6]),
+        (Code::Ok.into(), &msg[..6]),
     );
     get(PAGES, 3, P);
     let a = read_into(P, order::page::READ, 0, 6, &mut buf);
     t.same(
         "page 1 holds the last 6 bytes",
         (a.code, &buf[..6]),
-        (OK, &msg[6..]),
+        (Code::Ok.into(), &msg[6..]),
     );
     let a = read_into(G, order::segment::READ, 12288, 8, &mut buf);
     t.same(
@@ -1251,103 +1341,121 @@ fn segments(t: &mut T) {
             a.len,
             u64::from_le_bytes(buf[..8].try_into().unwrap_or([0; 8])),
         ),
-        (OK, 8, 0xabcd),
+        (Code::Ok.into(), 8, 0xabcd),
     );
     t.code(
         "segment READ at a void slot",
         read_into(G, order::segment::READ, 8192, 1, &mut buf),
-        INVALID_ADDRESS,
+        Code::InvalidAddress,
     );
     t.code(
         "segment READ running into a void slot",
         read_into(G, order::segment::READ, 8190, 4, &mut buf),
-        INVALID_ADDRESS,
+        Code::InvalidAddress,
     );
     t.code(
         "segment READ at 65536 (beyond)",
         read_into(G, order::segment::READ, 65536, 1, &mut buf),
-        INVALID_ADDRESS,
+        Code::InvalidAddress,
     );
     t.code(
         "segment READ at 65535 (void slot 15)",
         read_into(G, order::segment::READ, 65535, 1, &mut buf),
-        INVALID_ADDRESS,
+        Code::InvalidAddress,
     );
     t.code(
         "segment READ at 2^63",
         read_into(G, order::segment::READ, 1 << 63, 1, &mut buf),
-        INVALID_ADDRESS,
+        Code::InvalidAddress,
     );
     t.code(
         "segment READ of 4097 bytes",
         read_into(G, order::segment::READ, 0, 4097, &mut buf),
-        BAD_VALUE,
+        Code::BadValue,
     );
     t.code(
         "segment WRITE to a read-only page (RW key)",
         write(G, order::segment::WRITE, 12288, b"x"),
-        INVALID_ADDRESS,
+        Code::InvalidAddress,
     );
     t.code(
         "segment WRITE running into a void slot",
         write(G, order::segment::WRITE, 8190, b"zzzz"),
-        INVALID_ADDRESS,
+        Code::InvalidAddress,
     );
     let a = read_into(G, order::segment::READ, 8188, 4, &mut buf);
     t.same(
         "the failed WRITE changed nothing",
         (a.code, &buf[..4]),
-        (OK, &[0u8; 4][..]),
+        (Code::Ok.into(), &[0u8; 4][..]),
     );
     t.code(
         "segment WRITE at 65536",
         write(G, order::segment::WRITE, 65536, b"x"),
-        INVALID_ADDRESS,
+        Code::InvalidAddress,
     );
     let probe = |k: Slot, off: u64| call(k, order::segment::PROBE, [off, 0, 0, 0]);
-    t.words("segment PROBE 0", probe(G, 0), OK, [1, 1]);
-    t.words("segment PROBE 4096+100", probe(G, 4196), OK, [1, 1]);
-    t.words("segment PROBE void slot", probe(G, 8192), OK, [0, 0]);
-    t.words("segment PROBE read-only page", probe(G, 12288), OK, [1, 0]);
-    t.words("segment PROBE 65536 (beyond)", probe(G, 65536), OK, [0, 0]);
+    t.words("segment PROBE 0", probe(G, 0), Code::Ok, [1, 1]);
+    t.words("segment PROBE 4096+100", probe(G, 4196), Code::Ok, [1, 1]);
+    t.words("segment PROBE void slot", probe(G, 8192), Code::Ok, [0, 0]);
+    t.words(
+        "segment PROBE read-only page",
+        probe(G, 12288),
+        Code::Ok,
+        [1, 0],
+    );
+    t.words(
+        "segment PROBE 65536 (beyond)",
+        probe(G, 65536),
+        Code::Ok,
+        [0, 0],
+    );
 
     let restrict = |r: u64| make(G, order::segment::RESTRICT, [r, 0, 0, 0], X);
-    t.code("segment RESTRICT RO", restrict(RO), OK);
+    t.code("segment RESTRICT RO", restrict(RO), Code::Ok);
     t.words(
         "RO segment INFO",
         call(X, order::segment::INFO, [0; 4]),
-        OK,
+        Code::Ok,
         [1, 65536, RO],
     );
     t.code(
         "RO segment WRITE",
         write(X, order::segment::WRITE, 0, b"x"),
-        NO_RIGHTS,
+        Code::NoRights,
     );
     let a = read_into(X, order::segment::READ, 4090, 12, &mut buf);
-    t.same("RO segment READ", (a.code, &buf[..12]), (OK, &msg[..]));
-    t.words("RO segment PROBE 0", probe(X, 0), OK, [1, 0]);
-    t.code("segment RESTRICT 0x100", restrict(0x100), BAD_VALUE);
-    t.code("segment RESTRICT KEEPER", restrict(KEEPER), OK);
+    t.same(
+        "RO segment READ",
+        (a.code, &buf[..12]),
+        (Code::Ok.into(), &msg[..]),
+    );
+    t.words("RO segment PROBE 0", probe(X, 0), Code::Ok, [1, 0]);
+    t.code("segment RESTRICT 0x100", restrict(0x100), Code::BadValue);
+    t.code("segment RESTRICT KEEPER", restrict(KEEPER), Code::Ok);
     t.words(
         "RESTRICT does not add KEEPER",
         call(X, order::segment::INFO, [0; 4]),
-        OK,
+        Code::Ok,
         [1, 65536, 0],
     );
-    t.code("segment RESTRICT NOCALL|WEAK", restrict(NOCALL | WEAK), OK);
+    t.code(
+        "segment RESTRICT NOCALL|WEAK",
+        restrict(NOCALL | WEAK),
+        Code::Ok,
+    );
     t.words(
         "RESTRICT added NOCALL|WEAK",
         call(X, order::segment::INFO, [0; 4]),
-        OK,
+        Code::Ok,
         [1, 65536, NOCALL | WEAK],
     );
     t.code(
         "segment unknown order 99",
         call(G, 99, [0; 4]),
-        NO_SUCH_ORDER,
+        Code::NoSuchOrder,
     );
-    t.code("segment order 0", call(G, 0, [0; 4]), NO_SUCH_ORDER);
+    t.code("segment order 0", call(G, 0, [0; 4]), Code::NoSuchOrder);
 
     // Two levels: node TN (size 2) holds G in slot 1.
     renew(NODES, 2, TN);
@@ -1356,29 +1464,29 @@ fn segments(t: &mut T) {
     t.words(
         "size-2 segment INFO",
         call(X, order::segment::INFO, [0; 4]),
-        OK,
+        Code::Ok,
         [2, 1 << 20, 0],
     );
     let a = read_into(X, order::segment::READ, 65536 + 4090, 12, &mut buf);
     t.same(
         "size-2 segment READ through slot 1",
         (a.code, &buf[..12]),
-        (OK, &msg[..]),
+        (Code::Ok.into(), &msg[..]),
     );
     t.code(
         "size-2 segment READ at void slot 0",
         read_into(X, order::segment::READ, 0, 1, &mut buf),
-        INVALID_ADDRESS,
+        Code::InvalidAddress,
     );
     t.code(
         "size-2 segment READ at 1 MiB",
         read_into(X, order::segment::READ, 1 << 20, 1, &mut buf),
-        INVALID_ADDRESS,
+        Code::InvalidAddress,
     );
     t.words(
         "size-2 segment PROBE of the RO page",
         probe(X, 65536 + 12288),
-        OK,
+        Code::Ok,
         [1, 0],
     );
     // FETCH through a segment key: always diminished, whatever its rights.
@@ -1393,54 +1501,54 @@ fn segments(t: &mut T) {
     t.same(
         "segment FETCH slot 1: the size-1 segment, read-only, weak, no-call",
         fetched(X, 1),
-        (OK, [ty::SEGMENT, RO | WEAK | NOCALL, 0]),
+        (Code::Ok.into(), [ty::SEGMENT, RO | WEAK | NOCALL, 0]),
     );
     t.same(
         "segment FETCH through the fetched key: a read-only page",
         fetched(Q, 0),
-        (OK, [ty::PAGE, RO, 0]),
+        (Code::Ok.into(), [ty::PAGE, RO, 0]),
     );
     t.same(
         "segment FETCH through a read-write key: still read-only",
         fetched(G, 1),
-        (OK, [ty::PAGE, RO, 0]),
+        (Code::Ok.into(), [ty::PAGE, RO, 0]),
     );
     t.same(
         "segment FETCH of a void slot",
         fetched(G, 2),
-        (OK, [ty::VOID, 0, 0]),
+        (Code::Ok.into(), [ty::VOID, 0, 0]),
     );
     t.same(
         "segment FETCH of discrim",
         fetched(X, 12),
-        (OK, [ty::DISCRIM, 0, 0]),
+        (Code::Ok.into(), [ty::DISCRIM, 0, 0]),
     );
     t.same(
         "segment FETCH of a start key: void",
         fetched(X, 13),
-        (OK, [ty::VOID, 0, 0]),
+        (Code::Ok.into(), [ty::VOID, 0, 0]),
     );
     t.same(
         "segment FETCH of a number",
         fetched(X, 14),
-        (OK, [ty::NUMBER, 0, 0]),
+        (Code::Ok.into(), [ty::NUMBER, 0, 0]),
     );
     let a = make(X, order::segment::FETCH, [14, 0, 0, 0], Q);
     t.same(
         "the fetched number's value",
         (a.code, call(Q, 0, [0; 4]).w[0]),
-        (OK, NUMBER),
+        (Code::Ok.into(), NUMBER),
     );
     make(TN, order::node::MAKE_SEGMENT, [2, KEEPER, 0, 0], P);
     t.same(
         "segment FETCH of a keeper's slot 15: void",
         fetched(P, 15),
-        (OK, [ty::VOID, 0, 0]),
+        (Code::Ok.into(), [ty::VOID, 0, 0]),
     );
     t.code(
         "segment FETCH slot 16",
         make(X, order::segment::FETCH, [16, 0, 0, 0], Q),
-        SLOT_RANGE,
+        Code::SlotRange,
     );
     for slot in 12..16 {
         swap(TN, slot, 0);
@@ -1451,13 +1559,13 @@ fn segments(t: &mut T) {
     t.code(
         "segment READ through a malformed slot",
         read_into(X, order::segment::READ, 2 * 65536, 1, &mut buf),
-        INVALID_ADDRESS,
+        Code::InvalidAddress,
     );
     make(TN, order::node::MAKE_SEGMENT, [10, 0, 0, 0], X);
     t.words(
         "size-10 segment INFO",
         call(X, order::segment::INFO, [0; 4]),
-        OK,
+        Code::Ok,
         [10, 1 << 52, 0],
     );
 
@@ -1467,30 +1575,30 @@ fn segments(t: &mut T) {
     t.code(
         "segment READ of a renewed page",
         read_into(G, order::segment::READ, 4096, 1, &mut buf),
-        INVALID_ADDRESS,
+        Code::InvalidAddress,
     );
     t.words(
         "segment PROBE of a renewed page",
         probe(G, 4096),
-        OK,
+        Code::Ok,
         [0, 0],
     );
     let a = read_into(G, order::segment::READ, 4090, 6, &mut buf);
     t.same(
         "segment READ of the page before it still works",
         (a.code, &buf[..6]),
-        (OK, &msg[..6]),
+        (Code::Ok.into(), &msg[..6]),
     );
     renew(NODES, 1, S);
     t.code(
         "segment INFO after its node was renewed",
         call(G, order::segment::INFO, [0; 4]),
-        VOID,
+        Code::Void,
     );
     t.code(
         "segment READ after its node was renewed",
         read_into(G, order::segment::READ, 0, 1, &mut buf),
-        VOID,
+        Code::Void,
     );
     clear_scratch();
 }
@@ -1504,14 +1612,14 @@ fn ranges(t: &mut T) {
     t.same(
         "node range INFO: count, space",
         (a.code, a.w[1], a.w[2]),
-        (OK, 64, 1),
+        (Code::Ok.into(), 64, 1),
     );
     let a = call(PAGES, order::range::INFO, [0; 4]);
     let pfirst = a.w[0];
     t.same(
         "page range INFO: count, space",
         (a.code, a.w[1], a.w[2]),
-        (OK, 64, 0),
+        (Code::Ok.into(), 64, 0),
     );
     t.same(
         "keybits of the node range key",
@@ -1523,57 +1631,61 @@ fn ranges(t: &mut T) {
         bits(PAGES),
         (ty::RANGE | 64 << 32, pfirst),
     );
-    t.code("range GET node 64", get(NODES, 64, OLD), BAD_VALUE);
-    t.code("range RENEW node 64", renew(NODES, 64, OLD), BAD_VALUE);
-    t.code("range GET page 64", get(PAGES, 64, OLD), BAD_VALUE);
+    t.code("range GET node 64", get(NODES, 64, OLD), Code::BadValue);
+    t.code("range RENEW node 64", renew(NODES, 64, OLD), Code::BadValue);
+    t.code("range GET page 64", get(PAGES, 64, OLD), Code::BadValue);
     t.code(
         "range RENEW page 2^64-1",
         renew(PAGES, u64::MAX, OLD),
-        BAD_VALUE,
+        Code::BadValue,
     );
-    t.code("range GET page 63 (the last)", get(PAGES, 63, OLD), OK);
+    t.code(
+        "range GET page 63 (the last)",
+        get(PAGES, 63, OLD),
+        Code::Ok,
+    );
     t.same(
         "keybits of page 63 (never used: version 0)",
         bits(OLD),
         (ty::PAGE, pfirst + 63),
     );
 
-    t.code("range GET page 30", get(PAGES, 30, OLD), OK);
+    t.code("range GET page 30", get(PAGES, 30, OLD), Code::Ok);
     t.same("keybits of page 30", bits(OLD), (ty::PAGE, pfirst + 30));
     t.code(
         "write through it",
         call(OLD, order::page::WRITE_WORD, [0, 99, 0, 0]),
-        OK,
+        Code::Ok,
     );
-    t.code("range RENEW page 30", renew(PAGES, 30, NEW), OK);
+    t.code("range RENEW page 30", renew(PAGES, 30, NEW), Code::Ok);
     t.same(
         "keybits of renewed page 30 (version + 1)",
         bits(NEW),
         (ty::PAGE | 1 << 32, pfirst + 30),
     );
-    t.code("invoking the old page key", page_word(OLD, 0), VOID);
+    t.code("invoking the old page key", page_word(OLD, 0), Code::Void);
     t.code(
         "writing through the old page key",
         call(OLD, order::page::WRITE_WORD, [0, 1, 0, 0]),
-        VOID,
+        Code::Void,
     );
     t.same(
         "discrim: the old key is void, destroyed",
         classify(OLD),
         [ty::VOID, 0, 1],
     );
-    t.words("the renewed page is zero", page_word(NEW, 0), OK, [0]);
+    t.words("the renewed page is zero", page_word(NEW, 0), Code::Ok, [0]);
     t.same("old and new keys differ", compare(OLD, NEW), 0);
-    t.code("range GET page 30 again", get(PAGES, 30, AGAIN), OK);
+    t.code("range GET page 30 again", get(PAGES, 30, AGAIN), Code::Ok);
     t.same("GET gives the renewed key", compare(NEW, AGAIN), 1);
 
-    t.code("range GET node 30", get(NODES, 30, OLD), OK);
+    t.code("range GET node 30", get(NODES, 30, OLD), Code::Ok);
     t.code(
         "write a number into it",
         call(OLD, order::node::WRITE_NUMBER, [0, 5, 0, 0]),
-        OK,
+        Code::Ok,
     );
-    t.code("range RENEW node 30", renew(NODES, 30, NEW), OK);
+    t.code("range RENEW node 30", renew(NODES, 30, NEW), Code::Ok);
     t.same(
         "keybits of renewed node 30",
         bits(NEW),
@@ -1582,12 +1694,12 @@ fn ranges(t: &mut T) {
     t.code(
         "invoking the old node key",
         call(OLD, order::node::READ_NUMBER, [0; 4]),
-        VOID,
+        Code::Void,
     );
     t.code(
         "the renewed node is empty",
         call(NEW, order::node::READ_NUMBER, [0; 4]),
-        WRONG_TYPE,
+        Code::WrongType,
     );
     t.same(
         "discrim: the old node key is void, destroyed",
@@ -1602,7 +1714,7 @@ fn ranges(t: &mut T) {
         list.len() * 4
     };
     let mut s = [0u8; 68];
-    t.code("range GET node 31", get(NODES, 31, OLD), OK);
+    t.code("range GET node 31", get(NODES, 31, OLD), Code::Ok);
     let into = |n: Slot, first: u64, s: &[u8]| {
         Msg::new(PAGES, order::range::GET_INTO)
             .w0(first)
@@ -1611,51 +1723,55 @@ fn ranges(t: &mut T) {
             .call()
     };
     let n = idx(&[40, 41, 42], &mut s);
-    t.code("GET_INTO 3 pages", into(OLD, 3, &s[..n]), OK);
-    t.code("the slot's key", fetch(OLD, 4, NEW), OK);
-    t.code("range GET page 41", get(PAGES, 41, AGAIN), OK);
+    t.code("GET_INTO 3 pages", into(OLD, 3, &s[..n]), Code::Ok);
+    t.code("the slot's key", fetch(OLD, 4, NEW), Code::Ok);
+    t.code("range GET page 41", get(PAGES, 41, AGAIN), Code::Ok);
     t.same("slot 4 holds page 41", compare(NEW, AGAIN), 1);
     t.code(
         "write through it",
         call(NEW, order::page::WRITE_WORD, [0, 7, 0, 0]),
-        OK,
+        Code::Ok,
     );
     // Refusals change nothing.
     let n = idx(&[50, 64], &mut s);
     t.code(
         "GET_INTO an index past the range",
         into(OLD, 8, &s[..n]),
-        BAD_VALUE,
+        Code::BadValue,
     );
     t.code(
         "slot 8 still void",
         call(OLD, order::node::READ_NUMBER, [8, 0, 0, 0]),
-        WRONG_TYPE,
+        Code::WrongType,
     );
     t.code(
         "GET_INTO a string of 6 bytes",
         into(OLD, 0, &s[..6]),
-        BAD_VALUE,
+        Code::BadValue,
     );
-    t.code("GET_INTO no indices", into(OLD, 0, &[]), BAD_VALUE);
+    t.code("GET_INTO no indices", into(OLD, 0, &[]), Code::BadValue);
     let n = idx(&[0; 17], &mut s);
-    t.code("GET_INTO 17 indices", into(OLD, 0, &s[..n]), BAD_VALUE);
+    t.code("GET_INTO 17 indices", into(OLD, 0, &s[..n]), Code::BadValue);
     let n = idx(&[50, 51], &mut s);
-    t.code("GET_INTO past slot 15", into(OLD, 15, &s[..n]), SLOT_RANGE);
+    t.code(
+        "GET_INTO past slot 15",
+        into(OLD, 15, &s[..n]),
+        Code::SlotRange,
+    );
     t.code(
         "GET_INTO into a page key",
         into(NEW, 0, &s[..n]),
-        WRONG_TYPE,
+        Code::WrongType,
     );
     t.code(
         "make it read-only",
         make(OLD, order::node::MAKE_SENSE, [0; 4], AGAIN),
-        OK,
+        Code::Ok,
     );
     t.code(
         "GET_INTO through a sense key",
         into(AGAIN, 0, &s[..n]),
-        NO_RIGHTS,
+        Code::NoRights,
     );
     t.code(
         "GET_INTO nodes into a node",
@@ -1666,7 +1782,7 @@ fn ranges(t: &mut T) {
                 .keys([OLD, 0, 0, 0])
                 .call()
         },
-        OK,
+        Code::Ok,
     );
     // RENEW_MANY: pages 40..43 destroyed at once; the old keys go void.
     let many = |s: &[u8]| Msg::new(PAGES, order::range::RENEW_MANY).string(s).call();
@@ -1674,24 +1790,28 @@ fn ranges(t: &mut T) {
     t.words(
         "RENEW_MANY with an index past the range",
         many(&s[..n]),
-        BAD_VALUE,
+        Code::BadValue,
         [0],
     );
-    t.words("page 41 kept its word", page_word(NEW, 0), OK, [7]);
+    t.words("page 41 kept its word", page_word(NEW, 0), Code::Ok, [7]);
     let n = idx(&[40, 41, 42], &mut s);
-    t.words("RENEW_MANY 3 pages", many(&s[..n]), OK, [3]);
-    t.code("the old key to page 41", page_word(NEW, 0), VOID);
-    t.code("fresh key to page 41", get(PAGES, 41, AGAIN), OK);
-    t.words("page 41 is zero", page_word(AGAIN, 0), OK, [0]);
-    t.code("the node's old key to page 41", fetch(OLD, 4, NEW), OK);
+    t.words("RENEW_MANY 3 pages", many(&s[..n]), Code::Ok, [3]);
+    t.code("the old key to page 41", page_word(NEW, 0), Code::Void);
+    t.code("fresh key to page 41", get(PAGES, 41, AGAIN), Code::Ok);
+    t.words("page 41 is zero", page_word(AGAIN, 0), Code::Ok, [0]);
+    t.code(
+        "the node's old key to page 41",
+        fetch(OLD, 4, NEW),
+        Code::Ok,
+    );
     t.same("is void", classify(NEW), [ty::VOID, 0, 1]);
 
     t.code(
         "range unknown order 99",
         call(NODES, 99, [0; 4]),
-        NO_SUCH_ORDER,
+        Code::NoSuchOrder,
     );
-    t.code("range order 0", call(PAGES, 0, [0; 4]), NO_SUCH_ORDER);
+    t.code("range order 0", call(PAGES, 0, [0; 4]), Code::NoSuchOrder);
     clear_scratch();
 }
 
@@ -1762,7 +1882,7 @@ fn discrim(t: &mut T) {
     t.code(
         "discrim unknown order 99",
         call(DISCRIM, 99, [0; 4]),
-        NO_SUCH_ORDER,
+        Code::NoSuchOrder,
     );
     clear_scratch();
 }
@@ -1795,7 +1915,7 @@ fn keybits(t: &mut T) {
     t.same(
         "keybits GET string: the 16 bytes",
         (a.code, a.len, buf),
-        (OK, 16, want),
+        (Code::Ok.into(), 16, want),
     );
     t.same("keybits GET of void", bits(0), (0, 0));
     t.same("keybits GET of console", bits(CONSOLE), (ty::CONSOLE, 0));
@@ -1817,7 +1937,7 @@ fn keybits(t: &mut T) {
     t.code(
         "keybits unknown order 99",
         call(KEYBITS, 99, [0; 4]),
-        NO_SUCH_ORDER,
+        Code::NoSuchOrder,
     );
 }
 
@@ -1825,26 +1945,26 @@ fn numbers(t: &mut T) {
     t.words(
         "number key order 0",
         call(NUM, 0, [0; 4]),
-        OK,
+        Code::Ok,
         [NUMBER, 0, 0, 0],
     );
     t.words(
         "number key any order (12345)",
         call(NUM, 12345, [9, 9, 9, 9]),
-        OK,
+        Code::Ok,
         [NUMBER, 0, 0, 0],
     );
     let a = Msg::new(NUM, 1)
         .string(b"ignored")
         .recv([10, 11, 12, 13])
         .call();
-    t.words("number key with a string", a, OK, [NUMBER, 0]);
+    t.words("number key with a string", a, Code::Ok, [NUMBER, 0]);
     t.same("number key answers no keys", classify(10), [ty::VOID, 0, 0]);
 }
 
 fn sleep(t: &mut T) {
     let a = call(SLEEP, order::sleep::NOW, [0; 4]);
-    t.code("sleep NOW", a, OK);
+    t.code("sleep NOW", a, Code::Ok);
     let mut spin = 0u64;
     for i in 0..100_000u64 {
         spin = core::hint::black_box(spin.wrapping_add(i));
@@ -1857,7 +1977,7 @@ fn sleep(t: &mut T) {
     t.code(
         "sleep UNTIL now + 5 ms",
         call(SLEEP, order::sleep::UNTIL, [target, 0, 0, 0]),
-        OK,
+        Code::Ok,
     );
     let c = call(SLEEP, order::sleep::NOW, [0; 4]);
     t.same(
@@ -1873,13 +1993,17 @@ fn sleep(t: &mut T) {
     t.code(
         "sleep UNTIL in the past",
         call(SLEEP, order::sleep::UNTIL, [1, 0, 0, 0]),
-        OK,
+        Code::Ok,
     );
-    t.code("sleep YIELD", call(SLEEP, order::sleep::YIELD, [0; 4]), OK);
+    t.code(
+        "sleep YIELD",
+        call(SLEEP, order::sleep::YIELD, [0; 4]),
+        Code::Ok,
+    );
     t.code(
         "sleep unknown order 99",
         call(SLEEP, 99, [0; 4]),
-        NO_SUCH_ORDER,
+        Code::NoSuchOrder,
     );
 }
 
@@ -1891,7 +2015,7 @@ fn meters(t: &mut T) {
     const MN2: Slot = 14;
     const M2: Slot = 15;
     let q = call(PRIME, order::meter::QUERY, [0; 4]);
-    t.words("prime meter QUERY: unlimited time", q, OK, [u64::MAX]);
+    t.words("prime meter QUERY: unlimited time", q, Code::Ok, [u64::MAX]);
     renew(NODES, 50, MN);
     let cs = |meter: Slot, ticks: u64, node: Slot, into: Slot| {
         Msg::new(meter, order::meter::CREATE_SUB)
@@ -1903,29 +2027,29 @@ fn meters(t: &mut T) {
     t.code(
         "meter CREATE_SUB with a void key",
         cs(PRIME, 5, 0, M),
-        VOID_ARGUMENT,
+        Code::VoidArgument,
     );
     renew(PAGES, 50, PG);
     t.code(
         "meter CREATE_SUB with a page key",
         cs(PRIME, 5, PG, M),
-        WRONG_TYPE,
+        Code::WrongType,
     );
     t.code(
         "meter CREATE_SUB with a number key",
         cs(PRIME, 5, NUM, M),
-        WRONG_TYPE,
+        Code::WrongType,
     );
     make(MN, order::node::MAKE_RO, [0; 4], X);
     t.code(
         "meter CREATE_SUB with a read-only node key",
         cs(PRIME, 5, X, M),
-        NO_RIGHTS,
+        Code::NoRights,
     );
     t.code(
         "meter CREATE_SUB with a fresh node",
         cs(PRIME, 1234, MN, M),
-        OK,
+        Code::Ok,
     );
     t.same(
         "CREATE_SUB gives a meter key",
@@ -1935,19 +2059,19 @@ fn meters(t: &mut T) {
     t.words(
         "sub-meter QUERY",
         call(M, order::meter::QUERY, [0; 4]),
-        OK,
+        Code::Ok,
         [1234, 0],
     );
     t.words(
         "sub-meter node slot 2 (time)",
         call(MN, order::node::READ_NUMBER, [2, 0, 0, 0]),
-        OK,
+        Code::Ok,
         [1234, 0],
     );
     t.words(
         "sub-meter node slot 3 (used)",
         call(MN, order::node::READ_NUMBER, [3, 0, 0, 0]),
-        OK,
+        Code::Ok,
         [0, 0],
     );
     fetch(MN, 0, X);
@@ -1959,25 +2083,25 @@ fn meters(t: &mut T) {
     t.code(
         "set time through the node key",
         call(MN, order::node::WRITE_NUMBER, [2, 99, 0, 0]),
-        OK,
+        Code::Ok,
     );
     t.words(
         "sub-meter QUERY after setting it",
         call(M, order::meter::QUERY, [0; 4]),
-        OK,
+        Code::Ok,
         [99, 0],
     );
     t.code(
         "meter CREATE_SUB over the meter's own node",
         cs(M, 5, MN, X),
-        BAD_STATE,
+        Code::BadState,
     );
     renew(NODES, 51, MN2);
-    t.code("CREATE_SUB of a sub-meter", cs(M, 7, MN2, M2), OK);
+    t.code("CREATE_SUB of a sub-meter", cs(M, 7, MN2, M2), Code::Ok);
     t.words(
         "sub-sub-meter QUERY",
         call(M2, order::meter::QUERY, [0; 4]),
-        OK,
+        Code::Ok,
         [7, 0],
     );
     fetch(MN2, 0, X);
@@ -1985,13 +2109,13 @@ fn meters(t: &mut T) {
     t.code(
         "meter unknown order 99",
         call(PRIME, 99, [0; 4]),
-        NO_SUCH_ORDER,
+        Code::NoSuchOrder,
     );
     renew(NODES, 50, MN);
     t.code(
         "QUERY a meter whose node was renewed",
         call(M, order::meter::QUERY, [0; 4]),
-        VOID,
+        Code::Void,
     );
     clear_scratch();
 }

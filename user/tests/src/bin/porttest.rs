@@ -20,7 +20,7 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use stet_rt::abi::code;
+use stet_rt::abi::code::{self, Code};
 use stet_rt::abi::order::{discrim, domain, ioports, irq};
 use stet_rt::key::{call, wait, Msg, Slot};
 use stet_rt::port::{in8, in8_rip, out8, out8_rip};
@@ -42,7 +42,7 @@ fn main(arg: u64) -> i64 {
     }
 }
 
-fn check(what: &str, got: u64, want: u64) -> bool {
+fn check(what: &str, got: u64, want: Code) -> bool {
     if got == want {
         println!("porttest: {what}: {} as expected", code::name(got));
         true
@@ -50,7 +50,7 @@ fn check(what: &str, got: u64, want: u64) -> bool {
         println!(
             "porttest: {what}: WRONG, {} instead of {}",
             code::name(got),
-            code::name(want)
+            want.name()
         );
         false
     }
@@ -84,7 +84,7 @@ fn probe() -> i64 {
 
     // The other domain, with no ports, touches COM1.
     let a = call(NOPORTS, 1, [0; 4]);
-    ok &= check("noports order 1", a.code, code::OK);
+    ok &= check("noports order 1", a.code, Code::Ok);
 
     // Ioports key orders.
     let a = call(PORT80, ioports::INFO, [0; 4]);
@@ -98,7 +98,7 @@ fn probe() -> i64 {
     ok &= check(
         "ioports order 9",
         call(PORT80, 9, [0; 4]).code,
-        code::NO_SUCH_ORDER,
+        Code::NoSuchOrder,
     );
 
     // Irq key orders that never wait.
@@ -114,12 +114,12 @@ fn probe() -> i64 {
     ok &= check(
         "irq order 99",
         call(IRQ, 99, [0; 4]).code,
-        code::NO_SUCH_ORDER,
+        Code::NoSuchOrder,
     );
     ok &= check(
         "irq WAIT w0=7",
         call(IRQ, irq::WAIT, [7, 0, 0, 0]).code,
-        code::BAD_VALUE,
+        Code::BadValue,
     );
     // A waiter that names a restart count other than the store's (no disk
     // here: 0) hears RESTARTED at once, with the count now.
@@ -129,7 +129,7 @@ fn probe() -> i64 {
         code::name(a.code),
         a.w[1]
     );
-    ok &= a.code == code::RESTARTED && a.w[1] == 0;
+    ok &= a.code == Code::Restarted && a.w[1] == 0;
 
     // SET_IOPORTS refuses other key types and keeps the old key.
     for (what, slot) in [
@@ -139,7 +139,7 @@ fn probe() -> i64 {
         let a = Msg::new(NOPORTS_DOMAIN, domain::SET_IOPORTS)
             .keys([slot, 0, 0, 0])
             .call();
-        ok &= check(what, a.code, code::WRONG_TYPE);
+        ok &= check(what, a.code, Code::WrongType);
     }
     let a = Msg::new(NOPORTS_DOMAIN, domain::GET_IOPORTS)
         .recv([SCRATCH, 0, 0, 0])
@@ -159,7 +159,7 @@ fn probe() -> i64 {
         .keys([PORT80, 0, 0, 0])
         .recv([SCRATCH, 0, 0, 0])
         .call();
-    ok &= check("SET_IOPORTS with ioports:0x80:1", a.code, code::OK);
+    ok &= check("SET_IOPORTS with ioports:0x80:1", a.code, Code::Ok);
     let a = Msg::new(NOPORTS_DOMAIN, domain::GET_IOPORTS)
         .recv([SCRATCH, 0, 0, 0])
         .call();
@@ -173,7 +173,7 @@ fn probe() -> i64 {
     );
     ok &= a.ok() && same.w[0] == 1;
     let a = call(NOPORTS, 2, [0; 4]);
-    ok &= check("noports order 2", a.code, code::OK);
+    ok &= check("noports order 2", a.code, Code::Ok);
     println!("porttest: {}", if ok { "all ok" } else { "WRONG" });
     0
 }
@@ -190,7 +190,7 @@ fn noports() -> i64 {
             }
             _ => {}
         }
-        a = Msg::new(15, code::OK).resume_into(15).ret();
+        a = Msg::new(15, Code::Ok.into()).resume_into(15).ret();
     }
 }
 

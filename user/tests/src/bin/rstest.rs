@@ -20,7 +20,7 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use stet_rt::abi::code;
+use stet_rt::abi::code::Code;
 use stet_rt::abi::service::factory as fo;
 use stet_rt::abi::service::rs as ro;
 use stet_rt::abi::service::{blk, store as so};
@@ -51,7 +51,7 @@ fn lookup(name: &[u8], into: Slot) -> Option<u64> {
         .string(name)
         .recv([into, 0, 0, 0])
         .call();
-    (a.code == code::OK).then_some(a.w[0])
+    (a.code == Code::Ok).then_some(a.w[0])
 }
 
 fn register(name: &str, arg: u64, restart: bool, base_ns: u64, rate: u64, window_ns: u64) -> u64 {
@@ -72,7 +72,7 @@ fn status_of(name: &[u8]) -> Option<[u64; 3]> {
     let mut buf = [0u8; 32];
     loop {
         let a = Msg::new(RS, ro::STATUS).w0(next).call_into(&mut buf);
-        if a.code != code::OK {
+        if a.code != Code::Ok {
             return None;
         }
         if &buf[..a.len.min(32)] == name {
@@ -100,7 +100,7 @@ fn driver() -> i64 {
         .keys([BANK, PROGRAM, 0, 0])
         .recv([BUILDER, REQUESTOR, 0, 0])
         .call();
-    if a.code != code::OK {
+    if a.code != Code::Ok {
         println!("rstest: factory: code {}", a.code);
         return 1;
     }
@@ -129,7 +129,7 @@ fn driver() -> i64 {
             .w0(n as u64)
             .call_into(&mut buf)
             .code;
-        if *c != code::OK {
+        if *c != Code::Ok {
             let _ = wait_status(b"hanger", ro::state::RUNNING);
             lookup(b"hanger", SVC);
         }
@@ -163,7 +163,7 @@ fn streamer() -> i64 {
     for n in 0..BLOCKS {
         loop {
             let a = Msg::new(SVC, blk::READ).w0(n).call_into(&mut buf);
-            if a.code == code::OK && a.len == 4096 && a.w[0] == n {
+            if a.code == Code::Ok && a.len == 4096 && a.w[0] == n {
                 if let Some(i) = (0..4096).find(|&i| buf[i] != blk::byte(n, i)) {
                     println!("streamer: block {n} byte {i} WRONG");
                     return 1;
@@ -204,7 +204,7 @@ fn killer() -> i64 {
         }
         let c = Msg::new(RS, ro::INJECT).string(b"blk").w0(0).call().code;
         match c {
-            code::OK => kills += 1,
+            _ if c == Code::Ok => kills += 1,
             _ => busy += 1,
         }
     }

@@ -12,7 +12,7 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use stet_rt::abi::code;
+use stet_rt::abi::code::Code;
 use stet_rt::abi::order::sysinfo as o;
 use stet_rt::checks::Checks;
 use stet_rt::kernel::{now_ns, sleep_until};
@@ -26,7 +26,10 @@ const NONE: u64 = u64::MAX;
 
 static CHECKS: Checks = Checks::new("sitest");
 
-fn check(what: &str, got: u64, want: u64) {
+fn check<W: core::fmt::Debug>(what: &str, got: u64, want: W)
+where
+    u64: PartialEq<W>,
+{
     CHECKS.eq(what, got, want);
 }
 
@@ -40,7 +43,7 @@ fn record_of(oid: u64) -> Option<([u8; o::DOMAIN_RECORD], u64)> {
     let mut rec = [0u8; o::DOMAIN_RECORD];
     loop {
         let a = Msg::new(SYSINFO, o::DOMAINS).w0(next).call_into(&mut rec);
-        if a.code != code::OK {
+        if a.code != Code::Ok {
             return None;
         }
         if a.len != o::DOMAIN_RECORD || a.w[0] <= next {
@@ -106,8 +109,8 @@ fn main(_arg: u64) -> i64 {
     let mut next = ki + 1;
     loop {
         let a = Msg::new(SYSINFO, o::DOMAINS).w0(next).call_into(&mut rec);
-        if a.code != code::OK {
-            check("past the last", a.code, code::BAD_VALUE);
+        if a.code != Code::Ok {
+            check("past the last", a.code, Code::BadValue);
             break;
         }
         last = a.w[0] - 1;
@@ -117,12 +120,12 @@ fn main(_arg: u64) -> i64 {
     let far = Msg::new(SYSINFO, o::DOMAINS)
         .w0(u64::MAX)
         .call_into(&mut rec);
-    check("DOMAINS at 2^64-1", far.code, code::BAD_VALUE);
+    check("DOMAINS at 2^64-1", far.code, Code::BadValue);
 
     // OBJECTS: used within capacity.
     let mut b = [0u8; 32];
     let a = Msg::new(SYSINFO, o::OBJECTS).call_into(&mut b);
-    check("OBJECTS", a.code, code::OK);
+    check("OBJECTS", a.code, Code::Ok);
     check("OBJECTS string", a.len as u64, 32);
     let (nu, nc) = (a.w[0] >> 32, a.w[0] & 0xffff_ffff);
     let (pu, pc) = (a.w[1] >> 32, a.w[1] & 0xffff_ffff);
@@ -153,23 +156,23 @@ fn main(_arg: u64) -> i64 {
     check("pages evicted", word(&b, 3), 0);
 
     // NAME: renames k, and refuses every bad argument.
-    check("NAME k worker", name(K, b"worker"), code::OK);
+    check("NAME k worker", name(K, b"worker"), Code::Ok);
     let (k, _) = record_of(6).unwrap_or(([0; o::DOMAIN_RECORD], 0));
     check("k renamed", (name_of(&k) == b"worker") as u64, 1);
     let longest = [b'n'; 23];
-    check("NAME 23 bytes", name(K, &longest), code::OK);
+    check("NAME 23 bytes", name(K, &longest), Code::Ok);
     let (k, _) = record_of(6).unwrap_or(([0; o::DOMAIN_RECORD], 0));
     check("23-byte name kept", (name_of(&k) == longest) as u64, 1);
-    check("NAME 24 bytes", name(K, &[b'n'; 24]), code::BAD_VALUE);
-    check("NAME empty", name(K, b""), code::BAD_VALUE);
-    check("NAME with a NUL", name(K, b"a\0b"), code::BAD_VALUE);
-    check("NAME not UTF-8", name(K, b"\xff\xfe"), code::BAD_VALUE);
-    check("NAME void key", name(0, b"x"), code::VOID_ARGUMENT);
-    check("NAME number key", name(NUMBER, b"x"), code::WRONG_TYPE);
+    check("NAME 24 bytes", name(K, &[b'n'; 24]), Code::BadValue);
+    check("NAME empty", name(K, b""), Code::BadValue);
+    check("NAME with a NUL", name(K, b"a\0b"), Code::BadValue);
+    check("NAME not UTF-8", name(K, b"\xff\xfe"), Code::BadValue);
+    check("NAME void key", name(0, b"x"), Code::VoidArgument);
+    check("NAME number key", name(NUMBER, b"x"), Code::WrongType);
     check(
         "order 99",
         Msg::new(SYSINFO, 99).call().code,
-        code::NO_SUCH_ORDER,
+        Code::NoSuchOrder,
     );
     let (k, _) = record_of(6).unwrap_or(([0; o::DOMAIN_RECORD], 0));
     check(

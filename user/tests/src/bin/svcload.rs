@@ -28,7 +28,7 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use stet_rt::abi::code;
+use stet_rt::abi::code::Code;
 use stet_rt::abi::service::{blk, store as so};
 use stet_rt::key::{Msg, Slot};
 use stet_rt::supervised::{self, Registration};
@@ -51,7 +51,7 @@ const T2: Slot = 14;
 type Fail = (&'static str, u64);
 
 fn ok(what: &'static str, c: u64) -> Result<(), Fail> {
-    if c == code::OK {
+    if c == Code::Ok {
         Ok(())
     } else {
         Err((what, c))
@@ -120,7 +120,7 @@ fn check(st: &State) -> Result<(), Fail> {
         }
         let a = Msg::new(SVC, blk::READ).w0(3).call_into(&mut b);
         tries += 1;
-        if !matches!(a.code, code::VOID | code::RESTARTED) || tries > 1000 {
+        if !matches!(Code::decode(a.code), Some(Code::Void | Code::Restarted)) || tries > 1000 {
             break a;
         }
         stet_rt::kernel::sleep_until(stet_rt::kernel::now_ns() + 100_000);
@@ -148,7 +148,7 @@ fn round(st: &mut State) -> Result<(), Fail> {
         let c = Msg::new(SVC, blk::CRASH).call().code;
         // VOID: the service was already being replaced (a restart caught
         // the crash half handled); either way a new generation comes.
-        if c != code::RESTARTED && c != code::VOID {
+        if c != Code::Restarted && c != Code::Void {
             return Err(("CRASH answered", c));
         }
         let mut tries = 0;

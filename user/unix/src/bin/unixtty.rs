@@ -9,7 +9,7 @@
 #![no_main]
 #![deny(unsafe_code)]
 
-use stet_rt::abi::code;
+use stet_rt::abi::code::Code;
 use stet_rt::consoled;
 use stet_rt::key::Msg;
 
@@ -23,7 +23,7 @@ fn main(_arg: u64) -> i64 {
                     .call();
             }
             // Input typed before a restart is gone; wait for more.
-            Err(code::RESTARTED) => {}
+            Err(c) if c == Code::Restarted => {}
             Err(_) => {
                 stet_rt::kernel::sleep_until(stet_rt::kernel::now_ns() + 100_000_000);
             }

@@ -7,7 +7,7 @@ use core::fmt;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
 use stet_rt::abi::domain::{Reg, NREGS, REGS_SIZE};
 use stet_rt::abi::layout::HEAP_START;
-use stet_rt::abi::{code, order};
+use stet_rt::abi::{code::Code, order};
 use stet_rt::kernel::{now_ns, sleep_until, yield_now};
 use stet_rt::key::{Answer, Msg, Slot};
 use stet_rt::println;
@@ -117,7 +117,7 @@ pub fn check_in(what: fmt::Arguments<'_>, got: u64, lo: u64, hi: u64) -> bool {
 
 /// An invocation the test relies on (not itself a check) failed.
 pub fn must(a: Answer, what: &str) -> Answer {
-    if a.code != code::OK {
+    if a.code != Code::Ok {
         K.fails.fetch_add(1, SeqCst);
         println!("domtest: {what}: WRONG (got code {}, want 0)", a.code);
     }

@@ -42,7 +42,7 @@ mod threads;
 use core::sync::atomic::Ordering::SeqCst;
 use kit::*;
 use stet_rt::abi::domain::{Reg, NREGS, REGS_SIZE, USER_RFLAGS};
-use stet_rt::abi::{code, order};
+use stet_rt::abi::{code::Code, order};
 use stet_rt::key::{Msg, Slot};
 use stet_rt::println;
 use threads::*;
@@ -116,7 +116,7 @@ fn part1_build(b: &mut Bank) {
     ck!(st[0], AVAILABLE, "build: new domain is available");
     ck!(st[1], STOPPED, "build: new domain is stopped");
     let (r, a) = t.regs();
-    ck!(a.code, code::OK, "build: GET_REGS of the new domain");
+    ck!(a.code, Code::Ok, "build: GET_REGS of the new domain");
     ck!(a.len, REGS_SIZE, "build: register block length");
     ck!(r[Reg::Rip as usize], t.entry, "build: rip is the entry set");
     ck!(
@@ -159,7 +159,7 @@ fn part2_prompt(b: &mut Bank) -> World {
         "prompt: the spinner runs"
     );
     let (r, a) = spinner.regs();
-    ck!(a.code, code::OK, "prompt: GET_REGS of a spinning domain");
+    ck!(a.code, Code::Ok, "prompt: GET_REGS of a spinning domain");
     ck!(
         a.w[0],
         RUNNING,
@@ -186,7 +186,7 @@ fn part2_prompt(b: &mut Bank) -> World {
     );
     ck!(
         spinner.order(od::STOP, [0; 4]).code,
-        code::OK,
+        Code::Ok,
         "prompt: STOP a spinning domain"
     );
     let st = spinner.state();
@@ -205,7 +205,7 @@ fn part2_prompt(b: &mut Bank) -> World {
     );
     ck!(
         spinner.order(od::START, [0; 4]).code,
-        code::OK,
+        Code::Ok,
         "prompt: START the spinner"
     );
     ck!(
@@ -229,7 +229,7 @@ fn part2_prompt(b: &mut Bank) -> World {
         "prompt: a caller of a server that never answers is waiting"
     );
     let (r, a) = waiter.regs();
-    ck!(a.code, code::OK, "prompt: GET_REGS of a waiting domain");
+    ck!(a.code, Code::Ok, "prompt: GET_REGS of a waiting domain");
     ck!(
         a.w[0],
         WAITING,
@@ -270,7 +270,7 @@ fn part2_prompt(b: &mut Bank) -> World {
     inc.wait_state(AVAILABLE, 2000);
     ck!(
         inc.order(od::STOP, [0; 4]).code,
-        code::OK,
+        Code::Ok,
         "prompt: STOP a server"
     );
     let st = inc.state();
@@ -290,7 +290,7 @@ fn part2_prompt(b: &mut Bank) -> World {
     };
     poll(2000, || S.staller[0].load(SeqCst) == 1 && stalled(&staller));
     let (r, a) = staller.regs();
-    ck!(a.code, code::OK, "prompt: GET_REGS of a stalled domain");
+    ck!(a.code, Code::Ok, "prompt: GET_REGS of a stalled domain");
     ck!(
         a.w[0],
         RUNNING,
@@ -337,7 +337,7 @@ fn part2_prompt(b: &mut Bank) -> World {
     );
     ck!(
         inc.order(od::START, [0; 4]).code,
-        code::OK,
+        Code::Ok,
         "prompt: START the server"
     );
     ck!(
@@ -378,7 +378,7 @@ fn part3_correct(b: &mut Bank) -> (Thread, u64) {
     poll(20_000, || S.progress.load(SeqCst) >= WORK / 8);
     ck!(
         wk.order(od::STOP, [0; 4]).code,
-        code::OK,
+        Code::Ok,
         "correct: STOP the worker"
     );
     let p = S.progress.load(SeqCst);
@@ -411,14 +411,14 @@ fn part3_correct(b: &mut Bank) -> (Thread, u64) {
     );
     let mut fpu = [0u8; 1024];
     let a = Msg::new(DOM, od::GET_FPU).call_into(&mut fpu);
-    ck!(a.code, code::OK, "correct: GET_FPU");
+    ck!(a.code, Code::Ok, "correct: GET_FPU");
     ck!(a.w[0], 1024, "correct: GET_FPU w0");
     ck!(a.len, 1024, "correct: GET_FPU length");
 
     // A fresh domain, and everything written into it. The new domain key
     // goes to KEY, the old stays in DOM.
     let (parts, a) = make_domain(b, KEY);
-    ck!(a.code, code::OK, "correct: MAKE_DOMAIN for the copy");
+    ck!(a.code, Code::Ok, "correct: MAKE_DOMAIN for the copy");
     let new = Thread {
         parts,
         key: b.stash(KEY),
@@ -445,17 +445,17 @@ fn part3_correct(b: &mut Bank) -> (Thread, u64) {
     }
     ck!(
         Msg::new(KEY, od::SET_REGS).string(&rb).call().code,
-        code::OK,
+        Code::Ok,
         "correct: SET_REGS with what GET_REGS gave"
     );
     ck!(
         Msg::new(KEY, od::SET_FPU).string(&fpu).call().code,
-        code::OK,
+        Code::Ok,
         "correct: SET_FPU with what GET_FPU gave"
     );
     ck!(
         Msg::new(KEY, od::SET_STATE).words(st).call().code,
-        code::OK,
+        Code::Ok,
         "correct: SET_STATE with what GET_STATE gave"
     );
 
@@ -510,7 +510,7 @@ fn part3_correct(b: &mut Bank) -> (Thread, u64) {
             .w0(wk.parts.root)
             .call()
             .code,
-        code::OK,
+        Code::Ok,
         "correct: RENEW the old worker's root node"
     );
     pause(20);
@@ -521,7 +521,7 @@ fn part3_correct(b: &mut Bank) -> (Thread, u64) {
     );
     ck!(
         new.order(od::START, [0; 4]).code,
-        code::OK,
+        Code::Ok,
         "correct: START the copy"
     );
     let done = poll(30_000, || S.worked[0].load(SeqCst) == 1);
@@ -551,7 +551,7 @@ fn part4_void(b: &mut Bank, w: &World, old: Thread, start: u64) {
     old.dom(K1);
     ck!(
         Msg::new(K1, od::GET_STATE).call().code,
-        code::VOID,
+        Code::Void,
         "void: domain key of a destroyed domain"
     );
     let c = classify(K1);
@@ -564,12 +564,12 @@ fn part4_void(b: &mut Bank, w: &World, old: Thread, start: u64) {
     fetch(start, K2);
     ck!(
         Msg::new(K2, 5).words([1, 2, 3, 4]).call().code,
-        code::VOID,
+        Code::Void,
         "void: start key of a destroyed domain (call)"
     );
     ck!(
         Msg::new(K2, 5).send().code,
-        code::VOID,
+        Code::Void,
         "void: start key of a destroyed domain (send)"
     );
     let c = classify(K2);
@@ -592,12 +592,12 @@ fn part4_void(b: &mut Bank, w: &World, old: Thread, start: u64) {
             .w0(w.spinner.parts.root)
             .call()
             .code,
-        code::OK,
+        Code::Ok,
         "void: RENEW the (stopped) spinner's root"
     );
     ck!(
         Msg::new(KEY, od::GET_STATE).call().code,
-        code::VOID,
+        Code::Void,
         "void: my copy of the spinner's domain key"
     );
     w.sink.dom(DOM);
@@ -611,7 +611,7 @@ fn part4_void(b: &mut Bank, w: &World, old: Thread, start: u64) {
     ck!(c[2], 1, "void: the copy in another domain's slot (w2)");
     ck!(
         Msg::new(K1, od::START).call().code,
-        code::VOID,
+        Code::Void,
         "void: the copy in another domain's slot (invoked)"
     );
 
@@ -646,7 +646,7 @@ fn part4_void(b: &mut Bank, w: &World, old: Thread, start: u64) {
     );
     ck!(
         S.staller2[2].load(SeqCst),
-        code::VOID,
+        Code::Void,
         "void: ... with VOID"
     );
 
@@ -673,7 +673,7 @@ fn part4_void(b: &mut Bank, w: &World, old: Thread, start: u64) {
     );
     ck!(
         Msg::new(K1, order::page::READ_WORD).w0(8).call().code,
-        code::VOID,
+        Code::Void,
         "void: old page key after RENEW"
     );
     let c = classify(K1);
@@ -682,11 +682,11 @@ fn part4_void(b: &mut Bank, w: &World, old: Thread, start: u64) {
     fetch(kept, K3);
     ck!(
         Msg::new(K3, order::page::READ_WORD).w0(8).call().code,
-        code::VOID,
+        Code::Void,
         "void: the copy of the old page key in the store"
     );
     let a = Msg::new(K2, order::page::READ_WORD).w0(8).call();
-    ck!(a.code, code::OK, "void: the fresh page key works");
+    ck!(a.code, Code::Ok, "void: the fresh page key works");
     ck!(a.w[0], 0, "void: the fresh page is zero");
     let c = classify(K2);
     ck!(c[0], T_PAGE, "void: discrim type of the fresh page key");
@@ -701,7 +701,7 @@ fn part4_void(b: &mut Bank, w: &World, old: Thread, start: u64) {
     );
     ck!(
         Msg::new(K1, order::node::FETCH).w0(0).call().code,
-        code::VOID,
+        Code::Void,
         "void: old node key after RENEW"
     );
 }
@@ -723,14 +723,14 @@ fn part5_resume(b: &mut Bank, w: &World) {
     let r = |i: usize| S.oneshot[i].load(SeqCst);
     ck!(
         r(10),
-        code::OK,
+        Code::Ok,
         "resume: FETCH of the resume key into another slot"
     );
     ck!(r(1), T_RESUME, "resume: the copy is a resume key");
     ck!(r(2), 0, "resume: the copy is live");
     ck!(r(3), 1, "resume: the copy conveys the same authority");
-    ck!(r(4), code::OK, "resume: reply (send) through the original");
-    ck!(r(5), code::VOID, "resume: the copy after the reply");
+    ck!(r(4), Code::Ok, "resume: reply (send) through the original");
+    ck!(r(5), Code::Void, "resume: the copy after the reply");
     ck!(r(6), T_VOID, "resume: discrim type of the used copy");
     ck!(r(7), 1, "resume: discrim w2 of the used copy");
     ck!(r(8), T_VOID, "resume: discrim type of the used original");
@@ -769,7 +769,7 @@ fn part5_resume(b: &mut Bank, w: &World) {
     ck!(c[2], 0, "resume: ... live");
     ck!(
         w.waiter.order(od::SET_STATE, [RUNNING, STOPPED, 0, 0]).code,
-        code::OK,
+        Code::Ok,
         "resume: SET_STATE running+stopped on a waiting domain"
     );
     let st = w.waiter.state();
@@ -844,7 +844,7 @@ fn part6_callers(b: &mut Bank) {
 /// Part 7. Every domain order and its error codes; MAKE_DOMAIN's errors.
 fn part7_orders(b: &mut Bank) {
     let (e, a) = make_domain(b, DOM);
-    ck!(a.code, code::OK, "orders: MAKE_DOMAIN");
+    ck!(a.code, Code::Ok, "orders: MAKE_DOMAIN");
     let ek = b.stash(DOM);
     let call = |o: u64, w: [u64; 4]| {
         fetch(ek, DOM);
@@ -865,7 +865,7 @@ fn part7_orders(b: &mut Bank) {
 
     // State of a fresh domain.
     let a = call(od::GET_STATE, [0; 4]);
-    ck!(a.code, code::OK, "orders: GET_STATE");
+    ck!(a.code, Code::Ok, "orders: GET_STATE");
     ck!(
         (a.w == [AVAILABLE, STOPPED, 0, 0]) as u64,
         1,
@@ -874,7 +874,7 @@ fn part7_orders(b: &mut Bank) {
     fetch(ek, DOM);
     let mut rb = [0u8; REGS_SIZE];
     let a = Msg::new(DOM, od::GET_REGS).call_into(&mut rb);
-    ck!(a.code, code::OK, "orders: GET_REGS");
+    ck!(a.code, Code::Ok, "orders: GET_REGS");
     ck!(a.len, REGS_SIZE, "orders: GET_REGS string length");
     ck!(
         (a.w == [AVAILABLE, STOPPED, 0, 0]) as u64,
@@ -893,7 +893,7 @@ fn part7_orders(b: &mut Bank) {
     );
     let mut fpu = [0u8; 1024];
     let a = Msg::new(DOM, od::GET_FPU).call_into(&mut fpu);
-    ck!(a.code, code::OK, "orders: GET_FPU");
+    ck!(a.code, Code::Ok, "orders: GET_FPU");
     ck!(a.w[0], 1024, "orders: GET_FPU w0");
     ck!(a.len, 1024, "orders: GET_FPU string length");
     ck!(
@@ -920,19 +920,19 @@ fn part7_orders(b: &mut Bank) {
     let gb = regs_bytes(&good);
     ck!(
         with_string(od::SET_REGS, &gb[..159]).code,
-        code::BAD_VALUE,
+        Code::BadValue,
         "orders: SET_REGS of 159 bytes"
     );
     let mut long = [0u8; REGS_SIZE + 1];
     long[..REGS_SIZE].copy_from_slice(&gb);
     ck!(
         with_string(od::SET_REGS, &long).code,
-        code::BAD_VALUE,
+        Code::BadValue,
         "orders: SET_REGS of 161 bytes"
     );
     ck!(
         with_string(od::SET_REGS, &[]).code,
-        code::BAD_VALUE,
+        Code::BadValue,
         "orders: SET_REGS of 0 bytes"
     );
     for (reg, v, what) in [
@@ -950,7 +950,7 @@ fn part7_orders(b: &mut Bank) {
         bad[reg as usize] = v;
         ck!(
             with_string(od::SET_REGS, &regs_bytes(&bad)).code,
-            code::BAD_VALUE,
+            Code::BadValue,
             "orders: SET_REGS with {what}"
         );
     }
@@ -964,7 +964,7 @@ fn part7_orders(b: &mut Bank) {
     );
     ck!(
         with_string(od::SET_REGS, &gb).code,
-        code::OK,
+        Code::Ok,
         "orders: SET_REGS"
     );
     fetch(ek, DOM);
@@ -987,12 +987,12 @@ fn part7_orders(b: &mut Bank) {
     // SET_FPU.
     ck!(
         with_string(od::SET_FPU, &fpu[..1023]).code,
-        code::BAD_VALUE,
+        Code::BadValue,
         "orders: SET_FPU of 1023 bytes"
     );
     ck!(
         with_string(od::SET_FPU, &[]).code,
-        code::BAD_VALUE,
+        Code::BadValue,
         "orders: SET_FPU of 0 bytes"
     );
     for (bits, what) in [(1u32 << 16, "MXCSR bit 16"), (1 << 31, "MXCSR bit 31")] {
@@ -1001,7 +1001,7 @@ fn part7_orders(b: &mut Bank) {
         bad[24..28].copy_from_slice(&m.to_le_bytes());
         ck!(
             with_string(od::SET_FPU, &bad).code,
-            code::BAD_VALUE,
+            Code::BadValue,
             "orders: SET_FPU with reserved {what}"
         );
     }
@@ -1013,7 +1013,7 @@ fn part7_orders(b: &mut Bank) {
     f2[0..2].copy_from_slice(&0x027fu16.to_le_bytes()); // x87 control word
     ck!(
         with_string(od::SET_FPU, &f2).code,
-        code::OK,
+        Code::Ok,
         "orders: SET_FPU"
     );
     fetch(ek, DOM);
@@ -1029,33 +1029,33 @@ fn part7_orders(b: &mut Bank) {
     // GET/SET_SLOT.
     ck!(
         call(od::GET_SLOT, [16, 0, 0, 0]).code,
-        code::SLOT_RANGE,
+        Code::SlotRange,
         "orders: GET_SLOT 16"
     );
     ck!(
         call(od::GET_SLOT, [u64::MAX, 0, 0, 0]).code,
-        code::SLOT_RANGE,
+        Code::SlotRange,
         "orders: GET_SLOT 2^64-1"
     );
     ck!(
         with_key(od::SET_SLOT, 16, CONSOLE, K1).code,
-        code::SLOT_RANGE,
+        Code::SlotRange,
         "orders: SET_SLOT 16"
     );
     let a = with_key(od::SET_SLOT, 0, CONSOLE, K1);
-    ck!(a.code, code::OK, "orders: SET_SLOT 0 is accepted");
+    ck!(a.code, Code::Ok, "orders: SET_SLOT 0 is accepted");
     ck!(
         classify(K1)[0],
         T_VOID,
         "orders: SET_SLOT 0 gives back void"
     );
     let a = with_key(od::GET_SLOT, 0, 0, K1);
-    ck!(a.code, code::OK, "orders: GET_SLOT 0");
+    ck!(a.code, Code::Ok, "orders: GET_SLOT 0");
     ck!(classify(K1)[0], T_VOID, "orders: slot 0 stays void");
     copy(CONSOLE, K2);
     ck!(
         with_key(od::SET_SLOT, 5, CONSOLE, K1).code,
-        code::OK,
+        Code::Ok,
         "orders: SET_SLOT 5"
     );
     ck!(
@@ -1071,7 +1071,7 @@ fn part7_orders(b: &mut Bank) {
     );
     ck!(
         with_key(od::SET_SLOT, 5, SLEEP, K1).code,
-        code::OK,
+        Code::Ok,
         "orders: SET_SLOT 5 again"
     );
     ck!(
@@ -1109,7 +1109,7 @@ fn part7_orders(b: &mut Bank) {
         for &k in wrong {
             ck!(
                 with_key(set, 0, k, K1).code,
-                code::WRONG_TYPE,
+                Code::WrongType,
                 "orders: SET_{what} with a key of type {}",
                 classify(k)[0]
             );
@@ -1122,17 +1122,17 @@ fn part7_orders(b: &mut Bank) {
         for &k in right {
             ck!(
                 with_key(set, 0, k, K1).code,
-                code::OK,
+                Code::Ok,
                 "orders: SET_{what} with a key of type {}",
                 classify(k)[0]
             );
-            ck!(with_key(get, 0, 0, K2).code, code::OK, "orders: GET_{what}");
+            ck!(with_key(get, 0, 0, K2).code, Code::Ok, "orders: GET_{what}");
             ck!(same(k, K2), 1, "orders: GET_{what} gives what was set");
         }
         let last = right[right.len() - 1];
         ck!(
             with_key(set, 0, 0, K1).code,
-            code::OK,
+            Code::Ok,
             "orders: SET_{what} void"
         );
         ck!(
@@ -1151,16 +1151,16 @@ fn part7_orders(b: &mut Bank) {
     // MAKE_START.
     ck!(
         call(od::MAKE_START, [256, 0, 0, 0]).code,
-        code::BAD_VALUE,
+        Code::BadValue,
         "orders: MAKE_START info 256"
     );
     ck!(
         call(od::MAKE_START, [u64::MAX, 0, 0, 0]).code,
-        code::BAD_VALUE,
+        Code::BadValue,
         "orders: MAKE_START info 2^64-1"
     );
     let a = with_key(od::MAKE_START, 255, 0, K1);
-    ck!(a.code, code::OK, "orders: MAKE_START info 255");
+    ck!(a.code, Code::Ok, "orders: MAKE_START info 255");
     ck!(
         classify(K1)[0],
         T_START,
@@ -1174,13 +1174,13 @@ fn part7_orders(b: &mut Bank) {
     );
 
     // STOP/START, GET/SET_STATE.
-    ck!(call(od::START, [0; 4]).code, code::OK, "orders: START");
+    ck!(call(od::START, [0; 4]).code, Code::Ok, "orders: START");
     ck!(
         (call(od::GET_STATE, [0; 4]).w == [AVAILABLE, 0, 0, 0]) as u64,
         1,
         "orders: started: available, no flags"
     );
-    ck!(call(od::STOP, [0; 4]).code, code::OK, "orders: STOP");
+    ck!(call(od::STOP, [0; 4]).code, Code::Ok, "orders: STOP");
     ck!(
         (call(od::GET_STATE, [0; 4]).w == [AVAILABLE, STOPPED, 0, 0]) as u64,
         1,
@@ -1195,7 +1195,7 @@ fn part7_orders(b: &mut Bank) {
     ] {
         ck!(
             call(od::SET_STATE, w).code,
-            code::BAD_VALUE,
+            Code::BadValue,
             "orders: SET_STATE with {what}"
         );
     }
@@ -1207,7 +1207,7 @@ fn part7_orders(b: &mut Bank) {
     let w = [AVAILABLE, STOPPED | 2, 7, 0x1234];
     ck!(
         call(od::SET_STATE, w).code,
-        code::OK,
+        Code::Ok,
         "orders: SET_STATE with fault code, info, foreign flag"
     );
     ck!(
@@ -1217,7 +1217,7 @@ fn part7_orders(b: &mut Bank) {
     );
     ck!(
         call(od::SET_STATE, [AVAILABLE, STOPPED, 0, 0]).code,
-        code::OK,
+        Code::Ok,
         "orders: SET_STATE back"
     );
     ck!(
@@ -1230,7 +1230,7 @@ fn part7_orders(b: &mut Bank) {
     for o in [0, 22, 99, u64::MAX] {
         ck!(
             call(o, [0; 4]).code,
-            code::NO_SUCH_ORDER,
+            Code::NoSuchOrder,
             "orders: order {}",
             N(o)
         );
@@ -1252,37 +1252,37 @@ fn part7_orders(b: &mut Bank) {
     };
     ck!(
         md(K1, [0, K3, K4]),
-        code::VOID_ARGUMENT,
+        Code::VoidArgument,
         "orders: MAKE_DOMAIN with void general keys"
     );
     ck!(
         md(K1, [K2, 0, K4]),
-        code::VOID_ARGUMENT,
+        Code::VoidArgument,
         "orders: MAKE_DOMAIN with void annex"
     );
     ck!(
         md(K1, [K2, K3, 0]),
-        code::VOID_ARGUMENT,
+        Code::VoidArgument,
         "orders: MAKE_DOMAIN with void FPU page"
     );
     ck!(
         md(K1, [K4, K3, K4]),
-        code::WRONG_TYPE,
+        Code::WrongType,
         "orders: MAKE_DOMAIN with a page key for general keys"
     );
     ck!(
         md(K1, [K2, K4, K4]),
-        code::WRONG_TYPE,
+        Code::WrongType,
         "orders: MAKE_DOMAIN with a page key for the annex"
     );
     ck!(
         md(K1, [K2, K3, K3]),
-        code::WRONG_TYPE,
+        Code::WrongType,
         "orders: MAKE_DOMAIN with a node key for the FPU page"
     );
     ck!(
         md(K1, [K2, K3, SPACE]),
-        code::WRONG_TYPE,
+        Code::WrongType,
         "orders: MAKE_DOMAIN with a segment key for the FPU page"
     );
     Msg::new(K2, order::node::MAKE_RO)
@@ -1290,7 +1290,7 @@ fn part7_orders(b: &mut Bank) {
         .call();
     ck!(
         md(K1, [KEY, K3, K4]),
-        code::NO_RIGHTS,
+        Code::NoRights,
         "orders: MAKE_DOMAIN with read-only general keys"
     );
     Msg::new(K3, order::node::MAKE_SENSE)
@@ -1298,7 +1298,7 @@ fn part7_orders(b: &mut Bank) {
         .call();
     ck!(
         md(K1, [K2, KEY, K4]),
-        code::NO_RIGHTS,
+        Code::NoRights,
         "orders: MAKE_DOMAIN with a sense key for the annex"
     );
     Msg::new(K4, order::page::MAKE_RO)
@@ -1306,7 +1306,7 @@ fn part7_orders(b: &mut Bank) {
         .call();
     ck!(
         md(K1, [K2, K3, KEY]),
-        code::NO_RIGHTS,
+        Code::NoRights,
         "orders: MAKE_DOMAIN with a read-only FPU page"
     );
     Msg::new(K1, order::node::MAKE_RO)
@@ -1314,7 +1314,7 @@ fn part7_orders(b: &mut Bank) {
         .call();
     ck!(
         md(KEY, [K2, K3, K4]),
-        code::NO_RIGHTS,
+        Code::NoRights,
         "orders: MAKE_DOMAIN through a read-only node key"
     );
     // A destroyed node: keep the old key, renew it, then take the new one.
@@ -1328,17 +1328,17 @@ fn part7_orders(b: &mut Bank) {
     );
     ck!(
         md(K1, [KEY, K3, K4]),
-        code::VOID_ARGUMENT,
+        Code::VoidArgument,
         "orders: MAKE_DOMAIN with a destroyed node's key"
     );
     ck!(
         md(K1, [K2, K2, K4]),
-        code::BAD_VALUE,
+        Code::BadValue,
         "orders: MAKE_DOMAIN with the same node twice"
     );
     ck!(
         md(K1, [K1, K3, K4]),
-        code::BAD_VALUE,
+        Code::BadValue,
         "orders: MAKE_DOMAIN with the root as its own general keys"
     );
     // Parts of a domain that exists (e, prepared by the orders above).
@@ -1348,20 +1348,20 @@ fn part7_orders(b: &mut Bank) {
         k[which] = KEY;
         ck!(
             md(K1, k),
-            code::BAD_STATE,
+            Code::BadState,
             "orders: MAKE_DOMAIN with another domain's {what}"
         );
     }
     page_key(e.fpu, KEY);
     ck!(
         md(K1, [K2, K3, KEY]),
-        code::BAD_STATE,
+        Code::BadState,
         "orders: MAKE_DOMAIN with another domain's FPU page"
     );
     node_key(e.root, KEY);
     ck!(
         md(KEY, [K2, K3, K4]),
-        code::BAD_STATE,
+        Code::BadState,
         "orders: MAKE_DOMAIN on another domain's root"
     );
     // Nothing changed in it.
@@ -1379,7 +1379,7 @@ fn part7_orders(b: &mut Bank) {
     // Now a good one.
     ck!(
         md(K1, [K2, K3, K4]),
-        code::OK,
+        Code::Ok,
         "orders: MAKE_DOMAIN with good parts"
     );
     ck!(classify(DOM)[0], T_DOMAIN, "orders: ... gives a domain key");
@@ -1430,10 +1430,10 @@ fn probe_unprepared(b: &mut Bank) {
             .code;
         ck!(
             c,
-            code::OK,
+            Code::Ok,
             "unprepared: MAKE_DOMAIN with the {what} of a domain made and not used since"
         );
-        if which == 0 && c == code::OK {
+        if which == 0 && c == Code::Ok {
             // Both domains now have the same general-keys node: a key set
             // in the new one appears in the first (each domain key works,
             // the other domain stepping aside each time).
@@ -1482,7 +1482,7 @@ fn probe_stopped_reply(b: &mut Bank, string: u64) {
     );
     ck!(
         waiter.order(od::STOP, [0; 4]).code,
-        code::OK,
+        Code::Ok,
         "stopped reply ({how}): STOP the waiting caller"
     );
     let st = waiter.state();
@@ -1501,7 +1501,7 @@ fn probe_stopped_reply(b: &mut Bank, string: u64) {
     );
     ck!(
         waiter.order(od::START, [0; 4]).code,
-        code::OK,
+        Code::Ok,
         "stopped reply ({how}): START the caller"
     );
     ck!(

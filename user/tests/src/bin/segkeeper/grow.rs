@@ -9,7 +9,7 @@
 //! slot so sequential growth costs three invocations: fresh page, swap, and
 //! the reply that restarts the faulting domain.
 
-use stet_rt::abi::{code, order};
+use stet_rt::abi::{code::Code, order};
 use stet_rt::key::{Msg, Slot};
 
 /// Size code of an address-space root made by the image builder.
@@ -55,7 +55,7 @@ pub struct Grower {
 }
 
 fn check(a: stet_rt::key::Answer) -> Result<stet_rt::key::Answer, GrowError> {
-    if a.code == code::OK {
+    if a.code == Code::Ok {
         Ok(a)
     } else {
         Err(GrowError::Code(a.code))

@@ -16,7 +16,7 @@ use stet_unix_personality::keydir::{self, fetch, swap, Code, KeyDir};
 const PAGE: u64 = 4096;
 
 fn ok(c: u64) -> Result<(), Code> {
-    if c == code::OK {
+    if c == code::Code::Ok {
         Ok(())
     } else {
         Err(c)
@@ -101,7 +101,7 @@ impl Content {
                 let a = Msg::new(T, page::READ)
                     .words([in_page as u64, n as u64, 0, 0])
                     .call_into(chunk);
-                if a.code != code::OK {
+                if a.code != code::Code::Ok {
                     return Err(EIO);
                 }
             } else {
@@ -142,7 +142,7 @@ impl Content {
                 .w0(at % PAGE)
                 .raw_string(src + done, n)
                 .call();
-            if a.code != code::OK {
+            if a.code != code::Code::Ok {
                 return Err(EIO);
             }
             done += n;
@@ -170,7 +170,7 @@ impl Content {
                 .w0(from as u64)
                 .string(&zeros[from..])
                 .call();
-            if a.code != code::OK {
+            if a.code != code::Code::Ok {
                 return Err(EIO);
             }
         }

@@ -9,7 +9,7 @@ use crate::slots::CONSOLE;
 use crate::wait::{resume_key, Wait, MAX_WAITERS, NO_WAITER};
 use crate::{now_ns, word, Reply, Unixd};
 use stet_prng::XorShift64Star;
-use stet_rt::abi::{code, order};
+use stet_rt::abi::{code::Code, order};
 use stet_rt::key::{Answer, Msg};
 use stet_unix::fs::mode;
 use stet_unix::proto as p;
@@ -164,7 +164,7 @@ impl Unixd<'_> {
                 let pi = &mut self.pipes[n as usize];
                 let s = pi.front(len);
                 if let Some(r) = resume_key(i, to) {
-                    Msg::new(r, code::OK)
+                    Msg::new(r, Code::Ok.into())
                         .words([s.len() as u64, 0, 0, sigs])
                         .string(s)
                         .send();

@@ -45,9 +45,9 @@ use content::Content;
 use open::{Kind, Open, Pipe, FREE, MAX_OPEN, MAX_PIPES, NO_PIPE};
 use procs::{Proc, MAX_PROCS, NO_PROC};
 use slots::{BANK, K0, KEEPERS, RESUME, SELF, SLEEP, STORE, T};
-use stet_rt::abi::invoke::source;
+use stet_rt::abi::invoke::Source;
 use stet_rt::abi::service::store as order_store;
-use stet_rt::abi::{code, order};
+use stet_rt::abi::{code::Code, order};
 use stet_rt::bank;
 use stet_rt::key::Slot;
 use stet_rt::key::{call, wait, Answer, Msg};
@@ -149,7 +149,7 @@ impl Unixd<'_> {
             | p::FUTEX_WAIT
             | p::FUTEX_WAKE
             | p::PROCINFO
-                if a.source as u64 != source::FORWARDED =>
+                if a.source != Source::Forwarded =>
             {
                 Err(EPERM)
             }
@@ -268,7 +268,7 @@ fn main(epoch: u64) -> i64 {
     loop {
         let n = a.len.min(inbuf.len());
         let s = &inbuf[..n];
-        let forwarded = a.source as u64 == source::FORWARDED;
+        let forwarded = a.source == Source::Forwarded;
         d.caller = if forwarded { a.label } else { 0 };
         d.intr = a.w[p::INTR_WORD];
         let reply = match d.handle(&a, s, &mut out) {
@@ -276,7 +276,7 @@ fn main(epoch: u64) -> i64 {
             Err(e) => Reply::Now(ret(Err(e)), 0, false),
         };
         a = match reply {
-            Reply::Now(w, len, key) => Msg::new(d.resume, code::OK)
+            Reply::Now(w, len, key) => Msg::new(d.resume, Code::Ok.into())
                 .words([
                     w[0],
                     w[1],

@@ -8,7 +8,7 @@ use crate::procs::MAX_PROCS;
 use crate::signals::SIGALRM;
 use crate::slots::{ARCHIVE, RESUME, STORE, T, WAITS};
 use crate::{now_ns, word, Reply, Unixd};
-use stet_rt::abi::code;
+use stet_rt::abi::code::Code;
 use stet_rt::key::{Answer, Msg, Slot};
 use stet_unix::proto as p;
 use stet_unix::sys::errno::*;
@@ -141,7 +141,7 @@ impl Unixd<'_> {
         let to = self.waiters[i].slot;
         self.waiters[i] = NO_WAITER;
         if let Some(r) = resume_key(i, to) {
-            Msg::new(r, code::BUSY).send();
+            Msg::new(r, Code::Busy.into()).send();
         }
     }
 
@@ -151,7 +151,7 @@ impl Unixd<'_> {
         self.waiters[i] = NO_WAITER;
         let sigs = self.take_pending(pid);
         if let Some(r) = resume_key(i, to) {
-            Msg::new(r, code::OK).words([w0, 0, 0, sigs]).send();
+            Msg::new(r, Code::Ok.into()).words([w0, 0, 0, sigs]).send();
         }
     }
 

@@ -45,7 +45,7 @@ fn int(v: u64) -> u64 {
 pub(crate) fn result(a: &stet_rt::key::Answer) -> R {
     crate::signals::note(a.w[proto::INTR_WORD]);
     let v = a.w[0] as i64;
-    if a.code != stet_rt::abi::code::OK {
+    if a.code != stet_rt::abi::code::Code::Ok {
         Err(EIO)
     } else if (-4095..0).contains(&v) {
         Err(-v)
@@ -282,7 +282,7 @@ impl Keeper {
                 .words([pid, options & WNOHANG, 0, intr])
                 .recv([T3, 0, 0, 0])
                 .call();
-            if a.code == stet_rt::abi::code::BUSY {
+            if a.code == stet_rt::abi::code::Code::Busy {
                 continue;
             }
             crate::signals::note(a.w[proto::INTR_WORD]);
@@ -318,10 +318,10 @@ impl Keeper {
             return Ok(0);
         }
         let a = Msg::new(T, checkpoint::TAKE).call();
-        match a.code {
-            stet_rt::abi::code::OK => Ok(0),
+        match stet_rt::abi::code::Code::decode(a.code) {
+            Some(stet_rt::abi::code::Code::Ok) => Ok(0),
             // Void: no store.
-            c if c == stet_rt::abi::code::VOID => Ok(0),
+            Some(stet_rt::abi::code::Code::Void) => Ok(0),
             _ => Err(EIO),
         }
     }
@@ -490,7 +490,7 @@ impl Keeper {
                     .words([deadline, 0, 0, intr])
                     .call()
             };
-            if a.code == stet_rt::abi::code::BUSY {
+            if a.code == stet_rt::abi::code::Code::Busy {
                 continue;
             }
             crate::signals::note(a.w[proto::INTR_WORD]);

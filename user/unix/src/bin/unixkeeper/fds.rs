@@ -7,7 +7,7 @@
 use crate::slots::UNIXD;
 use crate::space::Touch;
 use crate::Keeper;
-use stet_rt::abi::code;
+use stet_rt::abi::code::Code;
 use stet_rt::key::{Answer, Msg};
 use stet_unix::proto;
 use stet_unix::proto::{self as p, at, o};
@@ -46,13 +46,13 @@ pub const CLOSED: Fd = Fd {
 /// The domain's answer as a system call result; `None` for `BUSY` (ask
 /// again).
 fn result(a: &Answer) -> Option<R> {
-    if a.code == code::OK {
+    if a.code == Code::Ok {
         crate::signals::note(a.w[proto::INTR_WORD]);
     }
-    if a.code == code::BUSY {
+    if a.code == Code::Busy {
         return None;
     }
-    if a.code != code::OK {
+    if a.code != Code::Ok {
         return Some(Err(EIO));
     }
     let v = a.w[0] as i64;
@@ -675,7 +675,7 @@ impl Keeper {
             };
             let a = loop {
                 let a = Msg::new(UNIXD, order).words(w).call_into(&mut buf);
-                if a.code != code::BUSY {
+                if a.code != Code::Busy {
                     break a;
                 }
             };

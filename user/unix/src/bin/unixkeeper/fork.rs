@@ -71,7 +71,7 @@ struct OwnWalk {
 }
 
 fn ok(a: stet_rt::key::Answer) -> Result<stet_rt::key::Answer, Code> {
-    if a.code == code::OK {
+    if a.code == code::Code::Ok {
         Ok(a)
     } else {
         Err(a.code)
@@ -447,7 +447,7 @@ impl Keeper {
             3
         };
         let pages =
-            plan::product(&segs[..nsegs], KEEPER_STACK_PAGES).map_err(|_| code::BAD_VALUE)?;
+            plan::product(&segs[..nsegs], KEEPER_STACK_PAGES).map_err(|_| code::Code::BadValue)?;
         // The domain's nodes first: its general node holds the path of
         // the tree being built (by depth), as the factory does.
         bank::alloc_node(KB, CPB)?; // root (CPB's key is no longer needed here)
@@ -776,7 +776,7 @@ fn own_page(addr: u64, into: Slot, d: Slot, at: &mut OwnWalk) -> Result<(), Code
             t if t == KeyType::Segment as u64 => {
                 lss = ok(Msg::new(into, segment::INFO).call())?.w[0];
             }
-            _ => return Err(code::INVALID_ADDRESS),
+            _ => return Err(code::Code::InvalidAddress.into()),
         }
     }
 }

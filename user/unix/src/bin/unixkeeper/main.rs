@@ -537,7 +537,7 @@ fn main(arg: u64) -> i64 {
                 k.fault_signal(s, &mut regs, &mut with_regs)
                     .map(|s| End::Signal(s, "exception", a.w[0], a.w[2]))
             }
-            stet_unix::proto::SIGNAL if a.source as u64 != stet_rt::abi::invoke::source::RESUME => {
+            stet_unix::proto::SIGNAL if a.source != stet_rt::abi::invoke::Source::Resume => {
                 // From unixd while this keeper was idle: the process runs.
                 signals::note(a.w[0]);
                 if let Some(s) = k.signal_running() {

@@ -12,7 +12,7 @@
 use crate::calls::EPOCH;
 use crate::space::Touch;
 use crate::Keeper;
-use stet_rt::abi::code;
+use stet_rt::abi::code::Code;
 use stet_rt::key::Msg;
 use stet_unix::elf::prot;
 use stet_unix::fs;
@@ -50,7 +50,7 @@ impl Keeper {
             .w0(fid)
             .call_into(&mut st);
         crate::signals::note(a.w[proto::INTR_WORD]);
-        if a.code != code::OK || (a.w[0] as i64) < 0 {
+        if a.code != Code::Ok || (a.w[0] as i64) < 0 {
             return Err(EBADF);
         }
         let mode = u32::from_le_bytes(st[ST_MODE..ST_MODE + 4].try_into().unwrap_or_default());
@@ -249,7 +249,7 @@ impl Keeper {
                         m.string(&d)
                     };
                     let a = m.call();
-                    if a.code == code::BUSY {
+                    if a.code == Code::Busy {
                         continue;
                     }
                     return crate::calls::result(&a).map(|_| 0);

@@ -32,7 +32,7 @@ use stet_unix_personality::keydir::{self, fetch, swap, KeyDir};
 pub type Code = u64;
 
 fn ok(a: stet_rt::key::Answer) -> Result<stet_rt::key::Answer, Code> {
-    if a.code == code::OK {
+    if a.code == code::Code::Ok {
         Ok(a)
     } else {
         Err(a.code)
@@ -311,7 +311,7 @@ impl Space {
                     .recv([T, 0, 0, 0])
                     .call();
                 crate::signals::note(a.w[proto::INTR_WORD]);
-                if a.code != code::OK || (a.w[0] as i64) < 0 {
+                if a.code != code::Code::Ok || (a.w[0] as i64) < 0 {
                     // Past the end of the file: SIGBUS, as Linux.
                     return Err(Touch::NoMemory);
                 }
@@ -476,7 +476,7 @@ impl Space {
                 .string(&b[..4 * k])
                 .call_into(&mut counted[..k]);
             crate::signals::note(a.w[proto::INTR_WORD]);
-            if a.code != code::OK {
+            if a.code != code::Code::Ok {
                 counted.fill(0);
             }
             let mut k = 0;
@@ -496,7 +496,7 @@ impl Space {
                 }
                 let ro = self.keys.leaf(leaf).is_ok()
                     && fetch(LEAF, slot as u64, T).is_ok()
-                    && Msg::new(T, page::MAKE_RO).recv([T, 0, 0, 0]).call().code == code::OK
+                    && Msg::new(T, page::MAKE_RO).recv([T, 0, 0, 0]).call().code == code::Code::Ok
                     && swap(LEAF, slot as u64, T, 0).is_ok();
                 if ro {
                     self.tree.set_page(p, Entry::Page(pf::OWNED | pf::SHARED));
@@ -631,7 +631,7 @@ impl Space {
         let mut from = EXEC;
         let mut q = fo / PAGE;
         if lss == 0 || q >= 1 << (4 * lss) {
-            return Err(code::INVALID_ADDRESS);
+            return Err(code::Code::InvalidAddress.into());
         }
         loop {
             let span = 1u64 << (4 * (lss - 1));
@@ -646,10 +646,10 @@ impl Space {
                 t if t == KeyType::Segment as u64 => {
                     lss = ok(Msg::new(T, segment::INFO).call())?.w[0];
                     if lss == 0 || q >= 1 << (4 * lss) {
-                        return Err(code::INVALID_ADDRESS);
+                        return Err(code::Code::InvalidAddress.into());
                     }
                 }
-                _ => return Err(code::INVALID_ADDRESS),
+                _ => return Err(code::Code::InvalidAddress.into()),
             }
         }
     }
@@ -742,7 +742,7 @@ impl Space {
             for &(p, leaf, slot, flags) in &found[..n] {
                 if self.keys.leaf(leaf).is_err()
                     || fetch(LEAF, slot as u64, T).is_err()
-                    || Msg::new(T, page::MAKE_RO).recv([T, 0, 0, 0]).call().code != code::OK
+                    || Msg::new(T, page::MAKE_RO).recv([T, 0, 0, 0]).call().code != code::Code::Ok
                     || swap(LEAF, slot as u64, T, 0).is_err()
                 {
                     return;
@@ -766,7 +766,7 @@ fn sole_holder(id: u32) -> bool {
         .string(&id.to_le_bytes())
         .call_into(&mut sole);
     crate::signals::note(a.w[proto::INTR_WORD]);
-    a.code == code::OK && sole[0] == 1
+    a.code == code::Code::Ok && sole[0] == 1
 }
 
 /// unixd's `UNSHARE` of pages `ids` → `last[i]` 1 where this process was
@@ -782,7 +782,7 @@ pub fn unshare(ids: &[u32], last: &mut [u8]) {
         .string(&b[..4 * ids.len()])
         .call_into(last);
     crate::signals::note(a.w[proto::INTR_WORD]);
-    if a.code != code::OK {
+    if a.code != code::Code::Ok {
         last.fill(0);
     }
 }
