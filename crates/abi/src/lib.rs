@@ -3,7 +3,6 @@
 //! nodes, fault messages and QEMU exit codes. docs/ABI.md is the prose
 //! version of this crate and is kept true with it.
 #![no_std]
-#![deny(unsafe_code)]
 
 pub mod code;
 pub mod domain;

@@ -26,7 +26,6 @@
 //! one object for the caller to destroy, deepest sub-bank first; the state
 //! is consistent after every step, so a checkpoint may fall anywhere.
 #![no_std]
-#![deny(unsafe_code)]
 
 #[cfg(test)]
 extern crate std;

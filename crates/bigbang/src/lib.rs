@@ -60,7 +60,6 @@
 //! authority. The image says nothing about what the nodes mean: whether a
 //! run oid is a well-formed domain is the kernel's business.
 #![no_std]
-#![deny(unsafe_code)]
 
 /// Page oids below this hold the kernel's own persistent state (the running
 /// set, domain names, the clock: see crates/store `kstate`); images never

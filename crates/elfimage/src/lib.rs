@@ -5,7 +5,6 @@
 //! lies in the user half, inside the file, page-congruent, disjoint from the
 //! others, and never writable and executable at once (W^X).
 #![cfg_attr(not(test), no_std)]
-#![deny(unsafe_code)]
 
 use elf::abi::{EM_X86_64, ET_EXEC, PF_R, PF_W, PF_X, PT_LOAD};
 use elf::endian::LittleEndian;

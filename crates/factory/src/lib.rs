@@ -23,7 +23,6 @@
 //! The protocol is in docs/ABI.md, "User services"; order codes in
 //! `stet_abi::service::factory`.
 #![no_std]
-#![deny(unsafe_code)]
 
 #[cfg(test)]
 extern crate std;

@@ -21,7 +21,6 @@
 //!
 //! Unknown words are reported back, not fatal: a typo must not stop a boot.
 #![cfg_attr(not(test), no_std)]
-#![deny(unsafe_code)]
 
 use core::fmt;
 

@@ -37,7 +37,6 @@
 //! * **irq**: `w0 = type:8 | 0:56`, `w1 = line` — one ISA interrupt line
 //!   (0..16): waiting for it and acknowledging it.
 #![no_std]
-#![deny(unsafe_code)]
 
 #[cfg(test)]
 mod tests;

@@ -7,7 +7,6 @@
 //! from the memory map, not at compile time.
 
 #![no_std]
-#![deny(unsafe_code)]
 
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,6 @@
 //! it the bytes the console driver reads and carries out the commands
 //! through its keys.
 #![no_std]
-#![deny(unsafe_code)]
 
 #[cfg(test)]
 extern crate std;

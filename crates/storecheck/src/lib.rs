@@ -5,7 +5,6 @@
 //! pattern ([`big`]), and the promises the workload's console lines make
 //! across power cuts ([`promise`]).
 #![cfg_attr(not(test), no_std)]
-#![deny(unsafe_code)]
 
 pub mod args;
 pub mod big;

@@ -18,7 +18,6 @@
 //!
 //! Times are nanoseconds on one monotonic clock (the sleep key's).
 #![no_std]
-#![deny(unsafe_code)]
 
 #[cfg(test)]
 extern crate std;

@@ -5,7 +5,6 @@
 //! address-space tree ([`shadow`]), a pipe's byte ring ([`ring`]). The UNIX keeper (`user/unix`,
 //! `unixkeeper`) is a thin layer of invocations over these.
 #![no_std]
-#![deny(unsafe_code)]
 
 #[cfg(test)]
 extern crate std;

@@ -19,7 +19,6 @@
 //! [`BlkQueue::max_frames`] frames is accepted. The last slot is kept for the
 //! synchronous helpers, so they never wait for a slot and can always run.
 #![cfg_attr(not(test), no_std)]
-#![deny(unsafe_code)]
 
 #[cfg(test)]
 mod fake;

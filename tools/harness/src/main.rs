@@ -1,6 +1,5 @@
 //! `stet-harness`: boots Stet under QEMU (TCG) to run the system tests, the
 //! benchmark, or an interactive session.
-#![deny(unsafe_code)]
 
 mod bench;
 mod bench_json;

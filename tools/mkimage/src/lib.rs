@@ -12,7 +12,6 @@
 //! [`VERSION`]; objects whose contents are zero (stack, heap, bss pages,
 //! fresh objects, supplies) are not stored and are at version 0, the
 //! version of every object the image does not list.
-#![deny(unsafe_code)]
 
 pub mod fixture;
 mod keyspec;

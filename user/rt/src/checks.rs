@@ -2,7 +2,6 @@
 //! `<program>: <what>: ok`, or `… WRONG (got …, want …)` and counts a
 //! failure. The system test specs expect the `ok` lines and forbid
 //! `WRONG`, so a test program needs no logic of its own for this.
-#![deny(unsafe_code)]
 
 use core::fmt::{Debug, Display};
 use core::sync::atomic::{AtomicU32, Ordering};

@@ -2,7 +2,6 @@
 //! putting a program under supervision takes a sealed factory for it and a
 //! registration, the same four orders wherever it is done (`init`, the
 //! benchmarks, the power-cut workload).
-#![deny(unsafe_code)]
 
 use crate::key::{Msg, Slot};
 use stet_abi::code::Code;

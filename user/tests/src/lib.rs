@@ -2,7 +2,6 @@
 //! FPU state across preemption (`spin-a`, `spin-b`) and the deliberate
 //! fault (`fault-*`).
 #![no_std]
-#![deny(unsafe_code)]
 
 use stet_rt::{cpu, println};
 

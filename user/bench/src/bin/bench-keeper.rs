@@ -9,7 +9,6 @@
 //! Any other fault is reported and the domain left stopped.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::domain::{Reg, REGS_SIZE};
 use stet_rt::abi::fault;

@@ -5,7 +5,6 @@
 //! words-only rows stay on the fast path).
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::key::{wait, Msg};
 

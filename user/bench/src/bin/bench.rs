@@ -3,7 +3,6 @@
 //! minus the RDTSC overhead (also reported).
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::bench::{self, report};
 use stet_rt::cpu::rdtsc;

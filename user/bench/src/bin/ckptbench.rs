@@ -35,7 +35,6 @@
 //! done`, or `ckptbench: FAILED <why>`.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use core::sync::atomic::Ordering;
 use stet_rt::abi::code;

@@ -18,7 +18,6 @@
 //! metafactory, 6 the `facprod` program node, 7 the prime meter.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::code::Code;
 use stet_rt::abi::service::factory as o;

@@ -21,7 +21,6 @@
 //! program; port 0xf4 (QEMU's exit) when done.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::code::{self, Code};
 use stet_rt::abi::service::{blk, store as so};

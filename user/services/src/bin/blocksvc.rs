@@ -9,7 +9,6 @@
 //! 3 exit at once (code 7).
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::code::Code;
 use stet_rt::abi::service::blk;

@@ -29,7 +29,6 @@
 //! native shell on console 0.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::code::{self, Code};
 use stet_rt::abi::service::console as o;

@@ -5,7 +5,6 @@
 //! the restart count one higher. Keys: 1 console, 2 sleep, 4 checkpoint.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::{checkpoint, kernel, println};
 

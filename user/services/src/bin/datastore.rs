@@ -11,7 +11,6 @@
 //! `stet_abi::service::store` (docs/ABI.md, "User services").
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::code::Code;
 use stet_rt::abi::order::node;

@@ -35,7 +35,6 @@
 //! (low 32 bits), most factories (high 32 bits; 0: 64).
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_factory::books::{dir_path, Books, Error, New, NodeId, State};
 use stet_factory::discreet::{classify, Class, Component};

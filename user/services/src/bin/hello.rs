@@ -2,7 +2,6 @@
 //! ring it runs in (the privilege level in its `cs`, read from the CPU).
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::{cpu, println};
 

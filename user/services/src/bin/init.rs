@@ -13,7 +13,6 @@
 //! metafactory, 5 a bank, 6 the blocksvc program.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::code;
 use stet_rt::key::Slot;

@@ -6,7 +6,6 @@
 //! Keys: 1 console.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::code::Code;
 use stet_rt::abi::service::notes as o;

@@ -24,7 +24,6 @@
 //! console, 2 sleep, 3 a start key to the service (key info `TIMER`).
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::domain::{Reg, REGS_SIZE};
 use stet_rt::abi::order::{domain, node};

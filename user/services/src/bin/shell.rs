@@ -14,7 +14,6 @@
 //! scratch.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::order::{checkpoint as ck, sysinfo as si};
 use stet_rt::abi::service::{blk, console as co, notes as no, rs as ro, store as so};

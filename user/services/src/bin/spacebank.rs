@@ -15,7 +15,6 @@
 //! pages (low 32 bits), bank table size (high 32 bits; 0: 1024).
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_bank::{Banks, Error, Layout, Space, Step, NIL, PRIME};
 use stet_keys::KeyType;

@@ -7,7 +7,6 @@
 //! answered `rax + 2000`. Any check that fails prints `FAILED`.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::code::Code;
 use stet_rt::abi::domain::answers::{slot, NO_LIMIT};

@@ -8,7 +8,6 @@
 //! available `hello`), 5 one to `stopped` (a stopped `hello`), 6 its own.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::code::Code;
 use stet_rt::invoke::{raw, Recv, Regs};

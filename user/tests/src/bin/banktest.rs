@@ -17,7 +17,6 @@
 //! Y)`; the last line is `banktest: all ok` or `banktest: N checks WRONG`.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::order::{discrim, domain, node, page};
 use stet_rt::abi::{code::Code, service::bank as ob};

@@ -12,7 +12,6 @@
 //! <x> found <y>` and a count. It then returns (the domain goes idle).
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use core::sync::atomic::Ordering;
 use stet_rt::mem::{heap_words, PAGE_WORDS};

@@ -12,7 +12,6 @@
 //! system restarted from) or `check: FAILED <what>`.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::layout::HEAP_START;
 use stet_rt::abi::{

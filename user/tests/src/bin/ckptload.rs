@@ -17,7 +17,6 @@
 //! answers with an error other than `RESTARTED`.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use core::sync::atomic::{AtomicU64, Ordering};
 use stet_rt::abi::code;

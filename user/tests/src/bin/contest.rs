@@ -16,7 +16,6 @@
 //!   restarted from that checkpoint, writes again through the driver.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use core::fmt::Write as _;
 use stet_rt::abi::code::{self, Code};

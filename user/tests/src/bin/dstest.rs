@@ -7,7 +7,6 @@
 //! to itself and the console), 7–9 scratch.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::code::Code;
 use stet_rt::abi::order::discrim;

@@ -5,7 +5,6 @@
 //! stall.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::key::{wait, Msg};
 

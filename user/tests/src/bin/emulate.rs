@@ -3,7 +3,6 @@
 //! handle: the domain stays stopped.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::cpu::ud2_emulated;
 use stet_rt::println;

@@ -13,7 +13,6 @@
 //! hears, as a supervised service's end).
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use core::sync::atomic::{AtomicU64, Ordering};
 use stet_rt::abi::order::discrim;

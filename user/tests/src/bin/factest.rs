@@ -21,7 +21,6 @@
 //! Y)`; the last line is `factest: all ok` or `factest: N checks WRONG`.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use core::fmt::Debug;
 use stet_factory::plan::{self, Segment, Source};

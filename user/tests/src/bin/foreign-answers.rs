@@ -5,7 +5,6 @@
 //! with a divide error its keeper does not handle.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::cpu::foreign_syscall;
 

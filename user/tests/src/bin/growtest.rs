@@ -4,7 +4,6 @@
 //! areas, which the keeper refuses.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::layout::{HEAP_SIZE, HEAP_START};
 use stet_rt::mem::Heap;

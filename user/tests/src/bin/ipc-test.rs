@@ -5,7 +5,6 @@
 //! (key info 7), 5 a number key, 6 start key to echo with key info 200.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::{code::Code, order};
 use stet_rt::key::{call, Msg};

@@ -20,7 +20,6 @@
 //! and their meter keys in 12 and 13.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use core::sync::atomic::{AtomicU64, Ordering};
 use stet_rt::abi::{fault, order};

@@ -10,7 +10,6 @@
 //! are given to sections so that none reuses another's objects.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use core::fmt::Debug;
 use stet_rt::abi::code::Code;

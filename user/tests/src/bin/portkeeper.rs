@@ -6,7 +6,6 @@
 //! stopped.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::domain::{Reg, REGS_SIZE};
 use stet_rt::abi::fault;

@@ -18,7 +18,6 @@
 //! to noports, 6 start key to noports, 7 ioports:0x80:1, 8 a number key.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::code::{self, Code};
 use stet_rt::abi::order::{discrim, domain, ioports, irq};

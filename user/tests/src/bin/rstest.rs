@@ -18,7 +18,6 @@
 //! until `stream-done` appears, and reports how many times.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::code::Code;
 use stet_rt::abi::service::factory as fo;

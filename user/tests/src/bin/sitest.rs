@@ -10,7 +10,6 @@
 //! key.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::code::Code;
 use stet_rt::abi::order::sysinfo as o;

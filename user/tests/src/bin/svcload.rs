@@ -26,7 +26,6 @@
 //! bank, 8 the blocksvc program.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::code::Code;
 use stet_rt::abi::service::{blk, store as so};

@@ -8,7 +8,6 @@
 //! Keys: 1 console, 2 sleep, 3 a start key to unixd.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::kernel::sleep_until;
 use stet_rt::key::call;

@@ -7,7 +7,6 @@
 //! Keys: 1 the console driver (console 1), 2 a start key to unixd.
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 use stet_rt::abi::code::Code;
 use stet_rt::consoled;

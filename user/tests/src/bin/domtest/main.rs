@@ -22,7 +22,6 @@
 //! receiving a reply (domain_stopped_reply.toml).
 #![no_std]
 #![no_main]
-#![deny(unsafe_code)]
 
 macro_rules! ck {
     ($got:expr, $want:expr, $($what:tt)+) => {
