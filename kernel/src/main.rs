@@ -10,9 +10,10 @@
 //!   (segment walks are `crates/segment`)
 //! * the scheduler and meters: `sched.rs`; the big bang image: `bigbang.rs`
 //! * the single-level store: `store/` — the checkpoint is `store/snapshot.rs`
-//!   (stop the world) and `store/writer.rs` (write, commit, migrate), restart
-//!   is `store/boot.rs`; the disk format is `crates/store`, and
-//!   `crates/storecheck` holds the store tests' workloads
+//!   (stop the world) and `store/writer/` (`mod.rs` the phases, `log.rs`
+//!   write, `commit.rs` commit, `migrate.rs` migrate, `jobs.rs` the disk
+//!   requests), restart is `store/boot.rs`; the disk format is
+//!   `crates/store`, and `crates/storecheck` holds the store tests' workloads
 //! * the only unsafe code: `arch/x86_64/` (physical frames: `phys.rs`)
 //! * the second line of defence: `invariants.rs`
 //! * test-only code, compiled only with the `testing` feature (the test

@@ -1,0 +1,241 @@
+//! The writer's disk request bookkeeping: jobs (each owns the frames its
+//! requests use), disk slots, the writer's own frames, and what happens
+//! when a job's requests complete.
+
+use super::migrate::{home_writes, merge_nodes, merge_versions};
+use super::{fail, Phase, JOB_FRAMES};
+use crate::arch::virtio_blk::Op;
+use crate::kernel::Kernel;
+use crate::kprintln;
+use stet_physmem::pool::FrameNumber;
+
+/// What a job does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    Free,
+    /// Staging frames `first..first + n` of `frames` to the log.
+    Stage {
+        first: u32,
+        n: u32,
+    },
+    /// Snapshot pages `first..first + n` to the log.
+    Pages {
+        first: u32,
+        n: u32,
+    },
+    /// A flush or a root write.
+    Single,
+    /// Directory entries `first..first + n` (pages) from the log to their
+    /// homes: reading, then writing.
+    Home {
+        first: u32,
+        n: u32,
+        writing: bool,
+    },
+    /// One version block (`block`) for directory entries `first..first+n`:
+    /// reading both copies, then writing copy `copy`.
+    Versions {
+        block: u64,
+        first: u32,
+        n: u32,
+        copy: u8,
+        writing: bool,
+    },
+    /// One node home block for directory entries `first..first+n`.
+    Nodes {
+        block: u64,
+        first: u32,
+        n: u32,
+        copy: u8,
+        writing: bool,
+    },
+}
+
+#[derive(Clone, Copy)]
+pub(super) struct Job {
+    pub(super) kind: Kind,
+    pub(super) frames: [u32; JOB_FRAMES],
+    pub(super) nframes: usize,
+    pub(super) pending: u32,
+}
+
+pub(super) const FREE: Job = Job {
+    kind: Kind::Free,
+    frames: [0; JOB_FRAMES],
+    nframes: 0,
+    pending: 0,
+};
+
+/// Submits one request for job `j`.
+pub(super) fn submit(k: &mut Kernel, j: usize, op: Op, block: u64, frames: &[FrameNumber]) -> bool {
+    let Some(d) = k.store.disk.as_mut() else {
+        return false;
+    };
+    if d.submit(op, block, frames, j as u64).is_err() {
+        return false;
+    }
+    k.store.w.jobs[j].pending += 1;
+    k.store.w.inflight += 1;
+    true
+}
+
+/// Disk request slots free now, less those promised to requests that
+/// jobs (and the journal) will submit when their reads complete.
+pub(super) fn slots(k: &Kernel) -> usize {
+    k.store
+        .disk
+        .as_ref()
+        .map_or(0, |d| d.free_slots())
+        .saturating_sub(k.store.reserved)
+}
+
+pub(super) fn max_frames(k: &Kernel) -> usize {
+    k.store
+        .disk
+        .as_ref()
+        .map_or(1, |d| d.max_frames().min(JOB_FRAMES))
+}
+
+/// The writer's own frames free now.
+pub(in crate::store) fn spare_frames(k: &Kernel) -> usize {
+    k.store.w.nbounce
+}
+
+/// One of the writer's own frames (the caller checked `spare_frames`).
+pub(in crate::store) fn take(k: &mut Kernel) -> FrameNumber {
+    let w = &mut k.store.w;
+    w.nbounce -= 1;
+    FrameNumber(w.bounce[w.nbounce])
+}
+
+/// Gives a frame back to the writer.
+pub(in crate::store) fn give(k: &mut Kernel, f: FrameNumber) {
+    let w = &mut k.store.w;
+    w.bounce[w.nbounce] = f.0;
+    w.nbounce += 1;
+}
+
+/// A request of job `j` completed.
+pub(super) fn completed(k: &mut Kernel, j: usize) {
+    let job = &mut k.store.w.jobs[j];
+    job.pending -= 1;
+    if job.pending > 0 {
+        return;
+    }
+    match job.kind {
+        Kind::Free => {}
+        Kind::Stage { .. } => finish(k, j),
+        Kind::Pages { first, n } => {
+            // The copies are in the log: their frames are free again (the
+            // CRCs the directory needs were taken when they were copied).
+            for x in first as usize..(first + n) as usize {
+                let s = k.objs.snap[x];
+                if s.bounced {
+                    give(k, FrameNumber(s.frame));
+                } else {
+                    let _ = k.pool.free(FrameNumber(s.frame));
+                }
+                k.objs.snap[x].frame = 0;
+                k.objs.snap[x].written = true;
+            }
+            finish(k, j);
+        }
+        Kind::Single => {
+            if let Some(r) = k.store.pending_root.take() {
+                k.store.root = r;
+                if k.store.w.phase == Phase::Commit {
+                    k.store.commits_this_boot += 1;
+                    if k.config.ckpt_halt == k.store.commits_this_boot {
+                        kprintln!(
+                            "ckpt: halted after writing the commit root of gen={} (ckpt_halt)",
+                            k.store.w.generation
+                        );
+                        crate::arch::qemu::halt_forever();
+                    }
+                }
+            }
+            let job = k.store.w.jobs[j];
+            for f in &job.frames[..job.nframes] {
+                give(k, FrameNumber(*f));
+            }
+            finish(k, j);
+            k.store.w.next = u64::MAX;
+        }
+        Kind::Home { first, n, writing } => {
+            if writing {
+                release(k, j);
+            } else {
+                home_writes(k, j, first, n);
+            }
+        }
+        Kind::Versions {
+            block,
+            first,
+            n,
+            copy,
+            writing,
+        } => {
+            if writing {
+                release(k, j);
+            } else {
+                merge_versions(k, j, first, n);
+                k.store.reserved -= 1;
+                let f = FrameNumber(k.store.w.jobs[j].frames[0]);
+                let target = k.store.root.geometry.version_block(block, copy);
+                match target {
+                    Some(b) if submit(k, j, Op::Write, b, &[f]) => {
+                        k.store.w.jobs[j].kind = Kind::Versions {
+                            block,
+                            first,
+                            n,
+                            copy,
+                            writing: true,
+                        };
+                    }
+                    _ => fail(k, "cannot write a version block"),
+                }
+            }
+        }
+        Kind::Nodes {
+            block,
+            first,
+            n,
+            copy,
+            writing,
+        } => {
+            if writing {
+                release(k, j);
+            } else {
+                merge_nodes(k, j, block, first, n);
+                k.store.reserved -= 1;
+                let f = FrameNumber(k.store.w.jobs[j].frames[0]);
+                let g = k.store.root.geometry;
+                let b = g.node_area + copy as u64 * g.node_blocks + block;
+                if submit(k, j, Op::Write, b, &[f]) {
+                    k.store.w.jobs[j].kind = Kind::Nodes {
+                        block,
+                        first,
+                        n,
+                        copy,
+                        writing: true,
+                    };
+                } else {
+                    fail(k, "cannot write a node block");
+                }
+            }
+        }
+    }
+}
+
+fn finish(k: &mut Kernel, j: usize) {
+    k.store.w.jobs[j] = FREE;
+}
+
+/// Frees a job and its frames.
+fn release(k: &mut Kernel, j: usize) {
+    let job = k.store.w.jobs[j];
+    for f in &job.frames[..job.nframes] {
+        give(k, FrameNumber(*f));
+    }
+    finish(k, j);
+}
