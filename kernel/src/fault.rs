@@ -15,6 +15,7 @@ use crate::domain;
 use crate::invoke::message::{deliver, Str};
 use crate::kernel::Kernel;
 use crate::{kprintln, sched};
+use stet_abi::domain::RunState;
 use stet_abi::domain::{meter, root, state, REGS_SIZE};
 use stet_abi::fault::code;
 use stet_abi::invoke::Source;
@@ -60,7 +61,7 @@ fn to_keeper(
         return Outcome::NoKeeper;
     }
     let tc = &k.ctxs[t];
-    let free = tc.state == state::AVAILABLE as u8 && tc.flags & state::STOPPED == 0;
+    let free = tc.state == RunState::Available && tc.flags & state::STOPPED == 0;
     if free && !domain::may_deliver(k, ci, t) {
         // Promised to a caller that was stalled on it: that one goes
         // first; this domain retries from the back of the ready queue.
@@ -102,7 +103,7 @@ fn to_keeper(
         Some(resume),
     );
     let c = &mut k.ctxs[ci];
-    c.state = state::WAITING as u8;
+    c.state = RunState::Waiting;
     // An exception's code also holds its vector and error code
     // (`exception`): kept, so that a keeper's answer that leaves the fault
     // pending (an order other than a resume) has it delivered again as it
@@ -110,7 +111,7 @@ fn to_keeper(
     if c.fault_code & 0xff != order {
         c.fault_code = order;
     }
-    k.ctxs[t].state = state::RUNNING as u8;
+    k.ctxs[t].state = RunState::Running;
     Outcome::Delivered(t)
 }
 

@@ -21,7 +21,7 @@
 use crate::domain::context::Queue;
 use crate::domain::unlink;
 use crate::kernel::Kernel;
-use stet_abi::domain::state;
+use stet_abi::domain::RunState;
 
 /// Times the walker ran (reported at idle).
 pub fn checks(k: &Kernel) -> u64 {
@@ -161,15 +161,12 @@ pub fn check(k: &mut Kernel) {
                 format_args!("context {ci}: its objects are not marked as its own"),
             );
         }
-        if c.state as u64 > state::RUNNING {
-            fail(k, format_args!("context {ci}: run state {}", c.state));
-        }
         let queued = c.queue() != Queue::None;
-        if queued && c.state != state::RUNNING as u8 {
+        if queued && c.state != RunState::Running {
             fail(
                 k,
                 format_args!(
-                    "context {ci}: queued ({:?}) but state {}",
+                    "context {ci}: queued ({:?}) but state {:?}",
                     c.queue(),
                     c.state
                 ),

@@ -9,6 +9,7 @@ use crate::domain::{self, context::Queue};
 use crate::kernel::Kernel;
 use crate::memory;
 use crate::{arch, fault, kprintln};
+use stet_abi::domain::RunState;
 use stet_abi::domain::{meter, root};
 use stet_keys::{Key, KeyType};
 
@@ -32,7 +33,7 @@ pub fn run(k: &mut Kernel, ci: usize) -> ! {
         // answer): straight back.
         arch::entry::enter_user(&c.frame)
     }
-    if k.ctxs[ci].fault_code != 0 && k.ctxs[ci].state == stet_abi::domain::state::RUNNING as u8 {
+    if k.ctxs[ci].fault_code != 0 && k.ctxs[ci].state == RunState::Running {
         // A fault whose delivery to a keeper was pending.
         fault::deliver_pending(k, ci)
     }
@@ -270,7 +271,7 @@ fn dump_contexts(k: &Kernel) {
             "idle: ctx {} '{}' state {} flags {} fault {} queue {:?} rip {:#x}",
             ci,
             k.ctx_name(ci),
-            c.state,
+            c.state.bits(),
             c.flags,
             c.fault_code,
             c.queue(),

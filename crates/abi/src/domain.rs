@@ -64,6 +64,46 @@ pub mod answers {
     pub const NO_LIMIT: u64 = u64::MAX;
 }
 
+/// A domain's run state as a type; its numbers are `state::AVAILABLE`,
+/// `WAITING` and `RUNNING` (the low byte of the state number key).
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "zerocopy", derive(zerocopy::FromZeros))]
+pub enum RunState {
+    /// Accepts a message through a start key.
+    #[default]
+    Available = 0,
+    /// Waits for the reply to its call (through its resume key).
+    Waiting = 1,
+    /// Wants the CPU (possibly to deliver a fault to its keeper first).
+    Running = 2,
+}
+
+// The numbers are written out (`FromZeros` needs a literal 0); they are
+// the `state` constants, which this checks at compile time.
+const _: () = assert!(
+    RunState::Available as u64 == state::AVAILABLE
+        && RunState::Waiting as u64 == state::WAITING
+        && RunState::Running as u64 == state::RUNNING
+);
+
+impl RunState {
+    /// The state numbered `v`, if there is one.
+    pub const fn from_bits(v: u64) -> Option<RunState> {
+        match v {
+            state::AVAILABLE => Some(RunState::Available),
+            state::WAITING => Some(RunState::Waiting),
+            state::RUNNING => Some(RunState::Running),
+            _ => None,
+        }
+    }
+
+    /// Its number.
+    pub const fn bits(self) -> u64 {
+        self as u64
+    }
+}
+
 /// Run states (the low byte of the state number key).
 pub mod state {
     /// Accepts a message through a start key.

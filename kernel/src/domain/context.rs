@@ -13,6 +13,7 @@ use crate::arch::fpu::{self, FpuState};
 use crate::arch::{gdt, phys};
 use crate::obj::{Backing, Miss, Objects};
 use stet_abi::domain::answers::NO_LIMIT;
+use stet_abi::domain::RunState;
 use stet_abi::domain::{root, state, Reg, NREGS, USER_RFLAGS};
 use stet_keys::{Key, KeyType};
 use stet_physmem::pool::{FrameNumber, FramePool};
@@ -97,7 +98,7 @@ pub struct Context {
     /// FPU page slot.
     pub fpu_page: u32,
     /// Run state (`stet_abi::domain::state`).
-    pub state: u8,
+    pub state: RunState,
     /// Whether this context is in use.
     pub used: bool,
     /// Which queue it is on.
@@ -375,10 +376,7 @@ pub fn load(
         }
     }
     let (st, flags) = rk[root::STATE].number_value().unwrap_or((0, 0));
-    c.state = (st & 0xff) as u8;
-    if c.state as u64 > state::RUNNING {
-        c.state = state::AVAILABLE as u8;
-    }
+    c.state = RunState::from_bits(st & 0xff).unwrap_or(RunState::Available);
     c.fault_code = st >> 8;
     c.flags = flags & state::FLAGS;
     c.fault_info = number(rk[root::FAULT_INFO]);
@@ -425,7 +423,7 @@ pub fn load(
 /// Writes the context's state into the domain's nodes and FPU page. The
 /// caller saves the CPU's FPU registers into `c.fpu` first if they are live.
 pub fn write_back(c: &Context, objs: &mut Objects) {
-    let st = Key::number(c.state as u64 | c.fault_code << 8, c.flags);
+    let st = Key::number(c.state.bits() | c.fault_code << 8, c.flags);
     let r = &mut objs.node_mut(c.root).keys;
     r[root::STATE] = st;
     r[root::RIP] = Key::number(c.frame.rip, 0);

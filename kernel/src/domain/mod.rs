@@ -10,6 +10,7 @@ use crate::arch::{self, fpu};
 use crate::kernel::Kernel;
 use context::{Context, Link, PrepareError, Queue};
 use stet_abi::domain::state;
+use stet_abi::domain::RunState;
 use stet_physmem::pool::FrameNumber;
 
 /// The ready queue and the sleepers: lists linked through the contexts
@@ -129,7 +130,7 @@ pub fn prepare(k: &mut Kernel, root: u32) -> Result<usize, PrepareError> {
 fn evictable(k: &Kernel, i: usize) -> bool {
     let c = &k.ctxs[i];
     c.used
-        && c.state != state::RUNNING as u8
+        && c.state != RunState::Running
         && c.queue == Queue::None
         && c.stalled == 0
         && k.current != Some(i)
@@ -229,7 +230,7 @@ pub fn reload(k: &mut Kernel, ci: usize) {
 
 /// Whether a context wants the CPU.
 pub fn runnable(c: &Context) -> bool {
-    c.used && c.state == state::RUNNING as u8 && c.flags & state::STOPPED == 0
+    c.used && c.state == RunState::Running && c.flags & state::STOPPED == 0
 }
 
 /// Appends `ci` to the ready queue.

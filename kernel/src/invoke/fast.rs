@@ -21,6 +21,7 @@ use crate::domain::{self, unlink};
 use crate::kernel::Kernel;
 use crate::sched;
 use stet_abi::code::Code;
+use stet_abi::domain::RunState;
 use stet_abi::domain::{answers, root as dom_root, state, REGS_SIZE};
 use stet_abi::fault::{code as fault_code, RESUME_SYSCALL};
 use stet_abi::invoke::{fast, Kind, Source};
@@ -177,7 +178,7 @@ fn fast_call(k: &mut Kernel, ci: usize, key: Key) {
         return;
     };
     if tc.root != root
-        || tc.state != state::AVAILABLE as u8
+        || tc.state != RunState::Available
         || tc.flags & state::STOPPED != 0
         || tc.reserved() != 0
         || fast::receives_keys(tc.frame.rax)
@@ -199,8 +200,8 @@ fn fast_call(k: &mut Kernel, ci: usize, key: Key) {
         let resume = Key::resume(n.oid, n.calls, resume_kind::REPLY).with_hint(myroot);
         k.objs.node_mut(tc.general).keys[rslot] = resume;
     }
-    me.state = state::WAITING as u8;
-    tc.state = state::RUNNING as u8;
+    me.state = RunState::Waiting;
+    tc.state = RunState::Running;
     copy_words(
         &me.frame,
         &mut tc.frame,
@@ -228,7 +229,7 @@ fn waiting(
     let t = unlink(n.ctx)?;
     let [me, tc] = k.ctxs.get_disjoint_mut([ci, t]).ok()?;
     (tc.root == root
-        && tc.state == state::WAITING as u8
+        && tc.state == RunState::Waiting
         && tc.flags & state::STOPPED == 0
         && tc.fault_code == fault)
         .then_some((t, me, tc))
@@ -251,8 +252,8 @@ fn fast_return(k: &mut Kernel, ci: usize, key: Key) {
     if fast::receives_keys(tc.frame.rax) {
         return;
     }
-    tc.state = state::RUNNING as u8;
-    me.state = state::AVAILABLE as u8;
+    tc.state = RunState::Running;
+    me.state = RunState::Available;
     copy_words(&me.frame, &mut tc.frame, Source::Resume.bits());
     if me.stalled() != 0 {
         domain::wake_stalled(k, ci);
@@ -323,7 +324,7 @@ pub fn try_syscall_fault(k: &mut Kernel, ci: usize) {
         return;
     };
     if tc.root != kroot
-        || tc.state != state::AVAILABLE as u8
+        || tc.state != RunState::Available
         || tc.flags & state::STOPPED != 0
         || tc.reserved() != 0
         || fast::receives_keys(tc.frame.rax)
@@ -349,9 +350,9 @@ pub fn try_syscall_fault(k: &mut Kernel, ci: usize) {
     let Ok([me, tc]) = k.ctxs.get_disjoint_mut([ci, t]) else {
         return;
     };
-    me.state = state::WAITING as u8;
+    me.state = RunState::Waiting;
     me.fault_code = fault_code::SYSCALL;
-    tc.state = state::RUNNING as u8;
+    tc.state = RunState::Running;
     let f = &mut tc.frame;
     f.rax = key.info() as u64 | Source::Start.bits();
     f.rdi = fault_code::SYSCALL;
@@ -376,8 +377,8 @@ fn resume_syscall(k: &mut Kernel, ci: usize, key: Key, count: u64) {
     };
     tc.frame.rax = me.frame.rsi;
     tc.fault_code = 0;
-    tc.state = state::RUNNING as u8;
-    me.state = state::AVAILABLE as u8;
+    tc.state = RunState::Running;
+    me.state = RunState::Available;
     let (me_stalled, t_stalled) = (me.stalled() != 0, tc.stalled() != 0);
     if me_stalled {
         domain::wake_stalled(k, ci);

@@ -9,6 +9,7 @@ use crate::kobj::{self, Reply};
 use crate::obj::Miss;
 use crate::{memory, sched};
 use stet_abi::domain::state;
+use stet_abi::domain::RunState;
 use stet_abi::fault::{RESUME, RESUME_SYSCALL, RESUME_WITH_REGS};
 use stet_abi::invoke::{Control, Kind, Source};
 use stet_abi::{code::Code, MAX_STRING};
@@ -193,7 +194,7 @@ fn start_with(k: &mut Kernel, ci: usize, key: Key, info: u64, m: &Msg) -> ! {
         reply_code(k, ci, Code::BadState);
     }
     let tc = &k.ctxs[t];
-    let free = tc.state == state::AVAILABLE as u8 && tc.flags & state::STOPPED == 0;
+    let free = tc.state == RunState::Available && tc.flags & state::STOPPED == 0;
     if free && !domain::may_deliver(k, ci, t) {
         if m.ctl.kind == Kind::TrySend {
             reply_code(k, ci, Code::Busy);
@@ -235,7 +236,7 @@ fn send_to(k: &mut Kernel, ci: usize, t: usize, info: u64, m: &Msg) -> ! {
         Str::User(ci, m.addr, m.len),
         resume,
     );
-    k.ctxs[t].state = state::RUNNING as u8;
+    k.ctxs[t].state = RunState::Running;
     // A stopped domain (a reply reached it) keeps the message but does not
     // run until it is started.
     match kind {
@@ -270,14 +271,14 @@ pub fn make_call(k: &mut Kernel, ci: usize) -> Key {
     let n = k.objs.node_mut(root);
     n.calls = n.calls.wrapping_add(1);
     let key = Key::resume(n.oid, n.calls, resume_kind::REPLY).with_hint(root);
-    k.ctxs[ci].state = state::WAITING as u8;
+    k.ctxs[ci].state = RunState::Waiting;
     key
 }
 
 /// The domain becomes available for its next message; anyone stalled on it
 /// may now get through.
 pub fn become_available(k: &mut Kernel, ci: usize) {
-    k.ctxs[ci].state = state::AVAILABLE as u8;
+    k.ctxs[ci].state = RunState::Available;
     if k.current == Some(ci) {
         k.current = None;
     }
@@ -299,7 +300,7 @@ pub fn resume_target(k: &mut Kernel, key: Key) -> Option<(usize, u8)> {
     } else {
         resume_kind::REPLY
     };
-    (c.state == state::WAITING as u8 && kind == fault_kind).then_some((t, kind))
+    (c.state == RunState::Waiting && kind == fault_kind).then_some((t, kind))
 }
 
 /// A resume key: reply to the waiting domain (one shot), or restart a
@@ -340,7 +341,7 @@ fn to_resume(k: &mut Kernel, ci: usize, key: Key, m: &Msg) -> ! {
         // deliver it to its keeper again.
         _ => {}
     }
-    k.ctxs[t].state = state::RUNNING as u8;
+    k.ctxs[t].state = RunState::Running;
     domain::wake_stalled(k, t);
     let runs = domain::runnable(&k.ctxs[t]);
     // The restarted domain receives nothing, so a call through this key

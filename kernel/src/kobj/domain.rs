@@ -10,6 +10,7 @@ use crate::kernel::Kernel;
 use crate::kobj::node::set_slot;
 use stet_abi::code::Code;
 use stet_abi::domain::answers::NO_LIMIT;
+use stet_abi::domain::RunState;
 use stet_abi::domain::{root, state, NREGS, REGS_SIZE};
 use stet_abi::order::domain as o;
 use stet_keys::{Key, KeyType};
@@ -59,7 +60,7 @@ fn run(
     };
     let state_words = |k: &Kernel| {
         let c = &k.ctxs[t];
-        [c.state as u64, c.flags as u64, c.fault_code, c.fault_info]
+        [c.state.bits(), c.flags as u64, c.fault_code, c.fault_info]
     };
     match m.order {
         o::GET_REGS => {
@@ -195,14 +196,17 @@ fn run(
         }
         o::GET_STATE => r.w = state_words(k),
         o::SET_STATE => {
-            let st = m.w[0];
-            if (st != state::AVAILABLE && st != state::RUNNING)
-                || m.w[1] & !(state::FLAGS as u64) != 0
-            {
+            // A domain may be made available or running, never waiting
+            // (no caller's resume key could answer it).
+            let st = match RunState::from_bits(m.w[0]) {
+                Some(s @ (RunState::Available | RunState::Running)) => s,
+                _ => return Err(Code::BadValue),
+            };
+            if m.w[1] & !(state::FLAGS as u64) != 0 {
                 return Err(Code::BadValue);
             }
             let c = &mut k.ctxs[t];
-            c.state = st as u8;
+            c.state = st;
             c.flags = m.w[1] as u32;
             c.fault_code = m.w[2];
             c.fault_info = m.w[3];
@@ -226,7 +230,7 @@ fn settle(k: &mut Kernel, ci: usize, t: usize) {
         Queue::None if runnable && t != ci && k.current != Some(t) => domain::ready_push(k, t),
         _ => {}
     }
-    if k.ctxs[t].state == state::AVAILABLE as u8 && k.ctxs[t].flags & state::STOPPED == 0 {
+    if k.ctxs[t].state == RunState::Available && k.ctxs[t].flags & state::STOPPED == 0 {
         domain::wake_stalled(k, t);
     }
 }

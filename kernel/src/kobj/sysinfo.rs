@@ -48,7 +48,7 @@ fn domains(k: &mut Kernel, from: u64, r: &mut Reply, out: &mut [u8; 4096]) {
         return r.fail(Code::BadValue);
     };
     let c = &k.ctxs[ci];
-    let state = c.state as u64 | (c.flags as u64) << 8 | c.fault_code << 16;
+    let state = c.state.bits() | (c.flags as u64) << 8 | c.fault_code << 16;
     let ticks = c.ticks;
     let rooti = c.root as usize;
     let oid = k.objs.node_entry(rooti as u32).oid;
