@@ -1,4 +1,4 @@
-//! Benchmark measurements of the store (issue #4; `make bench` runs them,
+//! Benchmark measurements of the store (`make bench` runs them,
 //! docs/STORE.md "Benchmarks" says what each row means). Both are off
 //! unless the kernel command line asks for them, and only the test kernel
 //! (the `testing` feature) has them: a user's kernel has `nobench.rs`.

@@ -1,4 +1,4 @@
-//! The single-level store (issue #4; the format is crates/store, the
+//! The single-level store (the format is crates/store, the
 //! design docs/STORE.md): where objects come from when they are not in the
 //! object cache, and how the checkpoint puts them on disk.
 //!
