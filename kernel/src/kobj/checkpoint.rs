@@ -8,7 +8,6 @@
 //! again and gets the answer that is true then.
 
 use super::{After, Reply};
-use crate::domain;
 use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
 use crate::store;
@@ -85,10 +84,6 @@ fn take(k: &mut Kernel, ci: usize, want: u64, r: &mut Reply) -> After {
 /// Parks `ci` with its first data word set to `target`; it re-executes the
 /// invocation when woken (`store::checkpoint_committed`, or a restart).
 fn park(k: &mut Kernel, ci: usize, target: u64, wake: u64) -> After {
-    let c = &mut k.ctxs[ci];
-    c.frame.rsi = target;
-    c.frame.rip -= 2;
-    domain::sleep(k, ci, wake);
-    k.current = None;
-    After::Parked
+    let w1 = k.ctxs[ci].frame.rdx;
+    super::park(k, ci, target, w1, wake)
 }

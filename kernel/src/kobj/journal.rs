@@ -6,9 +6,8 @@
 //! meanwhile (the record may or may not have reached the disk: ask again).
 //! The `OK` answer's `w1` is what the record cost the kernel (benchmarks).
 
-use super::{After, Reply};
+use super::{park, After, Reply};
 use crate::arch::cpu;
-use crate::domain;
 use crate::invoke::message::Msg;
 use crate::kernel::Kernel;
 use crate::obj::Miss;
@@ -68,12 +67,3 @@ pub fn order(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
     }
 }
 
-fn park(k: &mut Kernel, ci: usize, w0: u64, w1: u64, wake: u64) -> After {
-    let c = &mut k.ctxs[ci];
-    c.frame.rsi = w0;
-    c.frame.rdx = w1;
-    c.frame.rip -= 2;
-    domain::sleep(k, ci, wake);
-    k.current = None;
-    After::Parked
-}

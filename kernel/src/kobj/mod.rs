@@ -59,6 +59,19 @@ pub enum After {
     Parked,
 }
 
+/// Parks `ci` until `wake` (a `domain::sleep` token) with data words
+/// `w0`, `w1` for its retry: it re-executes the invocation (the two-byte
+/// `syscall`) when woken, so nothing of the wait lives in the kernel.
+pub fn park(k: &mut Kernel, ci: usize, w0: u64, w1: u64, wake: u64) -> After {
+    let c = &mut k.ctxs[ci];
+    c.frame.rsi = w0;
+    c.frame.rdx = w1;
+    c.frame.rip -= 2;
+    crate::domain::sleep(k, ci, wake);
+    k.current = None;
+    After::Parked
+}
+
 /// Carries out `m.order` on the kernel object `key` designates, for
 /// context `ci`. `s` is the string sent; the reply string goes to `out`.
 pub fn order(

@@ -4,7 +4,6 @@
 //! it is part of the ABI of every kernel, so it is not in `bench.rs`
 //! (which only the test kernel has).
 
-use crate::domain;
 use crate::kernel::Kernel;
 use crate::kobj::{After, Reply};
 use stet_abi::code::Code;
@@ -27,13 +26,7 @@ pub fn wake(k: &mut Kernel) {
 /// Parks `ci` to re-execute its invocation with data words `w0`, `w1`
 /// once the writer is idle.
 pub fn park(k: &mut Kernel, ci: usize, w0: u64, w1: u64) -> After {
-    let c = &mut k.ctxs[ci];
-    c.frame.rsi = w0;
-    c.frame.rdx = w1;
-    c.frame.rip -= 2;
-    domain::sleep(k, ci, WAKE_ON_IDLE);
-    k.current = None;
-    After::Parked
+    crate::kobj::park(k, ci, w0, w1, WAKE_ON_IDLE)
 }
 
 /// The checkpoint key's `WAIT_IDLE`.
