@@ -35,7 +35,9 @@ fn run(
         Err(Miss::Void) => return Err(code::VOID),
         Err(Miss::NoSpace | Miss::Damaged) => return Err(code::NO_SPACE),
     };
-    let mut frame = k.objs.frame(i);
+    let Some(mut frame) = k.objs.frame(i) else {
+        return Err(code::VOID);
+    };
     let owner = domain::unlink(k.objs.pages[i as usize].ctx);
     if let Some(d) = owner {
         domain::sync(k, d);
