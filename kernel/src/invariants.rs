@@ -13,8 +13,8 @@
 //!   available domains are on no queue but a stall list's owner;
 //! * the current domain and the FPU owner are prepared; the current domain
 //!   is on no queue;
-//! * every page's frame lies in the frame pool's range and no two cached
-//!   pages share a frame;
+//! * every cached page has a frame that the frame pool has handed out (not
+//!   a free one), and no two cached pages share a frame;
 //! * the TSS I/O bitmap opens exactly the range the kernel says is open
 //!   (checked at its edges and at COM1 and the debug-exit port).
 
@@ -123,8 +123,14 @@ pub fn check(k: &mut Kernel) {
     }
     let mut seen = [0u8; 4096];
     for p in k.objs.page_slots().iter().filter(|p| p.used) {
+        let Some(f) = p.frame else {
+            fail(k, format_args!("cached page {} has no frame", p.oid));
+        };
+        if k.pool.is_free(f) {
+            fail(k, format_args!("page {} holds {f:?}, a free frame", p.oid));
+        }
         // A cheap duplicate test: a 32768-bit filter, then an exact check on a hit.
-        let h = (p.frame as usize).wrapping_mul(0x9e37_79b9) >> 7 & 0x7fff;
+        let h = (f.number() as usize).wrapping_mul(0x9e37_79b9) >> 7 & 0x7fff;
         if seen[h / 8] & (1 << (h % 8)) != 0
             && k.objs
                 .page_slots()
@@ -133,7 +139,7 @@ pub fn check(k: &mut Kernel) {
                 .count()
                 > 1
         {
-            fail(k, format_args!("two pages share frame {}", p.frame));
+            fail(k, format_args!("two pages share {f:?}"));
         }
         seen[h / 8] |= 1 << (h % 8);
     }

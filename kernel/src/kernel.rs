@@ -2,13 +2,13 @@
 //! it is a cache of nodes and pages, sized at boot.
 
 use crate::arch::kcell::KCell;
+use crate::arch::phys::FramePool;
 use crate::domain::context::Context;
 use crate::domain::RunQueues;
 use crate::obj::{Miss, Objects};
 use crate::store::Store;
 use stet_kconfig::Config;
 use stet_keys::Key;
-use stet_physmem::pool::FramePool;
 
 /// Longest domain name kept for reports.
 pub const NAME_LEN: usize = 24;
@@ -97,7 +97,7 @@ impl Kernel {
     /// Page slot `i`'s frame, to write it (copy on write for the
     /// checkpoint; marks it dirty).
     #[inline]
-    pub fn page_write(&mut self, i: u32) -> Result<stet_physmem::pool::FrameNumber, Miss> {
+    pub fn page_write(&mut self, i: u32) -> Result<crate::arch::phys::FrameNumber, Miss> {
         self.objs.page_write(i, &mut self.pool)
     }
 

@@ -48,8 +48,7 @@ mod trap;
 use arch::start::Platform;
 use domain::context::Context;
 use kernel::{Kernel, MAX_NAMES, NAME_LEN};
-use obj::{NodeEntry, Objects, PageEntry, Sizes, SnapPage, Tables};
-use stet_physmem::pool::FramePool;
+use obj::{Objects, PageEntry, Sizes, SnapPage, Tables};
 use stet_store::ckpt::{DirSlot, DIR_ENTRIES};
 use store::writer::NodeId;
 
@@ -73,58 +72,48 @@ fn kmain(mut p: Platform) -> Kernel {
         kprintln!("boot: {w} needs a kernel built with the testing feature; ignored");
     }
     // Every table is sized here, from the memory map, and never grows.
-    let free = FramePool::frames_in(p.alloc.free_ranges());
+    let free = p.free_frames();
     let sizes = Sizes {
         nodes: (free / 8).clamp(1024, 1 << 16),
         pages: free,
     };
     let (nb, pb) = sizes.buckets();
-    let mut table = |bytes: usize, align: u64| match p.alloc.alloc(bytes as u64, align) {
-        Ok(pa) => pa,
-        Err(e) => fatal(format_args!("no memory for kernel tables: {e:?}")),
-    };
-    let nodes_pa = table(sizes.nodes * size_of::<NodeEntry>(), 16);
-    let pages_pa = table(sizes.pages * size_of::<PageEntry>(), 8);
-    let nb_pa = table(nb * 4, 8);
-    let pb_pa = table(pb * 4, 8);
-    let ctx_pa = table(CONTEXTS * size_of::<Context>(), 64);
-    let lists_pa = [
+    let nodes = boot_table(p.zeroed(sizes.nodes));
+    let pages = boot_table(p.table(sizes.pages, PageEntry::empty));
+    let node_buckets = boot_table(p.zeroed(nb));
+    let page_buckets = boot_table(p.zeroed(pb));
+    let ctxs = boot_table(p.table(CONTEXTS, Context::empty));
+    let lists = [
         sizes.nodes,
         sizes.pages,
         sizes.nodes,
         sizes.pages,
         sizes.nodes,
     ]
-    .map(|n| (table(n * 4, 8), n));
-    let snap_pa = table(sizes.pages * size_of::<SnapPage>(), 8);
+    .map(|n| boot_table(p.zeroed(n)));
+    let snap = boot_table(p.table(sizes.pages, || SnapPage::EMPTY));
     // The store's tables: a checkpoint holds at most every cached object.
     let dir_n = sizes.nodes + sizes.pages;
-    let dir_pa = table(dir_n * size_of::<DirSlot>(), 8);
+    let dir_slots = boot_table(p.zeroed::<DirSlot>(dir_n));
     let stage_n = 2 + dir_n.div_ceil(DIR_ENTRIES) + sizes.nodes.div_ceil(8);
-    let stage_pa = table(stage_n * 4, 8);
-    let ids_pa = table(sizes.nodes * size_of::<NodeId>(), 8);
+    let stage = boot_table(p.table(stage_n, || None));
+    let node_ids = boot_table(p.zeroed::<NodeId>(sizes.nodes));
     let objs = Objects::new(Tables {
-        nodes: arch::phys::boot_array(nodes_pa, sizes.nodes),
-        pages: arch::phys::boot_array(pages_pa, sizes.pages),
-        node_buckets: arch::phys::boot_array(nb_pa, nb),
-        page_buckets: arch::phys::boot_array(pb_pa, pb),
-        lists: lists_pa.map(|(pa, n)| arch::phys::boot_array(pa, n)),
-        snap: arch::phys::boot_array(snap_pa, sizes.pages),
+        nodes,
+        pages,
+        node_buckets,
+        page_buckets,
+        lists,
+        snap,
     });
-    let ctxs = arch::phys::boot_array::<Context>(ctx_pa, CONTEXTS);
-    let disk = arch::virtio_blk::probe(&mut p.alloc);
+    let disk = p.disk();
     // The frame pool's storage is the last boot allocation; then the boot
     // allocator is sealed and every later request is refused.
-    let frames = FramePool::frames_in(p.alloc.free_ranges());
-    let storage = match p.alloc.alloc(frames as u64 * 4, 8) {
-        Ok(pa) => arch::phys::boot_array::<u32>(pa, frames),
-        Err(e) => fatal(format_args!("no memory for the frame pool: {e:?}")),
-    };
-    let used = p.alloc.allocated();
-    let pool = match FramePool::new(storage, p.alloc.seal()) {
+    let pool = match p.frame_pool() {
         Ok(pool) => pool,
         Err(e) => fatal(format_args!("frame pool: {e:?}")),
     };
+    let used = p.allocated();
     kprintln!(
         "memory: {} frames in the pool ({} MiB), {} KiB used by kernel tables; boot allocator sealed",
         pool.capacity(),
@@ -139,9 +128,9 @@ fn kmain(mut p: Platform) -> Kernel {
     );
     let mut store = store::Store::volatile(config.ckpt_ms, config.ckpt_trace);
     store.disk = disk;
-    store.dir_slots = Some(arch::phys::boot_array(dir_pa, dir_n));
-    store.w.frames = arch::phys::boot_array(stage_pa, stage_n);
-    store.w.node_ids = arch::phys::boot_array(ids_pa, sizes.nodes);
+    store.dir_slots = Some(dir_slots);
+    store.w.frames = stage;
+    store.w.node_ids = node_ids;
     Kernel {
         config,
         objs,
@@ -152,7 +141,7 @@ fn kmain(mut p: Platform) -> Kernel {
         queues: domain::RunQueues::default(),
         pool,
         #[cfg(feature = "testing")]
-        bootmem: Some(p.alloc),
+        bootmem: p.sealed_allocator(),
         ticks: 0,
         tick_ns: 1_000_000_000 / config.hz as u64,
         names: [(0, [0; NAME_LEN]); MAX_NAMES],
@@ -194,6 +183,11 @@ fn start(k: &mut Kernel) -> ! {
         }
     }
     sched::schedule(k)
+}
+
+/// A boot table, or a fatal error if boot memory ran out.
+fn boot_table<T>(t: Result<T, stet_physmem::boot::AllocError>) -> T {
+    t.unwrap_or_else(|e| fatal(format_args!("no memory for kernel tables: {e:?}")))
 }
 
 /// Reports a fatal boot or kernel error and stops (exit status 35 under QEMU).

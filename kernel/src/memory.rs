@@ -4,15 +4,15 @@
 //! message strings between domains without ever touching user addresses
 //! from the kernel (everything goes through the direct map; SMAP stays on).
 
-use crate::arch::paging::{UserPerm, UserRoot};
+use crate::arch::paging::{MapError, UserPerm, UserRoot};
 use crate::arch::phys;
+use crate::arch::phys::{FrameNumber, FramePool};
 use crate::domain;
 use crate::kernel::Kernel;
 use crate::obj::Objects;
 use crate::store::Store;
 use stet_abi::domain::root;
 use stet_keys::Key;
-use stet_physmem::pool::{FrameNumber, FramePool};
 use stet_segment::{Access, Invalid};
 
 const PAGE: u64 = 4096;
@@ -182,26 +182,43 @@ pub fn segment_frame(
             .map_err(|_| stet_abi::fault::why::NOT_PRESENT)?;
         return Ok((f, true));
     }
-    Ok((k.objs.frame(page), found.writable))
+    let f = k
+        .objs
+        .frame(page)
+        .ok_or(stet_abi::fault::why::NOT_PRESENT)?;
+    Ok((f, found.writable))
 }
 
-/// Makes sure context `ci` has a page-table root.
-pub fn ensure_tables(k: &mut Kernel, ci: usize) -> Result<UserRoot, MemFault> {
-    if k.ctxs[ci].pml4 != 0 {
-        return Ok(UserRoot::from_frame(FrameNumber(k.ctxs[ci].pml4)));
+/// Makes sure context `ci` has a page-table root, and returns it.
+pub fn ensure_tables(k: &mut Kernel, ci: usize) -> Result<&UserRoot, MemFault> {
+    if k.ctxs[ci].tables.is_none() {
+        let r = match UserRoot::new(&mut k.pool) {
+            Some(r) => r,
+            None => {
+                flush_all(k);
+                UserRoot::new(&mut k.pool).ok_or(MemFault::NoSpace)?
+            }
+        };
+        k.ctxs[ci].tables = Some(r);
+        // The first domain the scheduler runs after a restart gets its page
+        // tables here (the restart benchmark's end).
+        crate::store::bench::resuming(k);
     }
-    let r = match UserRoot::new(&mut k.pool) {
-        Some(r) => r,
-        None => {
-            flush_all(k);
-            UserRoot::new(&mut k.pool).ok_or(MemFault::NoSpace)?
-        }
-    };
-    k.ctxs[ci].pml4 = r.frame().0;
-    // The first domain the scheduler runs after a restart gets its page
-    // tables here (the restart benchmark's end).
-    crate::store::bench::resuming(k);
-    Ok(r)
+    k.ctxs[ci].tables.as_ref().ok_or(MemFault::NoSpace)
+}
+
+/// Maps `frame` at `va` in context `ci`'s tables (made by `ensure_tables`).
+fn map_in(
+    k: &mut Kernel,
+    ci: usize,
+    va: u64,
+    frame: FrameNumber,
+    perm: UserPerm,
+) -> Result<(), MapError> {
+    match &k.ctxs[ci].tables {
+        Some(r) => r.map(va, frame, perm, &mut k.pool),
+        None => Err(MapError::NoMemory),
+    }
 }
 
 /// Resolves a fault (or a kernel access) at `va`: walks the segment and
@@ -222,7 +239,7 @@ pub fn resolve(
     let frame = if write {
         k.page_write(page).map_err(|_| MemFault::NoSpace)?
     } else {
-        k.objs.frame(page)
+        k.objs.frame(page).ok_or(MemFault::NoSpace)?
     };
     let tgen = k.ctxs[ci].tgen;
     k.objs
@@ -231,21 +248,20 @@ pub fn resolve(
         write,
         exec: executable,
     };
-    let r = ensure_tables(k, ci)?;
-    if r.map(va & !(PAGE - 1), frame, perm, &mut k.pool).is_err() {
+    ensure_tables(k, ci)?;
+    if map_in(k, ci, va & !(PAGE - 1), frame, perm).is_err() {
         // Out of frames for page tables: drop every table and retry once.
         flush_all(k);
-        let r = ensure_tables(k, ci)?;
-        r.map(va & !(PAGE - 1), frame, perm, &mut k.pool)
-            .map_err(|_| MemFault::NoSpace)?;
+        ensure_tables(k, ci)?;
+        map_in(k, ci, va & !(PAGE - 1), frame, perm).map_err(|_| MemFault::NoSpace)?;
     }
     Ok((frame, write))
 }
 
 /// The frame behind `va` in context `ci`, for a kernel read or write.
+#[inline]
 fn frame_for(k: &mut Kernel, ci: usize, va: u64, write: bool) -> Result<FrameNumber, MemFault> {
-    if k.ctxs[ci].pml4 != 0 {
-        let r = UserRoot::from_frame(FrameNumber(k.ctxs[ci].pml4));
+    if let Some(r) = &k.ctxs[ci].tables {
         if let Some((f, w)) = r.lookup(va & !(PAGE - 1)) {
             if w || !write {
                 return Ok(f);

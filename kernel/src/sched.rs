@@ -5,7 +5,8 @@
 //! prime meter has time; each tick is charged to the whole chain; a meter
 //! that runs out invokes its keeper, where policy lives.
 
-use crate::domain::{self, context::Queue};
+use crate::domain::context::{Context, Queue};
+use crate::domain::{self};
 use crate::kernel::Kernel;
 use crate::memory;
 use crate::{arch, fault, kprintln};
@@ -25,7 +26,7 @@ pub fn run(k: &mut Kernel, ci: usize) -> ! {
     let c = &k.ctxs[ci];
     if k.current == Some(ci)
         && k.fpu_owner == Some(ci)
-        && c.pml4 != 0
+        && c.tables.is_some()
         && c.fault_code == 0
         && c.io == k.io_open
     {
@@ -37,18 +38,18 @@ pub fn run(k: &mut Kernel, ci: usize) -> ! {
         // A fault whose delivery to a keeper was pending.
         fault::deliver_pending(k, ci)
     }
-    if k.current != Some(ci) || k.ctxs[ci].pml4 == 0 {
+    if k.current != Some(ci) || k.ctxs[ci].tables.is_none() {
         let oid = k.ctx_oid(ci);
         let c = &k.ctxs[ci];
-        arch::entry::activate(ci, &c.frame, oid);
+        arch::entry::activate(&k.ctxs, ci, oid);
         let bases = (c.fs_base, c.gs_base);
         if bases != k.user_bases {
             arch::cpu::set_user_bases(bases.0, bases.1);
             k.user_bases = bases;
         }
         k.current = Some(ci);
-        if c.pml4 != 0 {
-            arch::paging::UserRoot::from_frame(stet_physmem::pool::FrameNumber(c.pml4)).activate();
+        if let Some(r) = &c.tables {
+            r.activate();
         } else {
             match memory::ensure_tables(k, ci) {
                 Ok(r) => r.activate(),
@@ -92,7 +93,7 @@ pub fn switch_fast(k: &mut Kernel, t: usize) -> ! {
     // general path (`run` flips the bitmap): the common switch pays one
     // comparison.
     if k.config.invariants
-        || c.pml4 == 0
+        || c.tables.is_none()
         || c.fault_code != 0
         || c.meter_ok != k.meter_gen
         || c.io != k.io_open
@@ -100,21 +101,32 @@ pub fn switch_fast(k: &mut Kernel, t: usize) -> ! {
         k.current = None;
         dispatch(k, t)
     }
+    if let Some(r) = &c.tables {
+        r.activate();
+    }
     let oid = k.objs.node_entry(c.root).oid;
-    arch::entry::activate(t, &c.frame, oid);
+    arch::entry::activate(&k.ctxs, t, oid);
     let bases = (c.fs_base, c.gs_base);
     if bases != k.user_bases {
         arch::cpu::set_user_bases(bases.0, bases.1);
         k.user_bases = bases;
     }
-    arch::paging::UserRoot::from_frame(stet_physmem::pool::FrameNumber(c.pml4)).activate();
     k.current = Some(t);
-    if let Some(o) = k.fpu_owner {
-        arch::fpu::save(&mut k.ctxs[o].fpu);
+    let owner = k.fpu_owner.replace(t);
+    fpu_switch_and_enter(k.ctxs, owner, t)
+}
+
+/// Moves the FPU from `owner` to `t` and leaves into `t`. The table is
+/// borrowed once, so its place and length stay in registers across the
+/// FPU instructions.
+#[inline(always)]
+fn fpu_switch_and_enter(ctxs: &mut [Context], owner: Option<usize>, t: usize) -> ! {
+    if let Some(o) = owner {
+        arch::fpu::save(&mut ctxs[o].fpu);
     }
-    arch::fpu::restore(&k.ctxs[t].fpu);
-    k.fpu_owner = Some(t);
-    arch::entry::enter_user(&k.ctxs[t].frame)
+    let c = &ctxs[t];
+    arch::fpu::restore(&c.fpu);
+    arch::entry::enter_user(&c.frame)
 }
 
 /// Hands the CPU from `from` to `to` directly (a message between them):

@@ -20,19 +20,19 @@ pub fn run(k: &mut Kernel, t: SelfTest) {
             kprintln!("selftest kfault: FAILED, read {v} without a fault");
         }
         SelfTest::Smep => {
-            if hw::map_user_ret_page(&mut k.pool).is_none() {
+            let Some(page) = hw::map_user_ret_page(&mut k.pool) else {
                 crate::fatal(format_args!("selftest smep: out of memory"));
-            }
+            };
             kprintln!("selftest smep: kernel calls user page {:#x}", hw::USER_PAGE);
-            hw::call_user_page();
+            hw::call_user_page(&page);
             kprintln!("selftest smep: FAILED, the kernel executed a user page");
         }
         SelfTest::Smap => {
-            if hw::map_user_ret_page(&mut k.pool).is_none() {
+            let Some(page) = hw::map_user_ret_page(&mut k.pool) else {
                 crate::fatal(format_args!("selftest smap: out of memory"));
-            }
+            };
             kprintln!("selftest smap: kernel reads user page {:#x}", hw::USER_PAGE);
-            let v = hw::read_user_page();
+            let v = hw::read_user_page(&page);
             kprintln!("selftest smap: FAILED, the kernel read {v:#x} from a user page");
         }
         SelfTest::StackOverflow => {

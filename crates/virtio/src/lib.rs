@@ -26,7 +26,7 @@ mod queue;
 #[cfg(test)]
 mod tests;
 
-pub use queue::{BlkQueue, Device, IoError, Op, SubmitError};
+pub use queue::{BlkQueue, Device, Frame, IoError, Op, SubmitError};
 
 /// Bytes in one block of the kernel's disk interface (a frame).
 pub const BLOCK: u64 = 4096;

@@ -13,6 +13,11 @@
 use crate::{Geometry, Layout, MAX_SLOTS, SECTORS_PER_BLOCK};
 use stet_physmem::pool::FrameNumber;
 
+/// A place that names a frame of brand `K` to transfer, or (`None`) holds
+/// none: a frame itself, or an `Option` of one (a table slot).
+pub trait Frame<K>: Copy + Into<Option<FrameNumber<K>>> {}
+impl<K, F: Copy + Into<Option<FrameNumber<K>>>> Frame<K> for F {}
+
 /// The queue's memory and doorbell. Offsets are bytes into the queue area,
 /// whose physical address the queue is told separately. The kernel does
 /// volatile accesses through the direct map; tests use a fake device.
@@ -218,7 +223,7 @@ impl<D: Device> BlkQueue<D> {
         &mut self.dev
     }
 
-    fn check(&self, op: Op, block: u64, frames: &[FrameNumber]) -> Result<(), SubmitError> {
+    fn check<K, F: Frame<K>>(&self, op: Op, block: u64, frames: &[F]) -> Result<(), SubmitError> {
         match op {
             Op::Flush if !frames.is_empty() => Err(SubmitError::BadRequest),
             Op::Flush => Ok(()),
@@ -233,12 +238,13 @@ impl<D: Device> BlkQueue<D> {
 
     /// Queues a request without ringing the doorbell. Read/Write: `frames`
     /// are the data, blocks `block..block + frames.len()`. Flush: no frames,
-    /// `block` ignored. `tag` comes back from [`poll`](Self::poll).
-    pub fn submit(
+    /// `block` ignored. `tag` comes back from [`poll`](Self::poll). A place
+    /// in `frames` without a frame makes the request a `BadRequest`.
+    pub fn submit<K, F: Frame<K>>(
         &mut self,
         op: Op,
         block: u64,
-        frames: &[FrameNumber],
+        frames: &[F],
         tag: u64,
     ) -> Result<(), SubmitError> {
         self.check(op, block, frames)?;
@@ -246,20 +252,31 @@ impl<D: Device> BlkQueue<D> {
             return Err(SubmitError::Full);
         }
         let s = self.free.trailing_zeros() as usize;
-        self.free &= !(1 << s);
-        self.tags[s] = tag;
         if op == Op::Flush && !self.flush {
             // Nothing is cached: done already, reported in turn by `poll`.
+            self.free &= !(1 << s);
+            self.tags[s] = tag;
             self.dev.write8(self.l.status + s, S_OK);
             self.stash_push(s);
         } else {
-            self.post(s, op, block, frames);
+            self.post(s, op, block, frames)?;
+            self.free &= !(1 << s);
+            self.tags[s] = tag;
         }
         Ok(())
     }
 
     /// Writes slot `s`'s request and publishes it on the available ring.
-    fn post(&mut self, s: usize, op: Op, block: u64, frames: &[FrameNumber]) {
+    /// A place of `frames` without a frame is a `BadRequest`, found before
+    /// anything is published (the slot's descriptors are its own, unused
+    /// until then).
+    fn post<K, F: Frame<K>>(
+        &mut self,
+        s: usize,
+        op: Op,
+        block: u64,
+        frames: &[F],
+    ) -> Result<(), SubmitError> {
         let l = self.l;
         let (kind, sector) = match op {
             Op::Read => (T_IN, block * SECTORS_PER_BLOCK),
@@ -282,7 +299,10 @@ impl<D: Device> BlkQueue<D> {
             F_NEXT
         };
         let mut e = table + 16;
-        for (j, f) in frames.iter().enumerate() {
+        for (j, &f) in frames.iter().enumerate() {
+            let Some(f) = f.into() else {
+                return Err(SubmitError::BadRequest);
+            };
             self.dev.write64(e, f.addr());
             self.dev
                 .write64(e + 8, desc_word(4096, data, first + j + 2));
@@ -307,6 +327,7 @@ impl<D: Device> BlkQueue<D> {
         self.dev.write16(l.avail + 2, self.avail_idx);
         self.inflight |= 1 << s;
         self.unkicked = true;
+        Ok(())
     }
 
     /// Rings the doorbell if anything was submitted since the last time.
@@ -369,14 +390,14 @@ impl<D: Device> BlkQueue<D> {
 
     /// Runs one request in the sync slot to completion, keeping the queued
     /// completions met on the way for `poll`.
-    fn sync(&mut self, op: Op, block: u64, frames: &[FrameNumber]) -> Result<(), IoError> {
+    fn sync<K>(&mut self, op: Op, block: u64, frames: &[FrameNumber<K>]) -> Result<(), IoError> {
         self.check(op, block, frames).map_err(IoError::Refused)?;
         self.completed += 1;
         if op == Op::Flush && !self.flush {
             return Ok(());
         }
         let s = self.g.slots - 1;
-        self.post(s, op, block, frames);
+        self.post(s, op, block, frames).map_err(IoError::Refused)?;
         self.kick();
         loop {
             match self.reap() {
@@ -389,17 +410,17 @@ impl<D: Device> BlkQueue<D> {
     }
 
     /// Reads block `block` into `frame` and waits for it.
-    pub fn read_sync(&mut self, block: u64, frame: FrameNumber) -> Result<(), IoError> {
+    pub fn read_sync<K>(&mut self, block: u64, frame: FrameNumber<K>) -> Result<(), IoError> {
         self.sync(Op::Read, block, &[frame])
     }
 
     /// Writes `frame` to block `block` and waits for it.
-    pub fn write_sync(&mut self, block: u64, frame: FrameNumber) -> Result<(), IoError> {
+    pub fn write_sync<K>(&mut self, block: u64, frame: FrameNumber<K>) -> Result<(), IoError> {
         self.sync(Op::Write, block, &[frame])
     }
 
     /// Flushes the device's write cache and waits for it.
     pub fn flush_sync(&mut self) -> Result<(), IoError> {
-        self.sync(Op::Flush, 0, &[])
+        self.sync::<()>(Op::Flush, 0, &[])
     }
 }

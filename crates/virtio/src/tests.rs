@@ -5,7 +5,12 @@
 use crate::fake::{Fake, FRAMES_PA, QUEUE_PA};
 use crate::*;
 use proptest::prelude::*;
-use stet_physmem::pool::FrameNumber;
+
+/// The tests' brand for frame numbers (the kernel's is its own).
+struct Test;
+type FrameNumber = stet_physmem::pool::FrameNumber<Test>;
+/// No frames (a flush), typed.
+const NONE: &[FrameNumber] = &[];
 
 #[test]
 fn negotiation_keeps_what_the_driver_uses() {
@@ -125,7 +130,7 @@ fn pattern(stamp: u64) -> Vec<u8> {
 }
 
 fn frame(i: usize) -> FrameNumber {
-    FrameNumber(((FRAMES_PA >> 12) + i) as u32)
+    FrameNumber::new(((FRAMES_PA >> 12) + i) as u32, &Test).unwrap()
 }
 
 fn fill(q: &mut BlkQueue<Fake>, f: FrameNumber, stamp: u64) {
@@ -160,7 +165,7 @@ fn write_flush_read_round_trip() {
             fill(&mut q, *f, 100 + j as u64);
         }
         q.submit(Op::Write, 10, &wf, 7).unwrap();
-        q.submit(Op::Flush, 0, &[], 8).unwrap();
+        q.submit(Op::Flush, 0, NONE, 8).unwrap();
         assert_eq!(q.device_mut().pending.len(), 0, "submit must not notify");
         q.kick();
         q.kick();
@@ -204,8 +209,20 @@ fn refusals() {
         q.submit(Op::Read, u64::MAX, &f[..1], 0),
         Err(SubmitError::OutOfRange)
     );
-    assert_eq!(q.submit(Op::Read, 5, &[], 0), Err(SubmitError::BadRequest));
+    assert_eq!(q.submit(Op::Read, 5, NONE, 0), Err(SubmitError::BadRequest));
     assert_eq!(q.submit(Op::Flush, 0, &f, 0), Err(SubmitError::BadRequest));
+    // A table slot without a frame is refused, not sent to some address,
+    // and takes no slot.
+    let free = q.free_slots();
+    assert_eq!(
+        q.submit(Op::Write, 5, &[Some(frame(0)), None], 0),
+        Err(SubmitError::BadRequest)
+    );
+    assert_eq!(q.free_slots(), free);
+    assert_eq!(
+        q.submit(Op::Flush, 0, &[None::<FrameNumber>], 0),
+        Err(SubmitError::BadRequest)
+    );
     let many = vec![frame(0); 31];
     assert_eq!(
         q.submit(Op::Read, 0, &many, 0),
@@ -218,10 +235,10 @@ fn refusals() {
         Err(IoError::Refused(SubmitError::OutOfRange))
     );
     for t in 0..5 {
-        q.submit(Op::Flush, 0, &[], t).unwrap();
+        q.submit(Op::Flush, 0, NONE, t).unwrap();
     }
     assert_eq!(q.free_slots(), 0);
-    assert_eq!(q.submit(Op::Flush, 0, &[], 0), Err(SubmitError::Full));
+    assert_eq!(q.submit(Op::Flush, 0, NONE, 0), Err(SubmitError::Full));
     // The sync slot is still free: a sync request runs while the queue is full.
     q.kick();
     assert_eq!(q.flush_sync(), Ok(()));
@@ -231,7 +248,7 @@ fn refusals() {
         n += 1;
     }
     assert_eq!((n, q.free_slots()), (7, 7));
-    assert_eq!(q.submit(Op::Read, 0, &[], 0), Err(SubmitError::BadRequest));
+    assert_eq!(q.submit(Op::Read, 0, NONE, 0), Err(SubmitError::BadRequest));
 }
 
 #[test]
@@ -295,7 +312,7 @@ fn sync_reports_stashed_completions_in_device_order() {
 #[test]
 fn flush_without_a_write_cache_completes_at_once() {
     let mut q = queue(qemu_like(true), 8, 16, false, 1);
-    q.submit(Op::Flush, 0, &[], 5).unwrap();
+    q.submit(Op::Flush, 0, NONE, 5).unwrap();
     q.kick();
     assert_eq!(q.kicks(), 0);
     assert_eq!(q.poll(), Some((5, Ok(()))));
@@ -406,7 +423,7 @@ proptest! {
                     }
                 }
                 Step::Flush => {
-                    if q.submit(Op::Flush, 0, &[], next_tag).is_ok() {
+                    if q.submit(Op::Flush, 0, NONE, next_tag).is_ok() {
                         inflight.insert(next_tag, (Op::Flush, 0, Vec::new()));
                         next_tag += 1;
                     }

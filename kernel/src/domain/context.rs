@@ -10,13 +10,14 @@
 
 use crate::arch::entry::{TrapFrame, FRESH_VECTOR};
 use crate::arch::fpu::{self, FpuState};
-use crate::arch::{gdt, phys};
+use crate::arch::paging::UserRoot;
+use crate::arch::phys;
+use crate::arch::phys::FramePool;
 use crate::obj::{Backing, Miss, Objects};
 use stet_abi::domain::answers::NO_LIMIT;
 use stet_abi::domain::RunState;
-use stet_abi::domain::{root, state, Reg, NREGS, USER_RFLAGS};
+use stet_abi::domain::{root, state, Reg, NREGS};
 use stet_keys::{Key, KeyType};
-use stet_physmem::pool::{FrameNumber, FramePool};
 use zerocopy::FromZeros;
 
 /// A queue link: context index + 1, 0 for none.
@@ -60,7 +61,6 @@ pub struct LeafCache {
 }
 
 /// One prepared domain.
-#[derive(FromZeros)]
 #[repr(C)]
 pub struct Context {
     /// User registers (the entry paths save here while it runs).
@@ -75,8 +75,8 @@ pub struct Context {
     pub fault_code: u64,
     /// Fault information (an address, or vector and error code).
     pub fault_info: u64,
-    /// Hardware page-table root frame (0: none built yet).
-    pub pml4: u32,
+    /// Hardware page tables (`None`: none built yet).
+    pub tables: Option<UserRoot>,
     /// Which generation of page tables it has: a new value (from the
     /// kernel's counter) each time its tables are discarded, so a record
     /// "context c mapped this object in generation g" is stale once
@@ -130,6 +130,51 @@ pub struct Context {
     pub limit: u64,
     pub limit_answer: u64,
     pub limited: u64,
+}
+
+impl crate::arch::entry::HasFrame for Context {
+    #[inline(always)]
+    fn frame(&self) -> &TrapFrame {
+        &self.frame
+    }
+}
+
+impl Context {
+    /// A free context (what the table starts with).
+    pub fn empty() -> Context {
+        Context {
+            frame: TrapFrame::ZERO,
+            fpu: FpuState::new_zeroed(),
+            fs_base: 0,
+            gs_base: 0,
+            fault_code: 0,
+            fault_info: 0,
+            tables: None,
+            tgen: 0,
+            leaf: LeafCache::new_zeroed(),
+            root_below: false,
+            root: 0,
+            general: 0,
+            annex: 0,
+            fpu_page: 0,
+            state: RunState::Available,
+            used: false,
+            queue: Queue::None,
+            flags: 0,
+            next: 0,
+            stalled: 0,
+            reserved: 0,
+            wake_at: 0,
+            ticks: 0,
+            name: 0,
+            meter_ok: 0,
+            io: 0,
+            answers: 0,
+            limit: 0,
+            limit_answer: 0,
+            limited: 0,
+        }
+    }
 }
 
 /// The `Context::io` word of the key in a domain's I/O-port slot (anything
@@ -205,7 +250,7 @@ impl Context {
             14 => f.r14,
             15 => f.r15,
             16 => f.rip,
-            17 => f.rflags,
+            17 => f.rflags(),
             18 => self.fs_base,
             19 => self.gs_base,
             _ => 0,
@@ -234,7 +279,7 @@ impl Context {
             14 => f.r14 = v,
             15 => f.r15 = v,
             16 => f.rip = v,
-            17 => f.rflags = (v & USER_RFLAGS) | 0x202,
+            17 => f.set_rflags(v),
             18 => self.fs_base = v,
             19 => self.gs_base = v,
             _ => {}
@@ -284,7 +329,7 @@ impl Context {
             f.r14,
             f.r15,
             f.rip,
-            f.rflags,
+            f.rflags(),
             self.fs_base,
             self.gs_base,
         ]
@@ -384,12 +429,7 @@ pub fn load(
     c.answers = answers.map_or(0, |a| a + 1);
     (c.limit, c.limit_answer) = limit_rule(rk[root::LIMIT]);
     c.limited = number(rk[root::LIMITED]);
-    c.frame = TrapFrame {
-        cs: gdt::USER_CS as u64,
-        ss: gdt::USER_DS as u64,
-        vector: FRESH_VECTOR,
-        ..TrapFrame::ZERO
-    };
+    c.frame = TrapFrame::FRESH;
     let ak = objs.node_entry(annex).keys;
     for (r, k) in ak.iter().enumerate().take(ANNEX_REGS) {
         c.set_reg(r, number(*k));
@@ -400,7 +440,9 @@ pub fn load(
     let canon = |v: u64| if v < 0x0000_8000_0000_0000 { v } else { 0 };
     c.fs_base = canon(number(rk[root::FS_BASE]));
     c.gs_base = canon(number(rk[root::GS_BASE]));
-    let frame = objs.frame(fpu_page);
+    let Some(frame) = objs.frame(fpu_page) else {
+        return Err(PrepareError::Malformed(root::FPU));
+    };
     phys::read_frame(frame, 0, &mut c.fpu.0);
     fpu::sanitize(&mut c.fpu);
     c.meter_ok = 0;
@@ -427,7 +469,7 @@ pub fn write_back(c: &Context, objs: &mut Objects) {
     let r = &mut objs.node_mut(c.root).keys;
     r[root::STATE] = st;
     r[root::RIP] = Key::number(c.frame.rip, 0);
-    r[root::RFLAGS] = Key::number(c.frame.rflags, 0);
+    r[root::RFLAGS] = Key::number(c.frame.rflags(), 0);
     r[root::FS_BASE] = Key::number(c.fs_base, 0);
     r[root::GS_BASE] = Key::number(c.gs_base, 0);
     r[root::FAULT_INFO] = Key::number(c.fault_info, 0);
@@ -441,11 +483,9 @@ pub fn write_back(c: &Context, objs: &mut Objects) {
     // A prepared domain's FPU page is never left to the checkpoint writer
     // (the snapshot copies it at once), so it can be written in place.
     objs.page_dirty(c.fpu_page);
-    phys::write_frame(
-        FrameNumber(objs.pages[c.fpu_page as usize].frame),
-        0,
-        &c.fpu.0,
-    );
+    if let Some(f) = objs.frame(c.fpu_page) {
+        phys::write_frame(f, 0, &c.fpu.0);
+    }
 }
 
 /// Clears the marks that tie the domain's objects to context `c`.

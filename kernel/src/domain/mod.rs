@@ -6,12 +6,11 @@
 
 pub mod context;
 
-use crate::arch::{self, fpu};
+use crate::arch::fpu;
 use crate::kernel::Kernel;
 use context::{Context, Link, PrepareError, Queue};
 use stet_abi::domain::state;
 use stet_abi::domain::RunState;
-use stet_physmem::pool::FrameNumber;
 
 /// The ready queue and the sleepers: lists linked through the contexts
 /// (`Context::next`), changed only here, so a context is on a list exactly
@@ -111,7 +110,9 @@ pub fn prepare(k: &mut Kernel, root: u32) -> Result<usize, PrepareError> {
     }
     k.table_gen = k.table_gen.wrapping_add(1);
     let c = &mut k.ctxs[ci];
-    c.pml4 = 0;
+    if let Some(r) = c.tables.take() {
+        r.discard(&mut k.pool);
+    }
     c.tgen = k.table_gen;
     c.root_below = false;
     c.queue = Queue::None;
@@ -156,22 +157,16 @@ pub fn discard_tables(k: &mut Kernel, ci: usize) {
     k.table_gen = k.table_gen.wrapping_add(1);
     k.ctxs[ci].tgen = k.table_gen;
     k.ctxs[ci].root_below = false;
-    let f = core::mem::take(&mut k.ctxs[ci].pml4);
-    if f != 0 {
-        arch::paging::UserRoot::from_frame(FrameNumber(f)).discard(&mut k.pool);
+    if let Some(r) = k.ctxs[ci].tables.take() {
+        r.discard(&mut k.pool);
     }
 }
 
 /// Drops the hardware page tables of context `ci` under top-level entries
 /// `lo..=hi` only (its generation stays: records of the rest still hold).
 pub fn discard_top_entries(k: &mut Kernel, ci: usize, lo: u8, hi: u8) {
-    let f = k.ctxs[ci].pml4;
-    if f != 0 {
-        arch::paging::UserRoot::from_frame(FrameNumber(f)).discard_top(
-            lo as usize,
-            hi as usize,
-            &mut k.pool,
-        );
+    if let Some(r) = &k.ctxs[ci].tables {
+        r.discard_top(lo as usize, hi as usize, &mut k.pool);
     }
     k.ctxs[ci].leaf.valid = false;
 }

@@ -66,4 +66,3 @@ pub fn order(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
         Err(_) => park(k, ci, 0, 0, WAKE_ON_JOURNAL),
     }
 }
-

@@ -35,7 +35,9 @@ fn run(
         Err(Miss::Void) => return Err(Code::Void),
         Err(Miss::NoSpace | Miss::Damaged) => return Err(Code::NoSpace),
     };
-    let mut frame = k.objs.frame(i);
+    let Some(mut frame) = k.objs.frame(i) else {
+        return Err(Code::Void);
+    };
     let owner = domain::unlink(k.objs.pages[i as usize].ctx);
     if let Some(d) = owner {
         domain::sync(k, d);

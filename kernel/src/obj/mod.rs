@@ -22,9 +22,9 @@
 //! mark at once without visiting the slots.
 
 use crate::arch::phys;
+use crate::arch::phys::{FrameNumber, FramePool};
 use stet_keys::{Key, KeyType, Space};
 use stet_oidindex::Index;
-use stet_physmem::pool::{FrameNumber, FramePool};
 pub use stet_segment::mappers::Mappers;
 use zerocopy::FromZeros;
 
@@ -85,15 +85,14 @@ pub struct NodeEntry {
 }
 
 /// A cached page.
-#[derive(FromZeros)]
 #[repr(C)]
 pub struct PageEntry {
     /// Identity.
     pub oid: u64,
     /// Version.
     pub version: u32,
-    /// The frame holding the data.
-    pub frame: u32,
+    /// The frame holding the data (`None` while the slot is free).
+    pub frame: Option<FrameNumber>,
     /// The flush generation of its last hardware mapping (see `NodeEntry`).
     pub mapped_gen: u32,
     /// Which contexts map it.
@@ -109,6 +108,24 @@ pub struct PageEntry {
     pub insnap: bool,
     /// Whether the slot holds an object.
     pub used: bool,
+}
+
+impl PageEntry {
+    /// A free slot.
+    pub fn empty() -> PageEntry {
+        PageEntry {
+            oid: 0,
+            version: 0,
+            frame: None,
+            mapped_gen: 0,
+            mappers: Mappers::new_zeroed(),
+            ckpt: 0,
+            ctx: 0,
+            dirty: false,
+            insnap: false,
+            used: false,
+        }
+    }
 }
 
 /// Why a lookup found no object.
@@ -182,15 +199,16 @@ impl SlotList {
 
 /// One page of the checkpoint being written: what the writer must write,
 /// captured at the snapshot.
-#[derive(Clone, Copy, FromZeros)]
+#[derive(Clone, Copy)]
 #[repr(C)]
 pub struct SnapPage {
     /// Identity.
     pub oid: u64,
     /// Version at the snapshot.
     pub version: u32,
-    /// The frame holding the contents as of the snapshot.
-    pub frame: u32,
+    /// The frame holding the contents as of the snapshot (`None` once
+    /// written).
+    pub frame: Option<FrameNumber>,
     /// Its cache slot.
     pub slot: u32,
     /// CRC-32C of the contents (computed as the writer writes it).
@@ -203,6 +221,20 @@ pub struct SnapPage {
     pub bounced: bool,
     /// Whether the writer has written it.
     pub written: bool,
+}
+
+impl SnapPage {
+    /// An unused entry.
+    pub const EMPTY: SnapPage = SnapPage {
+        oid: 0,
+        version: 0,
+        frame: None,
+        slot: 0,
+        crc: 0,
+        copied: false,
+        bounced: false,
+        written: false,
+    };
 }
 
 /// The object cache.
@@ -290,7 +322,7 @@ impl Sizes {
 }
 
 impl Objects {
-    /// A cache over zeroed tables.
+    /// A cache over fresh tables (zeroed nodes, empty page slots).
     pub fn new(t: Tables) -> Objects {
         let [fnodes, fpages, dnodes, dpages, snodes] = t.lists;
         let mut free_nodes = SlotList::new(fnodes);
@@ -414,10 +446,10 @@ impl Objects {
             return Err(Miss::NoSpace);
         };
         let e = &mut self.pages[i as usize];
-        *e = PageEntry::new_zeroed();
+        *e = PageEntry::empty();
         e.oid = oid;
         e.version = version;
-        e.frame = f.0;
+        e.frame = Some(f);
         e.used = true;
         self.page_index.insert(oid, i);
         self.page_high = self.page_high.max(i as usize + 1);
@@ -468,9 +500,10 @@ impl Objects {
         Ok(i)
     }
 
-    /// The frame of page slot `i`.
-    pub fn frame(&self, i: u32) -> FrameNumber {
-        FrameNumber(self.pages[i as usize].frame)
+    /// The frame of page slot `i` (`None`: the slot is free).
+    #[inline]
+    pub fn frame(&self, i: u32) -> Option<FrameNumber> {
+        self.pages[i as usize].frame
     }
 
     /// Node slot `i`, to read. (Changes go through `node_mut`, which marks
@@ -554,19 +587,21 @@ impl Objects {
     /// Page slot `i`, to change its contents: if the checkpoint writer
     /// still needs them as of the snapshot, it gets a copy first (copy on
     /// write); then the page is marked dirty. Returns the frame to write.
+    /// A free slot (no frame) is `Void`.
     #[inline]
     pub fn page_write(&mut self, i: u32, pool: &mut FramePool<'_>) -> Result<FrameNumber, Miss> {
         let e = &self.pages[i as usize];
+        let frame = e.frame.ok_or(Miss::Void)?;
         if e.ckpt != 0 {
             let j = e.ckpt as usize - 1;
             let copy = pool.alloc().ok_or(Miss::NoSpace)?;
-            phys::copy_frame(FrameNumber(e.frame), copy);
-            self.snap[j].frame = copy.0;
+            phys::copy_frame(frame, copy);
+            self.snap[j].frame = Some(copy);
             self.snap[j].copied = true;
             self.pages[i as usize].ckpt = 0;
         }
         self.page_dirty(i);
-        Ok(FrameNumber(self.pages[i as usize].frame))
+        Ok(frame)
     }
 
     /// Marks page slot `i` dirty. Only for pages the checkpoint writer does
@@ -706,7 +741,7 @@ impl Objects {
         &mut self,
         want: usize,
         pool: &mut FramePool<'_>,
-        held: &mut [u32],
+        held: &mut [Option<FrameNumber>],
     ) -> (usize, usize) {
         let n = self.pages.len();
         let (mut got, mut nheld) = (0, 0);
@@ -720,17 +755,18 @@ impl Objects {
             if !e.used || e.dirty || e.insnap || e.ckpt != 0 || e.ctx != 0 {
                 continue;
             }
-            let (oid, frame, mapped) = (e.oid, e.frame, e.mapped_gen == self.flush_gen);
+            let (oid, mapped) = (e.oid, e.mapped_gen == self.flush_gen);
             let pages = &*self.pages;
             self.page_index
                 .remove(oid, i as u32, |s| pages[s as usize].oid);
             self.pages[i].used = false;
+            let frame = self.pages[i].frame.take();
             self.free_pages.push(i as u32);
             if mapped {
                 held[nheld] = frame;
                 nheld += 1;
-            } else {
-                let _ = pool.free(FrameNumber(frame));
+            } else if let Some(f) = frame {
+                let _ = pool.free(f);
             }
             self.stats.page_evictions += 1;
             got += 1;

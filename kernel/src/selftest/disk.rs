@@ -7,11 +7,11 @@
 //! 4 KiB write. `diskread` only reads back and compares (a second boot on the
 //! same disk image shows the data persisted).
 
+use crate::arch::phys::FrameNumber;
 use crate::arch::virtio_blk::{self, Disk, IoError, Op, SubmitError};
 use crate::arch::{self, cpu, phys};
 use crate::kernel::Kernel;
 use crate::kprintln;
-use stet_physmem::pool::FrameNumber;
 
 /// Requests and frames per request of the pattern.
 const REQS: usize = 8;
@@ -160,11 +160,8 @@ fn pattern_io(disk: &mut Disk, op: Op, frames: &[FrameNumber; FRAMES]) {
     let chunk = disk.max_frames().min(PER);
     let mut flight = Flight::new(if op == Op::Write { "write" } else { "read" });
     let mut want = 0u64;
-    let mut list = [FrameNumber(0); PER];
     for r in 0..REQS {
-        for (j, f) in list.iter_mut().enumerate() {
-            *f = pick(r, j);
-        }
+        let list: [FrameNumber; PER] = core::array::from_fn(|j| pick(r, j));
         for j0 in (0..PER).step_by(chunk) {
             let n = chunk.min(PER - j0);
             let tag = (r * PER + j0) as u64;
@@ -191,14 +188,13 @@ pub fn run(k: &mut Kernel, write: bool) -> ! {
     if disk.blocks() < 1024 {
         fail(format_args!("disk too small: {} blocks", disk.blocks()));
     }
-    let mut wf = [FrameNumber(0); FRAMES];
-    let mut rf = [FrameNumber(0); FRAMES];
-    for f in wf.iter_mut().chain(rf.iter_mut()) {
-        *f = k
-            .pool
+    let mut frame = || {
+        k.pool
             .alloc()
-            .unwrap_or_else(|| fail(format_args!("out of frames")));
-    }
+            .unwrap_or_else(|| fail(format_args!("out of frames")))
+    };
+    let wf: [FrameNumber; FRAMES] = core::array::from_fn(|_| frame());
+    let rf: [FrameNumber; FRAMES] = core::array::from_fn(|_| frame());
     let disk = &mut disk;
     let blocks = disk.blocks();
     if write {
@@ -279,7 +275,7 @@ fn refusals(disk: &mut Disk, f: FrameNumber) {
     );
     expect(
         "no frames",
-        disk.submit(Op::Read, 0, &[], 0),
+        disk.submit(Op::Read, 0, virtio_blk::NO_FRAMES, 0),
         Err(SubmitError::BadRequest),
     );
     let many = [f; 256];

@@ -16,6 +16,7 @@
 //!   idle, and no checkpoint starts until it has finished.
 
 use super::idle;
+use crate::arch::phys::FrameNumber;
 use crate::arch::virtio_blk::Op;
 use crate::arch::{cpu, phys};
 use crate::invoke::message::Msg;
@@ -24,7 +25,6 @@ use crate::kobj::{After, Reply};
 use crate::kprintln;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use stet_abi::code::Code;
-use stet_physmem::pool::FrameNumber;
 
 /// Disk tags of the raw write's requests (above the journal's).
 pub const TAG: u64 = 2 << 32;
@@ -115,7 +115,7 @@ pub struct Raw {
     failed: bool,
     /// Frames per request, and the frames (written again and again).
     per: usize,
-    frames: [u32; MAX_FRAMES],
+    frames: [Option<FrameNumber>; MAX_FRAMES],
     /// TSC at the first request; ticks to the flush's completion.
     t0: u64,
     ticks: u64,
@@ -133,7 +133,7 @@ impl Raw {
             inflight: 0,
             failed: false,
             per: 0,
-            frames: [0; MAX_FRAMES],
+            frames: [None; MAX_FRAMES],
             t0: 0,
             ticks: 0,
         }
@@ -204,9 +204,12 @@ pub fn raw_write(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
     }
     let raw = &mut k.store.bench;
     for f in raw.frames.iter_mut().take(per) {
-        let b = k.pool.alloc().unwrap_or(FrameNumber(0));
-        phys::zero_frame(b);
-        *f = b.0;
+        // Counted above; a frame missing all the same makes the disk
+        // refuse the request (the run fails, reported), never page 0.
+        *f = k.pool.alloc();
+        if let Some(b) = *f {
+            phys::zero_frame(b);
+        }
     }
     raw.seq += 1;
     raw.id = k.store.restarts << 32 | raw.seq;
@@ -234,11 +237,8 @@ fn slots(k: &Kernel) -> usize {
 /// Issues writes while slots are free; the flush once all completed.
 fn issue(k: &mut Kernel) {
     let start = k.store.root.geometry.log_start;
-    let mut fs = [FrameNumber(0); MAX_FRAMES];
     let per = k.store.bench.per;
-    for (f, &n) in fs.iter_mut().zip(&k.store.bench.frames[..per]) {
-        *f = FrameNumber(n);
-    }
+    let fs = k.store.bench.frames;
     while k.store.bench.phase == Phase::Writing && slots(k) > 0 {
         let raw = &k.store.bench;
         if raw.next >= raw.blocks {
@@ -263,7 +263,7 @@ fn issue(k: &mut Kernel) {
     }
 }
 
-fn submit(k: &mut Kernel, op: Op, block: u64, frames: &[FrameNumber]) -> bool {
+fn submit(k: &mut Kernel, op: Op, block: u64, frames: &[Option<FrameNumber>]) -> bool {
     let ok = k
         .store
         .disk
@@ -313,9 +313,8 @@ pub fn completed(k: &mut Kernel, ok: bool) {
 fn end(k: &mut Kernel, phase: Phase) {
     let per = k.store.bench.per;
     for i in 0..per {
-        let f = core::mem::take(&mut k.store.bench.frames[i]);
-        if f != 0 {
-            let _ = k.pool.free(FrameNumber(f));
+        if let Some(f) = k.store.bench.frames[i].take() {
+            let _ = k.pool.free(f);
         }
     }
     k.store.bench.per = 0;

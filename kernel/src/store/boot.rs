@@ -8,10 +8,10 @@
 //! object cache fills lazily as domains touch their objects.
 
 use crate::arch::phys;
+use crate::arch::phys::FrameNumber;
 use crate::domain;
 use crate::kernel::{Kernel, MAX_NAMES, NAME_LEN};
 use crate::kprintln;
-use stet_physmem::pool::FrameNumber;
 use stet_store::ckpt::{self, Directory};
 use stet_store::geometry::Geometry;
 use stet_store::kstate::{self, StateError};
@@ -45,8 +45,7 @@ pub fn open(k: &mut Kernel) -> Opened {
     let (Some(s0), Some(s1)) = (k.pool.alloc(), k.pool.alloc()) else {
         crate::fatal(format_args!("store: no frames for the store"));
     };
-    k.store.scratch = s0;
-    k.store.scratch2 = s1;
+    k.store.scratch = Some((s0, s1));
     k.store.pressure_mark = k.pool.capacity() / 8;
     if !k.store.w.set_aside(&mut k.pool) {
         crate::fatal(format_args!("store: no frames for the checkpoint writer"));
@@ -85,7 +84,9 @@ pub fn open(k: &mut Kernel) -> Opened {
 
 /// Writes root `r` to its block and flushes, before the boot goes on.
 fn write_root_sync(k: &mut Kernel, r: Root) {
-    let f = k.store.scratch;
+    let Some((f, _)) = k.store.scratch else {
+        crate::fatal(format_args!("store: cannot write the root (no frame)"));
+    };
     let bytes = r.encode();
     phys::with_frame_mut(f, |b| {
         b.fill(0);
@@ -143,7 +144,9 @@ fn restart(k: &mut Kernel, r: Root) -> Opened {
     let Ok(sp) = k.page(kstate::STATE_PAGE) else {
         crate::fatal(format_args!("store: the kernel state page cannot be read"));
     };
-    let sf = k.objs.frame(sp);
+    let Some(sf) = k.objs.frame(sp) else {
+        crate::fatal(format_args!("store: the kernel state page has no frame"));
+    };
     let header = phys::with_frame(sf, |b| kstate::decode_header(&b[..]));
     let (h, n) = match header {
         Ok(x) => x,
@@ -161,8 +164,11 @@ fn restart(k: &mut Kernel, r: Root) -> Opened {
     k.ticks = h.clock_ns / k.tick_ns;
     k.store.period_ms = h.period_ms;
     k.store.due_ns = h.clock_ns + h.period_ms * 1_000_000;
-    if let Ok(np) = k.page(kstate::NAMES_PAGE) {
-        let nf = k.objs.frame(np);
+    if let Some(nf) = k
+        .page(kstate::NAMES_PAGE)
+        .ok()
+        .and_then(|np| k.objs.frame(np))
+    {
         let mut names = [(0u64, [0u8; NAME_LEN]); MAX_NAMES];
         let mut nn = 0;
         phys::with_frame(nf, |b| {
@@ -235,7 +241,9 @@ fn restart(k: &mut Kernel, r: Root) -> Opened {
 /// Reads the committed checkpoint's header and directory from the log, so
 /// its objects are found there until it has migrated home.
 fn load_directory(k: &mut Kernel, r: Root) -> bool {
-    let f = k.store.scratch2;
+    let Some((_, f)) = k.store.scratch else {
+        return false;
+    };
     if !read_block(k, r.ckpt_start, f) {
         return false;
     }

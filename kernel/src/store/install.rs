@@ -6,10 +6,10 @@
 //! bytes to the same places).
 
 use crate::arch::phys;
+use crate::arch::phys::FrameNumber;
 use crate::kernel::Kernel;
 use crate::kprintln;
 use stet_bigbang::Image;
-use stet_physmem::pool::FrameNumber;
 use stet_store::geometry::{NODES_PER_BLOCK, NODE_RECORD};
 use stet_store::node::{self, NodeImage};
 use stet_store::versions;
@@ -24,9 +24,13 @@ struct Pending {
 /// or an object outside the disk.
 pub fn install(k: &mut Kernel, image: &Image<'_>) -> bool {
     let g = k.store.geo;
+    let Some((s0, s1)) = k.store.scratch else {
+        kprintln!("store: no frames to install the image with");
+        return false;
+    };
     let mut nodes = Pending {
         block: None,
-        frame: k.store.scratch,
+        frame: s0,
     };
     for n in image.nodes() {
         if n.oid >= g.nodes {
@@ -57,9 +61,9 @@ pub fn install(k: &mut Kernel, image: &Image<'_>) -> bool {
     }
     let mut vers = Pending {
         block: None,
-        frame: k.store.scratch,
+        frame: s0,
     };
-    let data = k.store.scratch2;
+    let data = s1;
     for p in image.pages() {
         let Some(home) = g.page_home(p.oid) else {
             kprintln!(

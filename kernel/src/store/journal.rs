@@ -9,11 +9,11 @@
 //! The commit of checkpoint G moves the journal's head to the first record
 //! written after G's snapshot: older records are in the checkpoint.
 
-use crate::arch::virtio_blk::Op;
+use crate::arch::phys::FrameNumber;
+use crate::arch::virtio_blk::{Op, NO_FRAMES};
 use crate::arch::{cpu, phys};
 use crate::kernel::Kernel;
 use crate::kprintln;
-use stet_physmem::pool::FrameNumber;
 use stet_store::journal::{self as fmt, Header, Journal, Scan};
 
 /// Disk tags of journal requests (the writer's are below `JOBS`).
@@ -41,7 +41,7 @@ pub struct JournalState {
     /// Its sequence number.
     pub seq: u64,
     /// Frames holding its header and data.
-    pub frames: [u32; 2],
+    pub frames: [Option<FrameNumber>; 2],
     /// Every record up to this sequence number (exclusive) is durable.
     pub durable: u64,
     /// The journal's tail when the last snapshot was taken: where the
@@ -60,7 +60,7 @@ impl JournalState {
             ring: None,
             step: Step::Idle,
             seq: 0,
-            frames: [0; 2],
+            frames: [None; 2],
             durable: 0,
             at_snapshot: (0, 0),
             work: 0,
@@ -92,20 +92,26 @@ pub fn start(k: &mut Kernel, page: u32) -> Result<u64, Busy> {
     {
         return Err(Busy::NoRoom);
     }
+    let e = &k.objs.pages[page as usize];
+    let (Some(src), oid, version) = (e.frame, e.oid, e.version) else {
+        return Err(Busy::NoRoom);
+    };
     let Some(ring) = k.store.j.ring.as_mut() else {
         return Err(Busy::NoRoom);
     };
     let (pos, seq) = ring.append().map_err(|_| Busy::Full)?;
-    let (hf, df) = (super::writer::take(k), super::writer::take(k));
-    let e = &k.objs.pages[page as usize];
-    phys::copy_frame(FrameNumber(e.frame), df);
+    let (Some(hf), Some(df)) = (super::writer::take(k), super::writer::take(k)) else {
+        // `spare_frames` said two were free.
+        crate::fatal(format_args!("journal: the writer's frames ran out"));
+    };
+    phys::copy_frame(src, df);
     let h = Header {
         seq,
         base_generation: k.store.next_generation() - 1,
         boot: k.store.restarts,
-        oid: e.oid,
-        version: e.version,
-        data_crc: phys::with_frame(df, |b| crate::arch::crc32c::crc32c(b)),
+        oid,
+        version,
+        data_crc: phys::frame_crc32c(df),
     };
     phys::with_frame_mut(hf, |b| {
         b.fill(0);
@@ -127,7 +133,7 @@ pub fn start(k: &mut Kernel, page: u32) -> Result<u64, Busy> {
     let j = &mut k.store.j;
     j.step = Step::Writing;
     j.seq = seq;
-    j.frames = [hf.0, df.0];
+    j.frames = [Some(hf), Some(df)];
     j.work = cpu::rdtsc() - t;
     Ok(seq)
 }
@@ -153,7 +159,7 @@ pub fn completed(k: &mut Kernel, tag: u64, ok: bool) {
                 .store
                 .disk
                 .as_mut()
-                .is_some_and(|d| d.submit(Op::Flush, 0, &[], TAG_FLUSH).is_ok());
+                .is_some_and(|d| d.submit(Op::Flush, 0, NO_FRAMES, TAG_FLUSH).is_ok());
             if submitted {
                 if let Some(d) = k.store.disk.as_mut() {
                     d.kick();
@@ -174,10 +180,8 @@ pub fn completed(k: &mut Kernel, tag: u64, ok: bool) {
 }
 
 fn free_frames(k: &mut Kernel) {
-    for f in core::mem::take(&mut k.store.j.frames) {
-        if f != 0 {
-            super::writer::give(k, FrameNumber(f));
-        }
+    for f in core::mem::take(&mut k.store.j.frames).into_iter().flatten() {
+        super::writer::give(k, f);
     }
 }
 
@@ -220,7 +224,10 @@ pub fn restore(k: &mut Kernel) -> u64 {
     let mut applied = 0;
     let mut data = [0u8; 4096];
     loop {
-        let s0 = k.store.scratch;
+        let Some((s0, _)) = k.store.scratch else {
+            kprintln!("journal: no frame to read the journal into; records not applied");
+            break;
+        };
         let disk = &mut k.store.disk;
         let mut read = |block: u64, out: &mut [u8; 4096]| -> Result<(), ()> {
             let d = disk.as_mut().ok_or(())?;

@@ -93,14 +93,14 @@ pub fn replenish(k: &mut Kernel) -> bool {
 
 /// Evicts one batch of clean pages; returns how many.
 fn evict_pages(k: &mut Kernel) -> usize {
-    let mut held = [0u32; BATCH];
+    let mut held = [None; BATCH];
     let (got, nheld) = k.objs.evict_pages(BATCH, &mut k.pool, &mut held);
     if nheld > 0 {
         // The frames may still be mapped: discard every page table
         // before anyone can reuse them.
         memory::flush_all(k);
-        for f in &held[..nheld] {
-            let _ = k.pool.free(stet_physmem::pool::FrameNumber(*f));
+        for f in held[..nheld].iter().flatten() {
+            let _ = k.pool.free(*f);
         }
     }
     got

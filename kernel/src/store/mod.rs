@@ -29,11 +29,11 @@ pub mod snapshot;
 pub mod writer;
 
 use crate::arch::phys;
+use crate::arch::phys::FrameNumber;
 use crate::arch::virtio_blk::Disk;
 use crate::kprintln;
 use crate::obj::{Backing, Miss, NodeEntry};
 use stet_keys::{Key, Space};
-use stet_physmem::pool::FrameNumber;
 use stet_store::ckpt::{DirSlot, Directory};
 use stet_store::geometry::Geometry;
 use stet_store::node::{self, Record};
@@ -72,10 +72,10 @@ pub struct Store {
     pub dir: Option<Directory<'static>>,
     /// Storage for `dir` and the writer's directory, sized at boot.
     pub dir_slots: Option<&'static mut [DirSlot]>,
-    /// A frame for synchronous reads (faulting objects in).
-    pub scratch: FrameNumber,
-    /// A second one (the other copy of a node or version block).
-    pub scratch2: FrameNumber,
+    /// Two frames for synchronous reads (faulting objects in; the second
+    /// for the other copy of a node or version block), once the disk is
+    /// open.
+    pub scratch: Option<(FrameNumber, FrameNumber)>,
     /// The checkpoint writer.
     pub w: Writer,
     /// Statistics of the last committed checkpoint.
@@ -123,8 +123,7 @@ impl Store {
             root: Root::fresh(Geometry::for_disk(1 << 20).unwrap_or_else(|_| unreachable!())),
             dir: None,
             dir_slots: None,
-            scratch: FrameNumber(0),
-            scratch2: FrameNumber(0),
+            scratch: None,
             w: Writer::new(),
             stats: CkptStats::default(),
             period_ms,
@@ -266,7 +265,9 @@ impl Backing for Store {
         if oid >= self.geo.nodes {
             return Err(Miss::Void);
         }
-        let scratch = self.scratch;
+        let Some((scratch, _)) = self.scratch else {
+            return Err(Miss::Damaged);
+        };
         let rec = if let Some(f) = self.in_log(Space::Node, oid) {
             self.read(self.root.ckpt_start + f.block, scratch)?;
             let mut b = [0u8; stet_store::geometry::NODE_RECORD];
@@ -317,7 +318,7 @@ impl Backing for Store {
         }
         if let Some(found) = self.in_log(Space::Page, oid) {
             self.read(self.root.ckpt_start + found.block, f)?;
-            if phys::with_frame(f, |b| crate::arch::crc32c::crc32c(b)) != found.crc {
+            if phys::frame_crc32c(f) != found.crc {
                 kprintln!(
                     "store: page {oid} in checkpoint {} fails its checksum; not used",
                     self.root.ckpt_generation
@@ -337,7 +338,9 @@ impl Store {
     /// The version of page `oid` recorded at home.
     fn page_version(&mut self, oid: u64) -> Result<u32, Miss> {
         let (k, idx) = versions::version_block_of(oid);
-        let (s0, s1) = (self.scratch, self.scratch2);
+        let Some((s0, s1)) = self.scratch else {
+            return Err(Miss::Damaged);
+        };
         let b0 = self.geo.version_block(k, 0).ok_or(Miss::Void)?;
         self.read(b0, s0)?;
         let mut blk = [0u8; 4096];

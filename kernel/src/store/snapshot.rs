@@ -13,7 +13,6 @@ use crate::arch::{cpu, phys};
 use crate::domain;
 use crate::kernel::Kernel;
 use crate::{kprintln, memory};
-use stet_physmem::pool::FrameNumber;
 use stet_store::ckpt::Layout;
 use stet_store::geometry::NODE_RECORD;
 use stet_store::kstate::{self, Entry, Header, Kind};
@@ -57,20 +56,9 @@ pub fn take(k: &mut Kernel) -> Result<u64, NotStarted> {
     let nn = k.objs.dirty_node_count();
     let np = k.objs.dirty_pages.len();
     let layout = Layout::new(nn as u32, np as u32);
-    let pinned = k
-        .objs
-        .dirty_pages
-        .as_slice()
-        .iter()
-        .filter(|&&i| k.objs.pages[i as usize].ctx != 0)
-        .count();
     let staging = 1 + layout.dir_blocks as usize + layout.node_blocks as usize;
-    if k.pool.free_count() < staging + pinned + RESERVE || staging > k.store.w.frames.len() {
+    if !take_frames(k, staging) {
         return Err(NotStarted::NoMemory);
-    }
-    for s in 0..staging {
-        let f = k.pool.alloc().unwrap_or(FrameNumber(0));
-        k.store.w.frames[s] = f.0;
     }
     // 4. Nodes: encode each dirty node into its record now.
     let first_node_frame = 1 + layout.dir_blocks as usize;
@@ -86,11 +74,13 @@ pub fn take(k: &mut Kernel) -> Result<u64, NotStarted> {
             oid: e.oid,
             version: e.version,
         };
-        let f = FrameNumber(w.frames[first_node_frame + n / 8]);
-        phys::with_frame_mut(f, |b| {
-            let at = (n % 8) * NODE_RECORD;
-            node::encode(&img, &mut b[at..at + NODE_RECORD]);
-        });
+        // Staged by `take_frames` just above.
+        if let Some(f) = w.frames[first_node_frame + n / 8] {
+            phys::with_frame_mut(f, |b| {
+                let at = (n % 8) * NODE_RECORD;
+                node::encode(&img, &mut b[at..at + NODE_RECORD]);
+            });
+        }
     });
     // 5. Pages: listed, and copy-on-write from now on.
     for (j, &i) in k.objs.dirty_pages.as_slice().iter().enumerate() {
@@ -105,10 +95,7 @@ pub fn take(k: &mut Kernel) -> Result<u64, NotStarted> {
         s.written = false;
         if e.ctx != 0 {
             // A prepared domain's FPU page is written in place at every
-            // write-back: give the writer its own copy now.
-            let copy = k.pool.alloc().unwrap_or(FrameNumber(0));
-            phys::copy_frame(FrameNumber(e.frame), copy);
-            s.frame = copy.0;
+            // write-back: the writer has its own copy (`take_frames`).
             s.copied = true;
             s.bounced = false;
         } else {
@@ -132,6 +119,67 @@ pub fn take(k: &mut Kernel) -> Result<u64, NotStarted> {
     }
     super::writer::pump(k);
     Ok(generation)
+}
+
+/// Takes the snapshot's frames from the pool, leaving `RESERVE`: for each
+/// dirty page of a prepared domain (an FPU page, written in place at every
+/// write-back) a copy of it now, then `staging` for the writer (header,
+/// directory, node records). All or nothing: false, with every frame back
+/// in the pool, if memory runs short.
+fn take_frames(k: &mut Kernel, staging: usize) -> bool {
+    let (objs, pool) = (&mut k.objs, &mut k.pool);
+    let dirty = objs.dirty_pages.as_slice();
+    let pinned = dirty
+        .iter()
+        .filter(|&&i| objs.pages[i as usize].ctx != 0)
+        .count();
+    if pool.free_count() < staging + pinned + RESERVE || staging > k.store.w.frames.len() {
+        return false;
+    }
+    // The copies. Write-backs (step 1) made the FPU pages dirty last, so
+    // the search runs from the end and stops at the last one.
+    let mut left = pinned;
+    let mut j = dirty.len();
+    while left > 0 && j > 0 {
+        j -= 1;
+        let e = &objs.pages[dirty[j] as usize];
+        if e.ctx == 0 {
+            continue;
+        }
+        left -= 1;
+        let copy = e.frame.and_then(|page| Some((page, pool.alloc()?)));
+        let Some((page, copy)) = copy else {
+            return give_back(k, 0, j + 1);
+        };
+        phys::copy_frame(page, copy);
+        objs.snap[j].frame = Some(copy);
+    }
+    for s in 0..staging {
+        k.store.w.frames[s] = k.pool.alloc();
+        if k.store.w.frames[s].is_none() {
+            return give_back(k, s, j);
+        }
+    }
+    true
+}
+
+/// Returns to the pool the first `staged` staging frames and the copies
+/// made for the dirty pages from `from` on. False.
+fn give_back(k: &mut Kernel, staged: usize, from: usize) -> bool {
+    for s in 0..staged {
+        if let Some(f) = k.store.w.frames[s].take() {
+            let _ = k.pool.free(f);
+        }
+    }
+    for j in from..k.objs.dirty_pages.len() {
+        let i = k.objs.dirty_pages.as_slice()[j] as usize;
+        if k.objs.pages[i].ctx != 0 {
+            if let Some(f) = k.objs.snap[j].frame.take() {
+                let _ = k.pool.free(f);
+            }
+        }
+    }
+    false
 }
 
 /// Writes the running set, the clock and the names into the kernel's state

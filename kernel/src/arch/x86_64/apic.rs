@@ -53,7 +53,7 @@ fn read(reg: u32) -> u32 {
 
 /// Enables the local APIC, measures its timer and starts it at `hz`.
 /// Returns (mode name, timer ticks per second).
-pub fn init(x2apic: bool, hz: u32) -> (&'static str, u64) {
+pub(in crate::arch) fn init(x2apic: bool, hz: u32) -> (&'static str, u64) {
     let mut base = Msr::new(IA32_APIC_BASE);
     // SAFETY: the APIC base MSR exists on every x86_64 CPU; setting the
     // enable (and x2APIC, when supported) bits is the documented way in.
@@ -65,7 +65,9 @@ pub fn init(x2apic: bool, hz: u32) -> (&'static str, u64) {
     } else {
         // SAFETY: see above.
         unsafe { base.write(raw | (1 << 11)) };
-        Access::Mmio(super::paging::map_mmio(raw & 0x000f_ffff_ffff_f000))
+        // SAFETY: boot; the APIC base MSR names the local APIC's register
+        // page, device memory.
+        Access::Mmio(unsafe { super::paging::map_mmio(raw & 0x000f_ffff_ffff_f000) })
     };
     // SAFETY: boot, single-threaded.
     unsafe { *ACCESS.get() = mode };

@@ -61,7 +61,13 @@ pub enum BootError {
 }
 
 /// Parses the boot information at physical address `info`.
-pub fn parse(magic: u32, info: u64) -> Result<BootInfo, BootError> {
+///
+/// # Safety
+/// `magic` and `info` are what the boot loader passed: with the Multiboot2
+/// magic, `info` is its information structure; otherwise it is read as
+/// PVH's `hvm_start_info` once its magic is checked. Either way it is in
+/// the low GiB that the boot page tables map.
+pub(in crate::arch) unsafe fn parse(magic: u32, info: u64) -> Result<BootInfo, BootError> {
     let mut b = BootInfo {
         protocol: Protocol::Pvh,
         usable: RangeSet::new(),

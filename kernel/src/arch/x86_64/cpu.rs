@@ -71,8 +71,12 @@ pub fn xsave_size() -> u32 {
 /// Turns on what the kernel relies on: write protection in ring 0, NX,
 /// global pages, SSE for user programs (the kernel itself never uses it:
 /// its target is soft-float), XSAVE, SMEP and SMAP when present.
-pub fn enable(f: &Features) {
-    // SAFETY: each bit is supported (checked in `f`) and the kernel is
+///
+/// # Safety
+/// Boot, once; `f` is what [`detect`] found on this CPU (a bit it does not
+/// support would fault the write).
+pub(in crate::arch) unsafe fn enable(f: &Features) {
+    // SAFETY: each bit is supported (the caller's `f`) and the kernel is
     // written for it: the kernel never touches user memory directly, so SMAP
     // costs nothing; the kernel never executes user pages, so SMEP neither.
     unsafe {
@@ -125,7 +129,11 @@ const IA32_LSTAR: u32 = 0xc000_0082;
 const IA32_FMASK: u32 = 0xc000_0084;
 
 /// Sets the kernel's GS base and the (swapped-out) user GS base.
-pub fn set_gs_bases(kernel: u64, user: u64) {
+///
+/// # Safety
+/// `kernel` must point at this CPU's `PerCpu` for the kernel's lifetime:
+/// the entry paths read and write through `gs`.
+pub(in crate::arch) unsafe fn set_gs_bases(kernel: u64, user: u64) {
     // SAFETY: these MSRs exist on every x86_64 CPU; the per-CPU pointer is
     // valid for the kernel's lifetime.
     unsafe {
@@ -137,7 +145,11 @@ pub fn set_gs_bases(kernel: u64, user: u64) {
 /// Programs `syscall`/`sysret`: entry point, selectors, and the flags that
 /// entry clears (IF so the kernel runs with interrupts off, DF for the ABI,
 /// TF, AC so SMAP stays armed, NT, IOPL).
-pub fn init_syscall(entry: u64, kernel_cs: u16, sysret_base: u16) {
+///
+/// # Safety
+/// `entry` must be `syscall_entry` and the selectors the GDT's (`gdt.rs`):
+/// every `syscall` jumps there in ring 0.
+pub(in crate::arch) unsafe fn init_syscall(entry: u64, kernel_cs: u16, sysret_base: u16) {
     let star = ((sysret_base as u64) << 48) | ((kernel_cs as u64) << 32);
     // SAFETY: the entry point is `syscall_entry`, which expects exactly this
     // selector layout (gdt.rs) and these masked flags.
@@ -196,11 +208,14 @@ pub fn xcr0() -> u64 {
 const IA32_FS_BASE: u32 = 0xc000_0100;
 
 /// Loads a domain's `fs` and `gs` bases (the user `gs` base is the one
-/// `swapgs` brings in on the way out). The caller checked they are
-/// canonical.
+/// `swapgs` brings in on the way out). A non-canonical base (which would
+/// fault the `wrmsr`) loads as 0.
 pub fn set_user_bases(fs: u64, gs: u64) {
-    // SAFETY: the MSRs exist on every x86_64 CPU; canonical values (checked
-    // by the domain code) cannot fault; the kernel does not use `fs`.
+    let user = |v: u64| if v < 0x0000_8000_0000_0000 { v } else { 0 };
+    let (fs, gs) = (user(fs), user(gs));
+    // SAFETY: the MSRs exist on every x86_64 CPU; user-half values are
+    // canonical and cannot fault; the kernel does not use `fs`, and its own
+    // `gs` base is the other one while it runs.
     unsafe {
         Msr::new(IA32_FS_BASE).write(fs);
         Msr::new(IA32_KERNEL_GS_BASE).write(gs);

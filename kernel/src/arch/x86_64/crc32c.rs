@@ -14,7 +14,7 @@ static HARDWARE: AtomicBool = AtomicBool::new(false);
 /// Chooses the instruction when CPUID says SSE4.2 is present, after checking
 /// it against the table on the standard test vector and on a buffer that
 /// takes every path (blocks, words, bytes).
-pub fn init(sse42: bool) {
+pub(in crate::arch) fn init(sse42: bool) {
     if !sse42 {
         return;
     }

@@ -32,8 +32,14 @@ pub const FRESH_VECTOR: u64 = 0x101;
 
 /// A program's user-mode registers as saved by the entry paths.
 /// The order is the push order reversed; assembly depends on it.
+///
+/// The selectors and flags are private: every frame holds user selectors
+/// (the entry paths save what the CPU pushed from user mode, and
+/// [`TrapFrame::FRESH`] is the only other start) and flags that give user
+/// mode no privilege ([`set_rflags`](TrapFrame::set_rflags) masks them), so
+/// [`enter_user`] can never leave into ring 0 or with I/O privilege.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, zerocopy::FromZeros)]
+#[derive(Clone, Copy, Debug)]
 #[allow(missing_docs)]
 pub struct TrapFrame {
     pub r15: u64,
@@ -56,14 +62,14 @@ pub struct TrapFrame {
     /// CPU error code (0 when the vector has none).
     pub error: u64,
     pub rip: u64,
-    pub cs: u64,
-    pub rflags: u64,
+    cs: u64,
+    rflags: u64,
     pub rsp: u64,
-    pub ss: u64,
+    ss: u64,
 }
 
 impl TrapFrame {
-    /// All zero.
+    /// All zero (null selectors: leaving on it faults in the kernel).
     pub const ZERO: TrapFrame = TrapFrame {
         r15: 0,
         r14: 0,
@@ -89,9 +95,29 @@ impl TrapFrame {
         ss: 0,
     };
 
+    /// A program that has never run: user selectors, every register 0,
+    /// left by `iretq`.
+    pub const FRESH: TrapFrame = TrapFrame {
+        cs: gdt::USER_CS as u64,
+        ss: gdt::USER_DS as u64,
+        vector: FRESH_VECTOR,
+        ..TrapFrame::ZERO
+    };
+
     /// Whether this frame was saved while the CPU ran user code.
     pub fn is_user(&self) -> bool {
         self.cs & 3 == 3
+    }
+
+    /// The flags.
+    pub fn rflags(&self) -> u64 {
+        self.rflags
+    }
+
+    /// Sets the flags a program may set (`USER_RFLAGS`), with interrupts
+    /// on and the reserved bit 1.
+    pub fn set_rflags(&mut self, v: u64) {
+        self.rflags = (v & stet_abi::domain::USER_RFLAGS) | 0x202;
     }
 }
 
@@ -231,17 +257,37 @@ pub fn enter_user(frame: &TrapFrame) -> ! {
     unsafe { resume_user(frame) }
 }
 
-/// Makes `frame` the place where the next trap from user mode saves
-/// registers (TSS `rsp0` and the `syscall` path), and records the program's
-/// identity for fault reports.
-pub fn activate(index: usize, frame: &TrapFrame, oid: u64) {
-    let top = frame as *const TrapFrame as u64 + FRAME_SIZE as u64;
-    percpu::set_current(index, top, oid);
-    gdt::set_rsp0(top);
+/// Something that holds a program's frame (a prepared domain).
+pub trait HasFrame {
+    /// The frame.
+    fn frame(&self) -> &TrapFrame;
+}
+
+/// Makes the frame of `table[index]` the place where the next trap from
+/// user mode saves registers (TSS `rsp0` and the `syscall` path), and
+/// records the program's identity for fault reports.
+///
+/// The frame must outlive this trap, since the next one writes it: so it
+/// comes from a table that lives for ever (`&'static mut`: the kernel's
+/// table of prepared domains), never from the stack. A frame a `HasFrame`
+/// gives is borrowed from the entry (or is itself `'static`), so it lies in
+/// memory that lives for ever too. An `index` past the table panics (a
+/// kernel bug); the callers have just indexed the table with it, so the
+/// check costs nothing.
+#[inline(always)]
+pub fn activate<T: HasFrame>(table: &&'static mut [T], index: usize, oid: u64) {
+    let top = table[index].frame() as *const TrapFrame as u64 + FRAME_SIZE as u64;
+    // SAFETY: the frame is in memory that lives for ever (above) and is a
+    // `TrapFrame`, which the entry paths fill in the layout they push.
+    unsafe {
+        percpu::set_current(index, top, oid);
+        gdt::set_rsp0(top);
+    }
 }
 
 extern "C" fn syscall_rust() -> ! {
-    super::scratch::reset();
+    // SAFETY: a trap entry point, first thing.
+    unsafe { super::scratch::reset() };
     // SAFETY: a trap entry point, on an empty kernel stack: the only holder
     // of the kernel state until it leaves through `enter_user`.
     let k = unsafe { crate::kernel::KERNEL.get() };
@@ -252,7 +298,8 @@ extern "C" fn syscall_rust() -> ! {
 }
 
 extern "C" fn user_trap_rust(frame: *mut TrapFrame) -> ! {
-    super::scratch::reset();
+    // SAFETY: a trap entry point, first thing.
+    unsafe { super::scratch::reset() };
     // Vectors with their own interrupt stack (NMI, double fault, machine
     // check) push the user state on that stack instead of into the current
     // program's frame: copy it home, so the frame is always the truth.

@@ -27,7 +27,7 @@ enum Mode {
 static MODE: KCell<Mode> = KCell::new(Mode::Fxsave);
 
 /// Chooses the save instruction. Returns its name for the boot log.
-pub fn init(f: &Features) -> &'static str {
+pub(in crate::arch) fn init(f: &Features) -> &'static str {
     let mode = if f.xsave && (super::cpu::xsave_size() as usize) <= AREA_SIZE {
         if f.xsaveopt {
             Mode::Xsaveopt
@@ -52,6 +52,7 @@ fn mode() -> Mode {
 }
 
 /// Saves the CPU's FPU state into `s`.
+#[inline]
 pub fn save(s: &mut FpuState) {
     let p = s.0.as_mut_ptr();
     // SAFETY: `s` is 64-byte aligned and AREA_SIZE covers the XSAVE size

@@ -73,7 +73,13 @@ static GDT: KCell<GlobalDescriptorTable<8>> = KCell::new(GlobalDescriptorTable::
 
 /// Builds and loads the GDT and TSS. `ist_base` points at three stacks of
 /// `ist_size` bytes each.
-pub fn init(kstack_top: u64, ist_base: u64, ist_size: u64) {
+///
+/// # Safety
+/// Boot, once, before any trap. `kstack_top` is the top of the kernel
+/// stack and `[ist_base, ist_base + 3 * ist_size)` the interrupt stacks,
+/// memory the CPU may push onto for the kernel's lifetime and that holds
+/// nothing else.
+pub(in crate::arch) unsafe fn init(kstack_top: u64, ist_base: u64, ist_size: u64) {
     // SAFETY: boot, single CPU, before any trap: nothing else references
     // these statics yet, and afterwards only `set_rsp0` writes the TSS.
     let (tss, gdt) = unsafe { (&mut TSS.get().tss, GDT.get()) };
@@ -111,7 +117,12 @@ pub fn init(kstack_top: u64, ist_base: u64, ist_size: u64) {
 }
 
 /// Sets the stack the CPU switches to on an interrupt from user mode.
-pub fn set_rsp0(top: u64) {
+///
+/// # Safety
+/// `top` must be one past a [`TrapFrame`](super::entry::TrapFrame) that
+/// stays where it is, and holds nothing else, until the next call: the
+/// next interrupt from user mode pushes the user state below `top`.
+pub(in crate::arch) unsafe fn set_rsp0(top: u64) {
     // SAFETY: single CPU, interrupts off in the kernel; the CPU reads rsp0
     // only on the next user→kernel transition.
     unsafe { (*TSS.as_ptr()).tss.privilege_stack_table[0] = VirtAddr::new(top) };

@@ -105,8 +105,8 @@ pub fn exception_name(vector: u8) -> &'static str {
     NAMES.get(vector as usize).copied().unwrap_or("interrupt")
 }
 
-/// Fills and loads the IDT.
-pub fn init() {
+/// Fills and loads the IDT (at boot, from `start.rs`).
+pub(in crate::arch) fn init() {
     // SAFETY: boot, before interrupts are enabled; nothing else uses the IDT.
     let idt = unsafe { IDT.get() };
     for (v, gate) in idt.0.iter_mut().enumerate() {

@@ -136,7 +136,11 @@ pub struct Summary {
 /// search), masks every I/O APIC input and routes the ISA lines, masked.
 /// `Err` says why there is no I/O APIC to use (irq keys then answer
 /// `IO_ERROR`).
-pub fn init(rsdp: Option<u64>) -> Result<Summary, &'static str> {
+///
+/// # Safety
+/// Boot, once, single-threaded; `rsdp` is what the boot loader gave (the
+/// physical address of an RSDP), if anything.
+pub(in crate::arch) unsafe fn init(rsdp: Option<u64>) -> Result<Summary, &'static str> {
     let tables = match rsdp {
         // SAFETY: the loader's RSDP address is in the direct-mapped low
         // memory; the crate checks its signature and checksum before use.
@@ -161,7 +165,9 @@ pub fn init(rsdp: Option<u64>) -> Result<Summary, &'static str> {
     for e in madt.get().entries() {
         match e {
             MadtEntry::IoApic(a) if nchips < MAX_IOAPICS => {
-                let va = paging::map_mmio(a.io_apic_address as u64);
+                // SAFETY: boot (the caller's contract); the MADT names the
+                // I/O APIC's register page, device memory.
+                let va = unsafe { paging::map_mmio(a.io_apic_address as u64) };
                 let mut chip = Chip {
                     va,
                     gsi_base: a.global_system_interrupt_base,

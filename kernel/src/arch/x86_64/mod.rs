@@ -18,7 +18,7 @@ pub mod idt;
 pub mod ioapic;
 pub mod kcell;
 pub mod paging;
-pub mod pci;
+pub(in crate::arch) mod pci;
 pub mod percpu;
 pub mod phys;
 pub mod pic;

@@ -44,19 +44,29 @@ pub static BSP: KCell<PerCpu> = KCell::new(PerCpu {
 });
 
 /// Installs `BSP` as this CPU's GS base (kernel side) and records the stack.
-pub fn init(kstack_top: u64) {
+///
+/// # Safety
+/// Boot, once, before any trap; `kstack_top` is the top of the kernel
+/// stack (the entry paths switch to it).
+pub(in crate::arch) unsafe fn init(kstack_top: u64) {
     let p = BSP.as_ptr();
     // SAFETY: boot, single CPU, no trap can run yet; we write plain fields.
     unsafe {
         (*p).self_ptr = p as u64;
         (*p).kstack_top = kstack_top;
     }
-    super::cpu::set_gs_bases(p as u64, 0);
+    // SAFETY: `BSP` is a static: it lives as long as the kernel.
+    unsafe { super::cpu::set_gs_bases(p as u64, 0) };
 }
 
 /// Records which domain runs next: its frame (for the entry paths) and
 /// identity (context index and root oid, for fault reports).
-pub fn set_current(index: usize, frame_top: u64, oid: u64) {
+///
+/// # Safety
+/// As for [`gdt::set_rsp0`](super::gdt::set_rsp0): `frame_top` is one past
+/// a `TrapFrame` that stays put until the next call (`syscall` saves the
+/// user registers below it).
+pub(in crate::arch) unsafe fn set_current(index: usize, frame_top: u64, oid: u64) {
     let p = BSP.as_ptr();
     // SAFETY: the kernel is single-threaded with interrupts off; the entry
     // paths read these fields only after the next trap, by which time the

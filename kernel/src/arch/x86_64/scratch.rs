@@ -26,7 +26,12 @@ static SCRATCH: KCell<Scratch> = KCell::new(Scratch {
 static TAKEN: AtomicBool = AtomicBool::new(false);
 
 /// A new trap has begun: the buffers are free.
-pub fn reset() {
+///
+/// # Safety
+/// Only at a trap entry (`entry.rs`), before anything else of the trap
+/// runs: every reference `take` gave out before lives on an abandoned
+/// kernel stack.
+pub(in crate::arch) unsafe fn reset() {
     TAKEN.store(false, Ordering::Relaxed);
 }
 

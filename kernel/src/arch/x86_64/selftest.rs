@@ -4,7 +4,7 @@
 //! (the `testing` feature).
 
 use super::paging::{UserPerm, UserRoot};
-use stet_physmem::pool::FramePool;
+use super::phys::FramePool;
 
 /// Reads an unmapped kernel address (a kernel page fault).
 pub fn touch_unmapped_kernel() -> u8 {
@@ -16,8 +16,11 @@ pub fn touch_unmapped_kernel() -> u8 {
 /// Address of the user page the SMEP/SMAP tests use.
 pub const USER_PAGE: u64 = 0x40_0000;
 
+/// An address space whose page at [`USER_PAGE`] holds a single `ret`.
+pub struct RetPage(UserRoot);
+
 /// Maps a user page holding `ret` at [`USER_PAGE`] and activates it.
-pub fn map_user_ret_page(pool: &mut FramePool<'_>) -> Option<UserRoot> {
+pub fn map_user_ret_page(pool: &mut FramePool<'_>) -> Option<RetPage> {
     let root = UserRoot::new(pool)?;
     let f = pool.alloc()?;
     super::phys::zero_frame(f);
@@ -33,22 +36,27 @@ pub fn map_user_ret_page(pool: &mut FramePool<'_>) -> Option<UserRoot> {
     )
     .ok()?;
     root.activate();
-    Some(root)
+    Some(RetPage(root))
 }
 
-/// Calls the user page from ring 0. With SMEP this faults.
-pub fn call_user_page() {
-    // SAFETY: the page holds a single `ret`, so even without SMEP the call
-    // returns harmlessly; with SMEP the fetch faults first.
+/// Calls the user page of `page` from ring 0. With SMEP this faults.
+pub fn call_user_page(page: &RetPage) {
+    page.0.activate();
+    // SAFETY: the active space is `page`'s, whose page at USER_PAGE holds a
+    // single `ret` (nothing else can map a `RetPage`), so even without SMEP
+    // the call returns harmlessly; with SMEP the fetch faults first.
     unsafe {
         let f: extern "C" fn() = core::mem::transmute(USER_PAGE as usize);
         f();
     }
 }
 
-/// Reads the user page from ring 0 without STAC. With SMAP this faults.
-pub fn read_user_page() -> u8 {
-    // SAFETY: the page is mapped and readable; only SMAP forbids this.
+/// Reads the user page of `page` from ring 0 without STAC. With SMAP this
+/// faults.
+pub fn read_user_page(page: &RetPage) -> u8 {
+    page.0.activate();
+    // SAFETY: the page is mapped (`page`'s space is active) and readable;
+    // only SMAP forbids this.
     unsafe { core::ptr::read_volatile(USER_PAGE as *const u8) }
 }
 

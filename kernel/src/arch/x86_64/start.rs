@@ -7,20 +7,102 @@
 
 use super::bootinfo::{self, BootInfo};
 use super::cpu;
+use super::phys::FramePool;
 use super::{apic, boot, crc32c, entry, fpu, gdt, idt, ioapic, paging, percpu, phys, pic, serial};
 use crate::kprintln;
 use stet_kconfig::Config;
-use stet_physmem::boot::BootAllocator;
+use stet_physmem::boot::{AllocError, BootAllocator};
+use stet_physmem::pool::PoolError;
 use stet_physmem::range::{Range, RangeSet};
 
-/// What the hardware layer hands to the generic kernel.
+/// What the hardware layer hands to the generic kernel: the boot
+/// information, and boot memory through typed tables (the boot allocator
+/// itself stays here, so no other code turns its addresses into memory).
 pub struct Platform {
     /// Parsed command line.
     pub config: Config,
-    /// The boot allocator (not yet sealed).
-    pub alloc: BootAllocator,
     /// The program image module, if the loader supplied one.
     pub module: Option<&'static [u8]>,
+    /// The boot allocator (sealed by `frame_pool`).
+    alloc: BootAllocator,
+}
+
+impl Platform {
+    /// Frames a pool over the boot memory left now would have (to size
+    /// the kernel's tables).
+    pub fn free_frames(&self) -> usize {
+        FramePool::frames_in(self.alloc.free_ranges())
+    }
+
+    /// Bytes of boot memory handed out so far.
+    pub fn allocated(&self) -> u64 {
+        self.alloc.allocated()
+    }
+
+    fn carve<T>(&mut self, n: usize) -> Result<u64, AllocError> {
+        let bytes = (n * size_of::<T>()).max(1) as u64;
+        self.alloc.alloc(bytes, align_of::<T>() as u64)
+    }
+
+    /// A table of `n` `T`s, each made by `init`, in boot memory for the
+    /// kernel's lifetime (tables whose entries hold frames, which no
+    /// zeroed or arbitrary bytes may forge).
+    pub fn table<T>(
+        &mut self,
+        n: usize,
+        init: impl FnMut() -> T,
+    ) -> Result<&'static mut [T], AllocError> {
+        let pa = self.carve::<T>(n)?;
+        // SAFETY: the boot allocator just gave `pa` to this table alone,
+        // aligned for `T` (it aligns to at least a frame); boot memory is
+        // RAM covered by the direct map and never enters the frame pool.
+        Ok(unsafe { phys::boot_array(pa, n, init) })
+    }
+
+    /// A table of `n` zeroed `T`s in boot memory (as [`table`](Self::table)).
+    pub fn zeroed<T: zerocopy::FromZeros>(
+        &mut self,
+        n: usize,
+    ) -> Result<&'static mut [T], AllocError> {
+        let pa = self.carve::<T>(n)?;
+        // SAFETY: as in `table`.
+        Ok(unsafe { phys::boot_zeroed(pa, n) })
+    }
+
+    /// Finds and sets up the disk (before the boot allocator is sealed:
+    /// its queue memory is boot memory).
+    pub fn disk(&mut self) -> Option<super::virtio_blk::Disk> {
+        // SAFETY: the boot allocator hands out only RAM that nothing else
+        // uses (see `boot_allocator`).
+        unsafe { super::virtio_blk::probe(&mut self.alloc) }
+    }
+
+    /// The frame pool: its storage is the last boot allocation, then the
+    /// boot allocator is sealed and every later request is refused, and
+    /// what it has left becomes the pool. A second call finds it sealed.
+    pub fn frame_pool(&mut self) -> Result<FramePool<'static>, PoolError> {
+        let (frames, span) = (
+            FramePool::frames_in(self.alloc.free_ranges()),
+            FramePool::span_of(self.alloc.free_ranges()),
+        );
+        let stack = self
+            .zeroed::<u32>(frames)
+            .map_err(|_| PoolError::StorageTooSmall)?;
+        let map = self
+            .zeroed::<u8>(span)
+            .map_err(|_| PoolError::StorageTooSmall)?;
+        // SAFETY: the sealed allocator's free ranges are RAM it never handed
+        // out and never will; sealing happens once, so no other pool is
+        // made over them.
+        unsafe { phys::frame_pool(stack, map, self.alloc.seal()) }
+    }
+
+    /// The boot allocator once sealed (for the self-test that checks it
+    /// refuses), or `None` before.
+    #[cfg(feature = "testing")]
+    pub fn sealed_allocator(&self) -> Option<BootAllocator> {
+        self.alloc.is_sealed().then(|| self.alloc.clone())
+    }
 }
 
 /// Called by `boot.rs` on the kernel stack, with paging on and the kernel
@@ -35,7 +117,8 @@ pub extern "C" fn kernel_entry(magic: u32, info: u64, tsc: u64) -> ! {
         "Stet {} - a persistent capability operating system",
         env!("CARGO_PKG_VERSION")
     );
-    let boot = match bootinfo::parse(magic, info) {
+    // SAFETY: `magic` and `info` are what the boot loader passed (`boot.rs`).
+    let boot = match unsafe { bootinfo::parse(magic, info) } {
         Ok(b) => b,
         Err(bootinfo::BootError::UnknownProtocol(magic)) => crate::fatal(format_args!(
             "unknown boot protocol (eax={magic:#x}); boot through PVH or Multiboot2"
@@ -45,24 +128,35 @@ pub extern "C" fn kernel_entry(magic: u32, info: u64, tsc: u64) -> ! {
         }
     };
     let features = cpu::detect();
-    cpu::enable(&features);
+    // SAFETY: boot, once, with this CPU's features.
+    unsafe { cpu::enable(&features) };
     crc32c::init(features.sse42);
     let layout = boot::layout();
-    gdt::init(
-        layout.stack_top,
-        layout.ist_base,
-        boot::IST_STACK_SIZE as u64,
-    );
-    percpu::init(layout.stack_top);
+    // SAFETY: boot, before any trap; the layout's stacks are the kernel's
+    // (`boot.rs` reserves them in the image for this).
+    unsafe {
+        gdt::init(
+            layout.stack_top,
+            layout.ist_base,
+            boot::IST_STACK_SIZE as u64,
+        )
+    };
+    // SAFETY: as above.
+    unsafe { percpu::init(layout.stack_top) };
     idt::init();
-    cpu::init_syscall(
-        entry::syscall_entry_addr(),
-        gdt::KERNEL_CS,
-        gdt::SYSRET_BASE,
-    );
+    // SAFETY: the entry point and selectors that go together.
+    unsafe {
+        cpu::init_syscall(
+            entry::syscall_entry_addr(),
+            gdt::KERNEL_CS,
+            gdt::SYSRET_BASE,
+        )
+    };
 
     let mut alloc = boot_allocator(&boot, &layout);
-    paging::init(&mut alloc, &layout, &features, boot.max_phys);
+    // SAFETY: boot, once; the boot allocator holds only usable RAM minus
+    // everything that must survive (`boot_allocator`).
+    unsafe { paging::init(&mut alloc, &layout, &features, boot.max_phys) };
     let fpu_mode = fpu::init(&features);
     pic::disable();
     let config = stet_kconfig::parse(boot.cmdline());
@@ -87,7 +181,8 @@ pub extern "C" fn kernel_entry(magic: u32, info: u64, tsc: u64) -> ! {
         on(features.fsgsbase),
         on(crc32c::is_hardware())
     );
-    match ioapic::init(boot.rsdp) {
+    // SAFETY: boot, once; the RSDP address is the loader's.
+    match unsafe { ioapic::init(boot.rsdp) } {
         Ok(s) => kprintln!(
             "irq: {} I/O APIC(s), {} ISA lines routed to vectors {:#x}.., {} interrupt source override(s)",
             s.chips,
@@ -105,8 +200,8 @@ pub extern "C" fn kernel_entry(magic: u32, info: u64, tsc: u64) -> ! {
     });
     let k = crate::kmain(Platform {
         config,
-        alloc,
         module,
+        alloc,
     });
     // SAFETY: boot, before the first trap: this is the only reference.
     let slot = unsafe { crate::kernel::KERNEL.get() };

@@ -18,9 +18,11 @@
 //!
 //! Memory: the queue area (rings, request headers, indirect tables) comes
 //! from the boot allocator in [`probe`], before it is sealed. Data moves by
-//! DMA straight into and out of the frames a request names; as with
-//! `phys::write_frame`, a caller passes only frames it owns (pool frames),
-//! and must not touch them until the request completes.
+//! DMA straight into and out of the frames a request names. They are
+//! [`FrameNumber`]s, so pool frames, never kernel memory; a table slot
+//! without a frame is refused (`BadRequest`), never sent as some address.
+//! The caller leaves a frame alone until its request completes (the store
+//! submits only frames its writer and journal own, `store/writer/jobs.rs`).
 //!
 //! Interrupts: the device's MSI-X entry 0 targets this CPU's local APIC with
 //! `DISK_VECTOR`; the queue's vector is entry 0, configuration changes have
@@ -28,17 +30,20 @@
 //! MSI-X needs no ISR read. Completions are collected by [`Disk::poll`].
 
 use super::idt::DISK_VECTOR;
+use super::phys::{FrameNumber, Phys};
 use super::{apic, paging, pci, phys};
 use crate::kprintln;
 use core::sync::atomic::{compiler_fence, AtomicU64, Ordering};
 use stet_physmem::boot::BootAllocator;
-use stet_physmem::pool::FrameNumber;
-use stet_virtio::{feature, negotiate, BlkQueue, Device, Geometry, Unusable};
+use stet_virtio::{feature, negotiate, BlkQueue, Device, Frame, Geometry, Unusable};
 pub use stet_virtio::{IoError, Op, SubmitError};
 
 const VENDOR: u16 = 0x1af4;
 /// Transitional and modern virtio-blk.
 const DEVICES: [u16; 2] = [0x1001, 0x1042];
+
+/// No frames (a flush), typed.
+pub const NO_FRAMES: &[FrameNumber] = &[];
 
 /// Disk interrupts taken.
 static INTERRUPTS: AtomicU64 = AtomicU64::new(0);
@@ -64,9 +69,14 @@ struct Regs {
 }
 
 impl Regs {
-    fn map(pa: u64, len: u64) -> Regs {
+    /// Maps the registers at `[pa, pa + len)`.
+    ///
+    /// # Safety
+    /// Boot; the range is device registers (a BAR's window).
+    unsafe fn map(pa: u64, len: u64) -> Regs {
         Regs {
-            va: paging::map_mmio_range(pa, len),
+            // SAFETY: the caller's contract.
+            va: unsafe { paging::map_mmio_range(pa, len) },
             len,
         }
     }
@@ -209,12 +219,13 @@ impl Disk {
     /// are the data, blocks `block..block + frames.len()`. Flush: `frames`
     /// empty, `block` ignored; it completes once every write completed
     /// before it was submitted is on stable storage. `tag` comes back from
-    /// [`poll`](Self::poll).
-    pub fn submit(
+    /// [`poll`](Self::poll). `frames` may be frames or table slots
+    /// (`Option`s); an empty slot makes the request a `BadRequest`.
+    pub fn submit<F: Frame<Phys>>(
         &mut self,
         op: Op,
         block: u64,
-        frames: &[FrameNumber],
+        frames: &[F],
         tag: u64,
     ) -> Result<(), SubmitError> {
         self.q.submit(op, block, frames, tag)
@@ -312,12 +323,17 @@ const NO_VECTOR: u16 = 0xffff;
 /// At boot, before the boot allocator is sealed: finds and sets up the
 /// first virtio-blk device. `None` if there is none or it cannot be used;
 /// prints one line either way.
-pub fn probe(alloc: &mut BootAllocator) -> Option<Disk> {
+///
+/// # Safety
+/// Boot, once; `alloc` hands out only RAM that nothing else uses (the
+/// queue area is written there, and the device writes it).
+pub(in crate::arch) unsafe fn probe(alloc: &mut BootAllocator) -> Option<Disk> {
     let Some(f) = pci::find(VENDOR, &DEVICES) else {
         kprintln!("disk: no virtio-blk device");
         return None;
     };
-    match setup(f, alloc) {
+    // SAFETY: the caller's contract.
+    match unsafe { setup(f, alloc) } {
         Ok(d) => Some(d),
         Err(why) => {
             kprintln!(
@@ -347,7 +363,11 @@ fn vendor_cap(f: &pci::Function, at: u8) -> Option<(u8, u64, u64, u32)> {
     Some((kind, bar + off, len, mult))
 }
 
-fn setup(f: pci::Function, alloc: &mut BootAllocator) -> Result<Disk, &'static str> {
+/// Sets up the device at `f`.
+///
+/// # Safety
+/// As for [`probe`].
+unsafe fn setup(f: pci::Function, alloc: &mut BootAllocator) -> Result<Disk, &'static str> {
     let (mut common, mut notify, mut device, mut msix) = (None, None, None, None);
     for (id, at) in f.capabilities() {
         match id {
@@ -366,8 +386,14 @@ fn setup(f: pci::Function, alloc: &mut BootAllocator) -> Result<Disk, &'static s
         return Err("no virtio 1.x capabilities (legacy-only device)");
     };
     f.enable(pci::CMD_MEMORY | pci::CMD_BUS_MASTER | pci::CMD_INTX_DISABLE);
-    let c = Regs::map(common.0, common.1.max(0x38));
-    let cfg = Regs::map(device.0, device.1.max(0x18));
+    // SAFETY: boot (the caller's contract); the capabilities name windows
+    // of the device's memory BARs.
+    let (c, cfg) = unsafe {
+        (
+            Regs::map(common.0, common.1.max(0x38)),
+            Regs::map(device.0, device.1.max(0x18)),
+        )
+    };
 
     // Reset, then acknowledge (virtio 1.x §3.1.1).
     c.w8(C_STATUS, 0);
@@ -427,7 +453,8 @@ fn setup(f: pci::Function, alloc: &mut BootAllocator) -> Result<Disk, &'static s
     };
     let va = phys::to_virt(base);
     // SAFETY: the boot allocator just gave `[base, base + l.bytes)` to this
-    // queue alone; it is RAM covered by the direct map.
+    // queue alone; it is RAM covered by the direct map (the caller's
+    // contract).
     unsafe { core::ptr::write_bytes(va as *mut u8, 0, l.bytes) };
 
     let notify_off = c.r16(C_QUEUE_NOTIFY_OFF) as u64 * notify.2 as u64;
@@ -437,7 +464,8 @@ fn setup(f: pci::Function, alloc: &mut BootAllocator) -> Result<Disk, &'static s
     let ring = Ring {
         va,
         len: l.bytes,
-        notify: Regs::map(notify.0 + notify_off, 2),
+        // SAFETY: boot; the doorbell is inside the notify window (checked).
+        notify: unsafe { Regs::map(notify.0 + notify_off, 2) },
         spin_last: 0,
         spun: 0,
     };
@@ -484,7 +512,9 @@ fn enable_msix(f: &pci::Function, at: u8, c: &Regs) -> bool {
     let Some(bar) = f.bar((table & 7) as u8) else {
         return false;
     };
-    let t = Regs::map(bar + (table & !7) as u64, 16);
+    // SAFETY: boot (only `setup` calls this); the MSI-X capability names
+    // the table's place in a memory BAR.
+    let t = unsafe { Regs::map(bar + (table & !7) as u64, 16) };
     let apic = apic::id();
     if apic > 0xff {
         return false;

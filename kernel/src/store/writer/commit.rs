@@ -8,7 +8,6 @@ use crate::arch::{cpu, phys};
 use crate::kernel::Kernel;
 use crate::kprintln;
 use stet_keys::Space;
-use stet_physmem::pool::FrameNumber;
 use stet_store::ckpt::{DirEntry, Directory};
 use stet_store::root;
 
@@ -36,7 +35,9 @@ pub(super) fn write_root(k: &mut Kernel, migrated: bool) {
         r.journal_seq = seq;
         r.restarts = k.store.restarts;
     }
-    let f = take(k);
+    let Some(f) = take(k) else {
+        return;
+    };
     let bytes = r.encode();
     phys::with_frame_mut(f, |b| {
         b.fill(0);
@@ -49,7 +50,7 @@ pub(super) fn write_root(k: &mut Kernel, migrated: bool) {
     k.store.pending_root = Some(r);
     let job = &mut k.store.w.jobs[j];
     job.kind = Kind::Single;
-    job.frames[0] = f.0;
+    job.frames[0] = Some(f);
     job.nframes = 1;
 }
 
@@ -109,7 +110,9 @@ pub(super) fn committed(k: &mut Kernel) {
     // Staging frames and page copies go back to the pool.
     let staging = 1 + l.dir_blocks as usize + l.node_blocks as usize;
     for i in 0..staging {
-        let _ = k.pool.free(FrameNumber(k.store.w.frames[i]));
+        if let Some(f) = k.store.w.frames[i].take() {
+            let _ = k.pool.free(f);
+        }
     }
     for x in 0..l.pages as usize {
         let s = k.objs.snap[x];

@@ -4,10 +4,12 @@
 
 use super::migrate::{home_writes, merge_nodes, merge_versions};
 use super::{fail, Phase, JOB_FRAMES};
+use crate::arch::phys::{FrameNumber, Phys};
 use crate::arch::virtio_blk::Op;
+pub(super) use crate::arch::virtio_blk::NO_FRAMES;
 use crate::kernel::Kernel;
 use crate::kprintln;
-use stet_physmem::pool::FrameNumber;
+use stet_virtio::Frame;
 
 /// What a job does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,20 +56,27 @@ pub(super) enum Kind {
 #[derive(Clone, Copy)]
 pub(super) struct Job {
     pub(super) kind: Kind,
-    pub(super) frames: [u32; JOB_FRAMES],
+    pub(super) frames: [Option<FrameNumber>; JOB_FRAMES],
     pub(super) nframes: usize,
     pub(super) pending: u32,
 }
 
 pub(super) const FREE: Job = Job {
     kind: Kind::Free,
-    frames: [0; JOB_FRAMES],
+    frames: [None; JOB_FRAMES],
     nframes: 0,
     pending: 0,
 };
 
-/// Submits one request for job `j`.
-pub(super) fn submit(k: &mut Kernel, j: usize, op: Op, block: u64, frames: &[FrameNumber]) -> bool {
+/// Submits one request for job `j` (`frames`: frames, or table slots, each
+/// of which must hold one).
+pub(super) fn submit<F: Frame<Phys>>(
+    k: &mut Kernel,
+    j: usize,
+    op: Op,
+    block: u64,
+    frames: &[F],
+) -> bool {
     let Some(d) = k.store.disk.as_mut() else {
         return false;
     };
@@ -101,17 +110,19 @@ pub(in crate::store) fn spare_frames(k: &Kernel) -> usize {
     k.store.w.nbounce
 }
 
-/// One of the writer's own frames (the caller checked `spare_frames`).
-pub(in crate::store) fn take(k: &mut Kernel) -> FrameNumber {
+/// One of the writer's own frames (`None` when it has none free: callers
+/// check `spare_frames` first).
+pub(in crate::store) fn take(k: &mut Kernel) -> Option<FrameNumber> {
     let w = &mut k.store.w;
-    w.nbounce -= 1;
-    FrameNumber(w.bounce[w.nbounce])
+    w.nbounce = w.nbounce.checked_sub(1)?;
+    // The slots from `nbounce` up are dead: `give` writes before reading.
+    w.bounce[w.nbounce]
 }
 
 /// Gives a frame back to the writer.
 pub(in crate::store) fn give(k: &mut Kernel, f: FrameNumber) {
     let w = &mut k.store.w;
-    w.bounce[w.nbounce] = f.0;
+    w.bounce[w.nbounce] = Some(f);
     w.nbounce += 1;
 }
 
@@ -130,12 +141,13 @@ pub(super) fn completed(k: &mut Kernel, j: usize) {
             // CRCs the directory needs were taken when they were copied).
             for x in first as usize..(first + n) as usize {
                 let s = k.objs.snap[x];
-                if s.bounced {
-                    give(k, FrameNumber(s.frame));
-                } else {
-                    let _ = k.pool.free(FrameNumber(s.frame));
+                if let Some(f) = k.objs.snap[x].frame.take() {
+                    if s.bounced {
+                        give(k, f);
+                    } else {
+                        let _ = k.pool.free(f);
+                    }
                 }
-                k.objs.snap[x].frame = 0;
                 k.objs.snap[x].written = true;
             }
             finish(k, j);
@@ -155,8 +167,8 @@ pub(super) fn completed(k: &mut Kernel, j: usize) {
                 }
             }
             let job = k.store.w.jobs[j];
-            for f in &job.frames[..job.nframes] {
-                give(k, FrameNumber(*f));
+            for f in job.frames[..job.nframes].iter().flatten() {
+                give(k, *f);
             }
             finish(k, j);
             k.store.w.next = u64::MAX;
@@ -178,9 +190,11 @@ pub(super) fn completed(k: &mut Kernel, j: usize) {
             if writing {
                 release(k, j);
             } else {
-                merge_versions(k, j, first, n);
                 k.store.reserved -= 1;
-                let f = FrameNumber(k.store.w.jobs[j].frames[0]);
+                if !merge_versions(k, j, first, n) {
+                    return fail(k, "a migration frame is missing");
+                }
+                let f = k.store.w.jobs[j].frames[0];
                 let target = k.store.root.geometry.version_block(block, copy);
                 match target {
                     Some(b) if submit(k, j, Op::Write, b, &[f]) => {
@@ -206,9 +220,11 @@ pub(super) fn completed(k: &mut Kernel, j: usize) {
             if writing {
                 release(k, j);
             } else {
-                merge_nodes(k, j, block, first, n);
                 k.store.reserved -= 1;
-                let f = FrameNumber(k.store.w.jobs[j].frames[0]);
+                if !merge_nodes(k, j, block, first, n) {
+                    return fail(k, "a migration frame is missing");
+                }
+                let f = k.store.w.jobs[j].frames[0];
                 let g = k.store.root.geometry;
                 let b = g.node_area + copy as u64 * g.node_blocks + block;
                 if submit(k, j, Op::Write, b, &[f]) {
@@ -234,8 +250,8 @@ fn finish(k: &mut Kernel, j: usize) {
 /// Frees a job and its frames.
 fn release(k: &mut Kernel, j: usize) {
     let job = k.store.w.jobs[j];
-    for f in &job.frames[..job.nframes] {
-        give(k, FrameNumber(*f));
+    for f in job.frames[..job.nframes].iter().flatten() {
+        give(k, *f);
     }
     finish(k, j);
 }

@@ -3,12 +3,11 @@
 //! and directory.
 
 use super::jobs::{max_frames, slots, spare_frames, submit, take, Kind};
-use super::{NodeId, JOB_FRAMES};
+use super::{fail, NodeId, JOB_FRAMES};
 use crate::arch::phys;
 use crate::arch::virtio_blk::Op;
 use crate::kernel::Kernel;
 use stet_keys::Space;
-use stet_physmem::pool::FrameNumber;
 use stet_store::ckpt::{self, DirEntry, Header, Layout};
 use stet_store::geometry::NODES_PER_BLOCK;
 
@@ -36,9 +35,13 @@ pub(super) fn issue_write(k: &mut Kernel) -> bool {
     if next < nb {
         // Node-record blocks: already staged, contiguous in the log.
         let n = ((nb - next) as usize).min(mf);
-        let mut fs = [FrameNumber(0); JOB_FRAMES];
+        let mut fs = [None; JOB_FRAMES];
         for (i, f) in fs.iter_mut().enumerate().take(n) {
-            *f = FrameNumber(k.store.w.frames[first_node + next as usize + i]);
+            *f = k.store.w.frames[first_node + next as usize + i];
+        }
+        if fs[..n].contains(&None) {
+            fail(k, "a staging frame is missing");
+            return false;
         }
         let (block, _) = l.node_block(next as u32 * NODES_PER_BLOCK as u32);
         if !submit(k, j, Op::Write, start + block, &fs[..n]) {
@@ -62,26 +65,33 @@ pub(super) fn issue_write(k: &mut Kernel) -> bool {
         if spare_frames(k) < need {
             return false;
         }
-        let mut fs = [FrameNumber(0); JOB_FRAMES];
+        let mut fs = [None; JOB_FRAMES];
         for (i, f) in fs.iter_mut().enumerate().take(n) {
             let jx = p0 as usize + i;
             let s = k.objs.snap[jx];
+            let Some(page) = s.frame else {
+                fail(k, "a snapshot page has no frame");
+                return false;
+            };
             let frame = if s.copied {
-                FrameNumber(s.frame)
+                page
             } else {
-                let b = take(k);
-                phys::copy_frame(FrameNumber(s.frame), b);
+                let Some(b) = take(k) else {
+                    fail(k, "the writer ran out of its own frames");
+                    return false;
+                };
+                phys::copy_frame(page, b);
                 let e = &mut k.objs.pages[s.slot as usize];
                 if e.ckpt == jx as u32 + 1 {
                     e.ckpt = 0;
                 }
-                k.objs.snap[jx].frame = b.0;
+                k.objs.snap[jx].frame = Some(b);
                 k.objs.snap[jx].copied = true;
                 k.objs.snap[jx].bounced = true;
                 b
             };
-            k.objs.snap[jx].crc = phys::with_frame(frame, |b| crate::arch::crc32c::crc32c(b));
-            *f = frame;
+            k.objs.snap[jx].crc = phys::frame_crc32c(frame);
+            *f = Some(frame);
         }
         if !submit(k, j, Op::Write, start + l.page_block(p0), &fs[..n]) {
             return false;
@@ -98,7 +108,10 @@ pub(super) fn issue_write(k: &mut Kernel) -> bool {
     if !pages_done {
         return false;
     }
-    encode_directory(k);
+    if !encode_directory(k) {
+        fail(k, "a staging frame is missing");
+        return false;
+    }
     let n = 1 + l.dir_blocks as usize;
     let mut issued = 0;
     while issued < n {
@@ -106,9 +119,9 @@ pub(super) fn issue_write(k: &mut Kernel) -> bool {
             return false;
         };
         let m = (n - issued).min(mf);
-        let mut fs = [FrameNumber(0); JOB_FRAMES];
+        let mut fs = [None; JOB_FRAMES];
         for (i, f) in fs.iter_mut().enumerate().take(m) {
-            *f = FrameNumber(k.store.w.frames[issued + i]);
+            *f = k.store.w.frames[issued + i];
         }
         if slots(k) == 0 || !submit(k, jj, Op::Write, start + issued as u64, &fs[..m]) {
             // Out of slots part way: a later pump re-encodes and resends
@@ -126,7 +139,8 @@ pub(super) fn issue_write(k: &mut Kernel) -> bool {
 }
 
 /// Encodes the header and directory blocks into their staging frames.
-fn encode_directory(k: &mut Kernel) {
+/// False if one is missing.
+fn encode_directory(k: &mut Kernel) -> bool {
     let l = k.store.w.layout;
     let generation = k.store.w.generation;
     let h = Header {
@@ -134,7 +148,10 @@ fn encode_directory(k: &mut Kernel) {
         nodes: l.nodes,
         pages: l.pages,
     };
-    phys::with_frame_mut(FrameNumber(k.store.w.frames[0]), |b| {
+    let Some(hf) = k.store.w.frames[0] else {
+        return false;
+    };
+    phys::with_frame_mut(hf, |b| {
         b.fill(0);
         ckpt::encode_header(&h, b);
     });
@@ -162,7 +179,10 @@ fn encode_directory(k: &mut Kernel) {
                 }
             };
         }
-        let f = FrameNumber(k.store.w.frames[1 + d as usize]);
+        let Some(f) = k.store.w.frames[1 + d as usize] else {
+            return false;
+        };
         phys::with_frame_mut(f, |b| ckpt::encode_dir_block(generation, &entries[..n], b));
     }
+    true
 }

@@ -7,7 +7,6 @@ use crate::arch::phys;
 use crate::arch::virtio_blk::Op;
 use crate::kernel::Kernel;
 use crate::kprintln;
-use stet_physmem::pool::FrameNumber;
 use stet_store::ckpt::Found;
 use stet_store::geometry::{NODES_PER_BLOCK, NODE_RECORD};
 use stet_store::node::{self, Record};
@@ -68,8 +67,11 @@ pub(super) fn issue_migration(k: &mut Kernel, copy: u8) -> bool {
                 let Some(e) = entry(k, x + i as u64) else {
                     return false;
                 };
-                let f = take(k);
-                k.store.w.jobs[j].frames[i] = f.0;
+                let Some(f) = take(k) else {
+                    fail(k, "the writer ran out of its own frames");
+                    return false;
+                };
+                k.store.w.jobs[j].frames[i] = Some(f);
                 k.store.w.jobs[j].nframes = i + 1;
                 if !submit(k, j, Op::Read, start + e.block, &[f]) {
                     fail(k, "cannot read the log");
@@ -128,9 +130,12 @@ pub(super) fn issue_migration(k: &mut Kernel, copy: u8) -> bool {
                 let Some(e) = entry(k, x + i) else {
                     return false;
                 };
-                let f = take(k);
+                let Some(f) = take(k) else {
+                    fail(k, "the writer ran out of its own frames");
+                    return false;
+                };
                 let job = &mut k.store.w.jobs[j];
-                job.frames[job.nframes] = f.0;
+                job.frames[job.nframes] = Some(f);
                 job.nframes += 1;
                 if !submit(k, j, Op::Read, start + e.block, &[f]) {
                     fail(k, "cannot read the log");
@@ -160,8 +165,11 @@ fn read_both(k: &mut Kernel, j: usize, a: Option<u64>, b: Option<u64>) -> bool {
         return false;
     }
     for (i, blk) in [a, b].into_iter().enumerate() {
-        let f = take(k);
-        k.store.w.jobs[j].frames[i] = f.0;
+        let Some(f) = take(k) else {
+            fail(k, "the writer ran out of its own frames");
+            return false;
+        };
+        k.store.w.jobs[j].frames[i] = Some(f);
         k.store.w.jobs[j].nframes = i + 1;
         if !submit(k, j, Op::Read, blk, &[f]) {
             fail(k, "cannot read a home block");
@@ -177,8 +185,10 @@ pub(super) fn home_writes(k: &mut Kernel, j: usize, first: u32, n: u32) {
         let Some(e) = entry(k, first as u64 + i as u64) else {
             return fail(k, "directory changed during migration");
         };
-        let f = FrameNumber(k.store.w.jobs[j].frames[i]);
-        if phys::with_frame(f, |b| crate::arch::crc32c::crc32c(b)) != e.crc {
+        let Some(f) = k.store.w.jobs[j].frames[i] else {
+            return fail(k, "a migration frame is missing");
+        };
+        if phys::frame_crc32c(f) != e.crc {
             kprintln!(
                 "ckpt: page {} of checkpoint {} fails its checksum in the log",
                 e.oid,
@@ -202,12 +212,12 @@ pub(super) fn home_writes(k: &mut Kernel, j: usize, first: u32, n: u32) {
 }
 
 /// Merges the versions of directory entries `first..first+n` into the
-/// valid copy of their version block (in frame 0 of job `j`).
-pub(super) fn merge_versions(k: &mut Kernel, j: usize, first: u32, n: u32) {
-    let (f0, f1) = (
-        FrameNumber(k.store.w.jobs[j].frames[0]),
-        FrameNumber(k.store.w.jobs[j].frames[1]),
-    );
+/// valid copy of their version block (in frame 0 of job `j`). False if
+/// the job lacks a frame.
+pub(super) fn merge_versions(k: &mut Kernel, j: usize, first: u32, n: u32) -> bool {
+    let (Some(f0), Some(f1)) = (k.store.w.jobs[j].frames[0], k.store.w.jobs[j].frames[1]) else {
+        return false;
+    };
     let pick = phys::with_frame(f0, |a| phys::with_frame(f1, |b| versions::pick(a, b)));
     match pick {
         Ok(Some(0)) => {}
@@ -233,14 +243,18 @@ pub(super) fn merge_versions(k: &mut Kernel, j: usize, first: u32, n: u32) {
             versions::set_version(b, idx, v);
         }
     });
+    true
 }
 
 /// Builds the new contents of node home block `block` in frame 0 of job
 /// `j`: the checkpoint's records (read from the log into frames 2..),
-/// and for the other records the valid one of the two copies.
-pub(super) fn merge_nodes(k: &mut Kernel, j: usize, block: u64, first: u32, n: u32) {
+/// and for the other records the valid one of the two copies. False if
+/// the job lacks a frame.
+pub(super) fn merge_nodes(k: &mut Kernel, j: usize, block: u64, first: u32, n: u32) -> bool {
     let job = k.store.w.jobs[j];
-    let (f0, f1) = (FrameNumber(job.frames[0]), FrameNumber(job.frames[1]));
+    let (Some(f0), Some(f1)) = (job.frames[0], job.frames[1]) else {
+        return false;
+    };
     for r in 0..NODES_PER_BLOCK as usize {
         let oid = block * NODES_PER_BLOCK + r as u64;
         let at = r * NODE_RECORD;
@@ -250,7 +264,10 @@ pub(super) fn merge_nodes(k: &mut Kernel, j: usize, block: u64, first: u32, n: u
             (e.oid == oid).then_some((i, e.offset))
         });
         if let Some((i, off)) = from_log {
-            phys::read_frame(FrameNumber(job.frames[2 + i]), off, &mut rec);
+            let Some(f) = job.frames[2 + i] else {
+                return false;
+            };
+            phys::read_frame(f, off, &mut rec);
         } else {
             phys::read_frame(f0, at, &mut rec);
             if matches!(node::decode(&rec, oid), Record::Damaged) {
@@ -263,4 +280,5 @@ pub(super) fn merge_nodes(k: &mut Kernel, j: usize, block: u64, first: u32, n: u
         }
         phys::write_frame(f0, at, &rec);
     }
+    true
 }

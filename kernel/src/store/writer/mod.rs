@@ -25,11 +25,12 @@ mod log;
 mod migrate;
 
 use crate::arch::cpu;
+use crate::arch::phys::{FrameNumber, FramePool};
 use crate::arch::virtio_blk::Op;
 use crate::kernel::Kernel;
 use crate::kprintln;
 use commit::{committed, migrated, write_root};
-use jobs::{completed, slots, submit, Job, Kind, FREE};
+use jobs::{completed, slots, submit, Job, Kind, FREE, NO_FRAMES};
 pub(super) use jobs::{give, spare_frames, take};
 use log::{issue_write, write_items};
 use migrate::issue_migration;
@@ -93,7 +94,7 @@ pub struct Writer {
     /// Its layout.
     pub layout: Layout,
     /// Staging frames: header, directory blocks, node-record blocks.
-    pub frames: &'static mut [u32],
+    pub frames: &'static mut [Option<FrameNumber>],
     /// Each staged node, in record order.
     pub node_ids: &'static mut [NodeId],
     jobs: [Job; JOBS],
@@ -107,7 +108,7 @@ pub struct Writer {
     /// TSC ticks spent in the writer (not waiting; see `pump`).
     work: u64,
     /// The writer's own frames, and how many are free.
-    bounce: [u32; BOUNCE],
+    bounce: [Option<FrameNumber>; BOUNCE],
     nbounce: usize,
 }
 
@@ -126,18 +127,18 @@ impl Writer {
             t0: 0,
             pause: 0,
             work: 0,
-            bounce: [0; BOUNCE],
+            bounce: [None; BOUNCE],
             nbounce: 0,
         }
     }
 
     /// Gives the writer its own frames (at boot, with a disk).
-    pub fn set_aside(&mut self, pool: &mut stet_physmem::pool::FramePool<'_>) -> bool {
+    pub fn set_aside(&mut self, pool: &mut FramePool<'_>) -> bool {
         while self.nbounce < BOUNCE {
             let Some(f) = pool.alloc() else {
                 return false;
             };
-            self.bounce[self.nbounce] = f.0;
+            self.bounce[self.nbounce] = Some(f);
             self.nbounce += 1;
         }
         true
@@ -293,7 +294,7 @@ fn issue(k: &mut Kernel) {
                 let Some(j) = k.store.w.free_job() else {
                     return;
                 };
-                if slots(k) == 0 || !counted(k, |k| submit(k, j, Op::Flush, 0, &[])) {
+                if slots(k) == 0 || !counted(k, |k| submit(k, j, Op::Flush, 0, NO_FRAMES)) {
                     return;
                 }
                 k.store.w.jobs[j].kind = Kind::Single;
