@@ -58,8 +58,7 @@ pub fn load(k: &mut Kernel, module: &'static [u8]) {
             kprintln!("boot: out of memory loading page {}", p.oid);
             return;
         };
-        k.objs.pages[i as usize].version = p.version;
-        let Ok(f) = k.page_write(i) else {
+        let Ok(f) = k.page_restore(i, p.version) else {
             kprintln!("boot: out of memory loading page {}", p.oid);
             return;
         };

@@ -109,7 +109,7 @@ pub fn check(k: &mut Kernel) {
     for p in k.objs.page_slots().iter().filter(|p| p.used) {
         if let Some(ci) = unlink(p.ctx) {
             let c = &k.ctxs[ci];
-            if !c.used || k.objs.pages[c.fpu_page as usize].oid != p.oid {
+            if !c.used || k.objs.page_entry(c.fpu_page).oid != p.oid {
                 fail(
                     k,
                     format_args!(
@@ -155,7 +155,7 @@ pub fn check(k: &mut Kernel) {
         if k.objs.node_entry(c.root).ctx != me
             || k.objs.node_entry(c.general).ctx != me
             || k.objs.node_entry(c.annex).ctx != me
-            || k.objs.pages[c.fpu_page as usize].ctx != me
+            || k.objs.page_entry(c.fpu_page).ctx != me
             || (c.answers != 0 && k.objs.node_entry(c.answers - 1).ctx != me)
         {
             fail(

@@ -101,6 +101,16 @@ impl Kernel {
         self.objs.page_write(i, &mut self.pool)
     }
 
+    /// Page slot `i` as of `version`, to write its contents (a journal
+    /// record, the big bang image: `Objects::page_restore`).
+    pub fn page_restore(
+        &mut self,
+        i: u32,
+        version: u32,
+    ) -> Result<crate::arch::phys::FrameNumber, Miss> {
+        self.objs.page_restore(i, version, &mut self.pool)
+    }
+
     /// The name of the domain rooted at `oid` ("?" if unnamed).
     pub fn name_of(&self, oid: u64) -> &str {
         self.names[..self.nnames]

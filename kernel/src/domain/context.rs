@@ -398,7 +398,7 @@ pub fn load(
         Err(Miss::Void) => return Err(PrepareError::Malformed(root::FPU)),
         Err(Miss::NoSpace | Miss::Damaged) => return Err(PrepareError::NoSpace),
     };
-    if objs.pages[fpu_page as usize].ckpt != 0 {
+    if objs.page_entry(fpu_page).ckpt != 0 {
         // A prepared domain's FPU page is written in place at every
         // write-back: the checkpoint writer gets its copy now.
         objs.page_write(fpu_page, pool)
@@ -413,7 +413,7 @@ pub fn load(
         objs.node_entry(rootslot).ctx,
         objs.node_entry(general).ctx,
         objs.node_entry(annex).ctx,
-        objs.pages[fpu_page as usize].ctx,
+        objs.page_entry(fpu_page).ctx,
         answers.map_or(0, |a| objs.node_entry(a).ctx),
     ] {
         if m != 0 && m != mark {
@@ -455,7 +455,7 @@ pub fn load(
     objs.set_ctx(rootslot, mark);
     objs.set_ctx(general, mark);
     objs.set_ctx(annex, mark);
-    objs.pages[fpu_page as usize].ctx = mark;
+    objs.set_page_ctx(fpu_page, mark);
     if let Some(a) = answers {
         objs.set_ctx(a, mark);
     }
@@ -493,7 +493,7 @@ pub fn unmark(c: &Context, objs: &mut Objects) {
     objs.set_ctx(c.root, 0);
     objs.set_ctx(c.general, 0);
     objs.set_ctx(c.annex, 0);
-    objs.pages[c.fpu_page as usize].ctx = 0;
+    objs.set_page_ctx(c.fpu_page, 0);
     if c.answers != 0 {
         objs.set_ctx(c.answers - 1, 0);
     }

@@ -216,7 +216,7 @@ fn make_domain(k: &mut Kernel, i: u32, m: &Msg) -> Result<Key, Code> {
     if owner(k, i).is_some()
         || owner(k, gi).is_some()
         || owner(k, ai).is_some()
-        || k.objs.pages[fi as usize].ctx != 0
+        || k.objs.page_entry(fi).ctx != 0
     {
         return Err(Code::BadState);
     }

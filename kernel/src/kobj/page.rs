@@ -38,7 +38,7 @@ fn run(
     let Some(mut frame) = k.objs.frame(i) else {
         return Err(Code::Void);
     };
-    let owner = domain::unlink(k.objs.pages[i as usize].ctx);
+    let owner = domain::unlink(k.objs.page_entry(i).ctx);
     if let Some(d) = owner {
         domain::sync(k, d);
     }

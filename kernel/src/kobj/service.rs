@@ -99,14 +99,14 @@ fn renew(k: &mut Kernel, space: Space, oid: u64) -> Result<Key, Code> {
         }
         Space::Page => {
             let i = k.page(oid).map_err(|_| Code::NoSpace)?;
-            if let Some(d) = domain::unlink(k.objs.pages[i as usize].ctx) {
+            if let Some(d) = domain::unlink(k.objs.page_entry(i).ctx) {
                 drop_domain(k, d);
             }
             memory::unmap_page(k, i);
             k.objs
                 .destroy_page(i, &mut k.pool)
                 .map_err(|_| Code::NoSpace)?;
-            Ok(Key::page(oid, k.objs.pages[i as usize].version, false))
+            Ok(Key::page(oid, k.objs.page_entry(i).version, false))
         }
     }
 }
@@ -132,7 +132,7 @@ fn object_key(k: &mut Kernel, space: Space, oid: u64) -> Result<Key, Code> {
             .map(|i| Key::node(oid, k.objs.node_entry(i).version, 0)),
         Space::Page => k
             .page(oid)
-            .map(|i| Key::page(oid, k.objs.pages[i as usize].version, false)),
+            .map(|i| Key::page(oid, k.objs.page_entry(i).version, false)),
     }
     .map_err(|_| Code::NoSpace)
 }
@@ -233,7 +233,7 @@ pub fn range(k: &mut Kernel, key: Key, m: &Msg, s: &[u8], r: &mut Reply) {
                 Err(_) => r.fail(Code::NoSpace),
             },
             Space::Page => match k.page(oid) {
-                Ok(i) => r.keys[0] = Key::page(oid, k.objs.pages[i as usize].version, false),
+                Ok(i) => r.keys[0] = Key::page(oid, k.objs.page_entry(i).version, false),
                 Err(_) => r.fail(Code::NoSpace),
             },
         },

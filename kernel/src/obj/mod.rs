@@ -242,16 +242,18 @@ pub struct Objects {
     /// Node slots: read through `node`, changed through `node_mut` (which
     /// marks them dirty) or the cache-mark setters.
     nodes: &'static mut [NodeEntry],
-    /// Page slots.
-    pub pages: &'static mut [PageEntry],
+    /// Page slots: read through `page_entry`; contents changed through
+    /// `page_write` (copy on write for the checkpoint, then dirty), marks
+    /// through the setters below.
+    pages: &'static mut [PageEntry],
     node_index: Index<'static>,
     page_index: Index<'static>,
     free_nodes: SlotList,
     free_pages: SlotList,
     /// Nodes changed since the last snapshot (`node_mut` adds them).
     dirty_nodes: SlotList,
-    /// Pages changed since the last snapshot.
-    pub dirty_pages: SlotList,
+    /// Pages changed since the last snapshot (`page_dirty` adds them).
+    dirty_pages: SlotList,
     /// The nodes of the checkpoint being written (the dirty list at the
     /// snapshot: `snapshot_nodes`).
     snap_nodes: SlotList,
@@ -582,6 +584,92 @@ impl Objects {
             self.dirty_nodes.push(i);
         }
         &mut self.nodes[i as usize]
+    }
+
+    /// Page slot `i`, to read.
+    #[inline(always)]
+    pub fn page_entry(&self, i: u32) -> &PageEntry {
+        &self.pages[i as usize]
+    }
+
+    /// The pages changed since the last snapshot, in the order they were.
+    #[inline]
+    pub fn dirty_pages(&self) -> &[u32] {
+        self.dirty_pages.as_slice()
+    }
+
+    /// Marks page `i` as the FPU page of prepared context `mark - 1` (0: of
+    /// none).
+    #[inline]
+    pub fn set_page_ctx(&mut self, i: u32, mark: u16) {
+        self.pages[i as usize].ctx = mark;
+    }
+
+    /// Page slot `i` as of `version` (a journal record, the big bang
+    /// image): its frame, to write its contents (as `page_write`).
+    pub fn page_restore(
+        &mut self,
+        i: u32,
+        version: u32,
+        pool: &mut FramePool<'_>,
+    ) -> Result<FrameNumber, Miss> {
+        let f = self.page_write(i, pool)?;
+        self.pages[i as usize].version = version;
+        Ok(f)
+    }
+
+    /// The dirty pages become the snapshot's, `snap[..n]` (→ n): each is
+    /// clean from now on and stays in the cache until the checkpoint
+    /// commits (`insnap`), and a write to it copies it first while the
+    /// writer still needs it (`ckpt`) — except a prepared domain's FPU
+    /// page, written in place at every write-back, of which the writer
+    /// already has its own copy (`store::snapshot::take_frames`).
+    pub fn snapshot_pages(&mut self) -> usize {
+        let n = self.dirty_pages.len();
+        for (j, &i) in self.dirty_pages.as_slice().iter().enumerate() {
+            let e = &mut self.pages[i as usize];
+            e.dirty = false;
+            e.insnap = true;
+            let s = &mut self.snap[j];
+            s.oid = e.oid;
+            s.version = e.version;
+            s.slot = i;
+            s.crc = 0;
+            s.written = false;
+            s.bounced = false;
+            if e.ctx != 0 {
+                s.copied = true;
+            } else {
+                s.frame = e.frame;
+                s.copied = false;
+                e.ckpt = j as u32 + 1;
+            }
+        }
+        self.dirty_pages.clear();
+        self.snap_len = n;
+        n
+    }
+
+    /// The writer made its own copy of snapshot page `jx`: a write to the
+    /// page needs no copy first any more.
+    pub fn snapshot_page_copied(&mut self, jx: usize) {
+        let e = &mut self.pages[self.snap[jx].slot as usize];
+        if e.ckpt == jx as u32 + 1 {
+            e.ckpt = 0;
+        }
+    }
+
+    /// The snapshot's first `n` pages are on disk: each still in the cache
+    /// may be evicted again, and the snapshot's page list is empty.
+    pub fn snapshot_pages_written(&mut self, n: usize) {
+        for x in 0..n {
+            let s = self.snap[x];
+            let e = &mut self.pages[s.slot as usize];
+            if e.used && e.oid == s.oid {
+                e.insnap = false;
+            }
+        }
+        self.snap_len = 0;
     }
 
     /// Page slot `i`, to change its contents: if the checkpoint writer

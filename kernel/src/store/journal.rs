@@ -92,7 +92,7 @@ pub fn start(k: &mut Kernel, page: u32) -> Result<u64, Busy> {
     {
         return Err(Busy::NoRoom);
     }
-    let e = &k.objs.pages[page as usize];
+    let e = k.objs.page_entry(page);
     let (Some(src), oid, version) = (e.frame, e.oid, e.version) else {
         return Err(Busy::NoRoom);
     };
@@ -251,12 +251,11 @@ pub fn restore(k: &mut Kernel) -> u64 {
             );
             continue;
         };
-        let Ok(f) = k.page_write(slot) else {
+        let Ok(f) = k.page_restore(slot, h.version) else {
             kprintln!("journal: no memory to apply record {}", h.seq);
             break;
         };
         phys::write_frame(f, 0, &data);
-        k.objs.pages[slot as usize].version = h.version;
         applied += 1;
     }
     let end = scan.end();

@@ -54,7 +54,7 @@ pub fn take(k: &mut Kernel) -> Result<u64, NotStarted> {
     // 3. Frames for the node records, the header and the directory, and
     //    for copies of pinned pages: all or nothing, before anything moves.
     let nn = k.objs.dirty_node_count();
-    let np = k.objs.dirty_pages.len();
+    let np = k.objs.dirty_pages().len();
     let layout = Layout::new(nn as u32, np as u32);
     let staging = 1 + layout.dir_blocks as usize + layout.node_blocks as usize;
     if !take_frames(k, staging) {
@@ -83,30 +83,7 @@ pub fn take(k: &mut Kernel) -> Result<u64, NotStarted> {
         }
     });
     // 5. Pages: listed, and copy-on-write from now on.
-    for (j, &i) in k.objs.dirty_pages.as_slice().iter().enumerate() {
-        let e = &mut k.objs.pages[i as usize];
-        e.dirty = false;
-        e.insnap = true;
-        let s = &mut k.objs.snap[j];
-        s.oid = e.oid;
-        s.version = e.version;
-        s.slot = i;
-        s.crc = 0;
-        s.written = false;
-        if e.ctx != 0 {
-            // A prepared domain's FPU page is written in place at every
-            // write-back: the writer has its own copy (`take_frames`).
-            s.copied = true;
-            s.bounced = false;
-        } else {
-            s.frame = e.frame;
-            s.copied = false;
-            s.bounced = false;
-            e.ckpt = j as u32 + 1;
-        }
-    }
-    k.objs.dirty_pages.clear();
-    k.objs.snap_len = np;
+    k.objs.snapshot_pages();
     // Journal records from now on are not in this checkpoint.
     super::journal::snapshot_taken(k);
     // 6. Every later write to a page faults (and is copied first if the
@@ -128,10 +105,10 @@ pub fn take(k: &mut Kernel) -> Result<u64, NotStarted> {
 /// in the pool, if memory runs short.
 fn take_frames(k: &mut Kernel, staging: usize) -> bool {
     let (objs, pool) = (&mut k.objs, &mut k.pool);
-    let dirty = objs.dirty_pages.as_slice();
-    let pinned = dirty
+    let pinned = objs
+        .dirty_pages()
         .iter()
-        .filter(|&&i| objs.pages[i as usize].ctx != 0)
+        .filter(|&&i| objs.page_entry(i).ctx != 0)
         .count();
     if pool.free_count() < staging + pinned + RESERVE || staging > k.store.w.frames.len() {
         return false;
@@ -139,10 +116,10 @@ fn take_frames(k: &mut Kernel, staging: usize) -> bool {
     // The copies. Write-backs (step 1) made the FPU pages dirty last, so
     // the search runs from the end and stops at the last one.
     let mut left = pinned;
-    let mut j = dirty.len();
+    let mut j = objs.dirty_pages().len();
     while left > 0 && j > 0 {
         j -= 1;
-        let e = &objs.pages[dirty[j] as usize];
+        let e = objs.page_entry(objs.dirty_pages()[j]);
         if e.ctx == 0 {
             continue;
         }
@@ -171,9 +148,9 @@ fn give_back(k: &mut Kernel, staged: usize, from: usize) -> bool {
             let _ = k.pool.free(f);
         }
     }
-    for j in from..k.objs.dirty_pages.len() {
-        let i = k.objs.dirty_pages.as_slice()[j] as usize;
-        if k.objs.pages[i].ctx != 0 {
+    for j in from..k.objs.dirty_pages().len() {
+        let i = k.objs.dirty_pages()[j];
+        if k.objs.page_entry(i).ctx != 0 {
             if let Some(f) = k.objs.snap[j].frame.take() {
                 let _ = k.pool.free(f);
             }

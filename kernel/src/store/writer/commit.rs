@@ -114,14 +114,7 @@ pub(super) fn committed(k: &mut Kernel) {
             let _ = k.pool.free(f);
         }
     }
-    for x in 0..l.pages as usize {
-        let s = k.objs.snap[x];
-        let e = &mut k.objs.pages[s.slot as usize];
-        if e.used && e.oid == s.oid {
-            e.insnap = false;
-        }
-    }
-    k.objs.snap_len = 0;
+    k.objs.snapshot_pages_written(l.pages as usize);
     k.objs.snapshot_nodes_written();
     crate::store::checkpoint_committed(k);
     if k.store.trace {

@@ -81,10 +81,7 @@ pub(super) fn issue_write(k: &mut Kernel) -> bool {
                     return false;
                 };
                 phys::copy_frame(page, b);
-                let e = &mut k.objs.pages[s.slot as usize];
-                if e.ckpt == jx as u32 + 1 {
-                    e.ckpt = 0;
-                }
+                k.objs.snapshot_page_copied(jx);
                 k.objs.snap[jx].frame = Some(b);
                 k.objs.snap[jx].copied = true;
                 k.objs.snap[jx].bounced = true;
