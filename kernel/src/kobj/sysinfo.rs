@@ -21,7 +21,7 @@ pub fn order(k: &mut Kernel, m: &Msg, s: &[u8], r: &mut Reply, out: &mut [u8; 40
             r.w = [
                 (nu as u64) << 32 | nc as u64,
                 (pu as u64) << 32 | pc as u64,
-                (k.objs.dirty_node_count() as u64) << 32 | k.objs.dirty_pages().len() as u64,
+                (k.objs.dirty_node_count() as u64) << 32 | k.objs.dirty_page_count() as u64,
                 k.pool.free_count() as u64,
             ];
             let st = k.objs.stats;

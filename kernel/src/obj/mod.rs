@@ -592,6 +592,12 @@ impl Objects {
         &self.pages[i as usize]
     }
 
+    /// Pages changed since the last snapshot.
+    #[inline]
+    pub fn dirty_page_count(&self) -> usize {
+        self.dirty_pages.len()
+    }
+
     /// The pages changed since the last snapshot, in the order they were.
     #[inline]
     pub fn dirty_pages(&self) -> &[u32] {

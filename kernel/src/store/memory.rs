@@ -48,13 +48,13 @@ pub fn check_pressure(k: &mut Kernel) {
     evict_pages(k);
     if k.pool.free_count() < k.store.pressure_mark
         && k.store.w.is_idle()
-        && k.objs.dirty_pages().len() >= k.store.pressure_mark / 2
+        && k.objs.dirty_page_count() >= k.store.pressure_mark / 2
     {
         if k.store.trace {
             crate::kprintln!(
                 "store: {} frames free, {} dirty pages: checkpoint early",
                 k.pool.free_count(),
-                k.objs.dirty_pages().len()
+                k.objs.dirty_page_count()
             );
         }
         crate::store::request_checkpoint(k);

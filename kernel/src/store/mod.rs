@@ -238,7 +238,7 @@ pub fn tick(k: &mut crate::kernel::Kernel) {
         k.store.due_ns = now + k.store.period_ms * 1_000_000;
         // Nothing changed, nothing to write (the kernel's state changes
         // only with the nodes of the domains that run).
-        if k.objs.dirty_node_count() != 0 || !k.objs.dirty_pages().is_empty() {
+        if k.objs.dirty_node_count() != 0 || k.objs.dirty_page_count() != 0 {
             request_checkpoint(k);
         }
     } else if k.store.requested && k.store.w.is_idle() {

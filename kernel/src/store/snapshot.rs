@@ -54,7 +54,7 @@ pub fn take(k: &mut Kernel) -> Result<u64, NotStarted> {
     // 3. Frames for the node records, the header and the directory, and
     //    for copies of pinned pages: all or nothing, before anything moves.
     let nn = k.objs.dirty_node_count();
-    let np = k.objs.dirty_pages().len();
+    let np = k.objs.dirty_page_count();
     let layout = Layout::new(nn as u32, np as u32);
     let staging = 1 + layout.dir_blocks as usize + layout.node_blocks as usize;
     if !take_frames(k, staging) {
@@ -148,7 +148,7 @@ fn give_back(k: &mut Kernel, staged: usize, from: usize) -> bool {
             let _ = k.pool.free(f);
         }
     }
-    for j in from..k.objs.dirty_pages().len() {
+    for j in from..k.objs.dirty_page_count() {
         let i = k.objs.dirty_pages()[j];
         if k.objs.page_entry(i).ctx != 0 {
             if let Some(f) = k.objs.snap[j].frame.take() {
