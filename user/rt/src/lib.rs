@@ -8,11 +8,12 @@
 //! (`irq`) and the console driver's client side (`consoled`).
 //!
 //! The `unsafe` code of user programs lives in the low-level modules here
-//! (`invoke`, `start`, `fault`, `cpu`, `mem`, `port`, `uart`, `window`, `carry`,
+//! (`invoke`, `start`, `fault`, `cpu`, `mem`, `alloc`, `port`, `uart`, `window`, `carry`,
 //! `image`; docs/ARCHITECTURE.md says why each is sound); programs
 //! themselves deny it.
 #![no_std]
 
+pub mod alloc;
 pub mod bank;
 pub mod bench;
 pub mod carry;

@@ -11,9 +11,11 @@
 //!   put older or newer contents back. Relaxed loads and stores compile to
 //!   plain moves; the orderings the programs need are explicit.
 //! * or as **one value carried to a copy of the domain** (`crate::carry`),
-//!   to which the runtime hands out a `&mut`.
+//!   to which the runtime hands out a `&mut`;
+//! * or as **a growing heap** (`crate::alloc`), the global allocator of a
+//!   server whose tables grow from its bank.
 //!
-//! The two would alias, so whichever is claimed first is the heap's use
+//! Any two would alias, so whichever is claimed first is the heap's use
 //! for the rest of the domain's life, and a claim of the other panics: a
 //! program bug found at its first run, never a silent alias.
 #![allow(unsafe_code)]
@@ -36,17 +38,19 @@ pub(crate) enum Use {
     Words = 1,
     /// A value carried to a copy (`crate::carry`).
     Carry = 2,
+    /// A growing heap (`crate::alloc`).
+    Alloc = 3,
 }
 
 static CLAIM: AtomicU8 = AtomicU8::new(0);
 
-/// Claims the heap for `u`: panics if it is already claimed for the other
+/// Claims the heap for `u`: panics if it is already claimed for another
 /// use. (Each domain runs one thread, so a relaxed swap is enough.)
 pub(crate) fn claim(u: Use) {
     let old = CLAIM.swap(u as u8, Ordering::Relaxed);
     assert!(
         old == 0 || old == u as u8,
-        "heap: claimed as {:?}, then as the other use",
+        "heap: claimed as {:?}, then as another use",
         u
     );
 }

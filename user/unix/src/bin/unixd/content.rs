@@ -64,6 +64,11 @@ fn errno_of<E>(e: forest::Error<E>) -> i64 {
 }
 
 impl Content {
+    /// The directory's cache slot (`LEAF`) was used for something else.
+    pub fn forget_cache(&mut self) {
+        self.keys.0.forget();
+    }
+
     /// No files yet; the directory's root node is in `DIR`.
     pub fn new() -> Content {
         Content {

@@ -4,7 +4,7 @@
 //! `access`, `getcwd`, descriptor references and flags, and the lookup of
 //! a program for `execve`.
 
-use crate::open::{Kind, Open, FREE, MAX_OPEN};
+use crate::open::{Kind, Open, FREE};
 use crate::slots::T;
 use crate::{word, Reply, Unixd};
 use stet_rt::key::Answer;
@@ -23,9 +23,7 @@ impl Unixd<'_> {
     }
 
     pub(crate) fn new_fid(&mut self, kind: Kind, flags: u64) -> Result<u64, i64> {
-        let i = (0..MAX_OPEN)
-            .find(|&i| self.open[i].kind == Kind::Free)
-            .ok_or(ENFILE)?;
+        let i = crate::table::take(&mut self.open, |o| o.kind == Kind::Free, FREE).ok_or(ENFILE)?;
         self.open[i] = Open {
             kind,
             refs: 1,

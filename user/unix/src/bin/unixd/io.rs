@@ -3,10 +3,9 @@
 //! answered with its bytes when they come), `poll`, and the terminal's
 //! input, `ioctl`s and `isatty`.
 
-use crate::open::{Kind, FREE, MAX_PIPES, NO_PIPE, PIPE_BUF};
-use crate::procs::MAX_PROCS;
+use crate::open::{Kind, FREE, NO_PIPE, PIPE_BUF};
 use crate::slots::CONSOLE;
-use crate::wait::{resume_key, Wait, MAX_WAITERS, NO_WAITER};
+use crate::wait::{resume_key, Wait, NO_WAITER};
 use crate::{now_ns, word, Reply, Unixd};
 use stet_prng::XorShift64Star;
 use stet_rt::abi::{code::Code, order};
@@ -145,7 +144,7 @@ impl Unixd<'_> {
     /// A pipe changed: its parked callers ask again; a pipe with no ends
     /// left is freed.
     pub(crate) fn pipe_changed(&mut self, n: u16) {
-        for i in 0..MAX_WAITERS {
+        for i in 0..self.waiters.len() {
             if self.waiters[i].on != Wait::Pipe(n) {
                 continue;
             }
@@ -163,7 +162,7 @@ impl Unixd<'_> {
                 let sigs = self.take_pending(pid);
                 let pi = &mut self.pipes[n as usize];
                 let s = pi.front(len);
-                if let Some(r) = resume_key(i, to) {
+                if let Some(r) = resume_key(&self.keys, i, to) {
                     Msg::new(r, Code::Ok.into())
                         .words([s.len() as u64, 0, 0, sigs])
                         .string(s)
@@ -195,8 +194,8 @@ impl Unixd<'_> {
             p::WRITE => self.write(w[0], s, None),
             p::PWRITE => self.write(w[0], s, Some(w[1])),
             p::PIPE => {
-                let n = (0..MAX_PIPES)
-                    .find(|&i| !self.pipes[i].used)
+                let n = crate::table::take(&mut self.pipes, |p| !p.used, NO_PIPE)
+                    .filter(|&n| n <= u16::MAX as usize)
                     .ok_or(ENFILE)?;
                 let rd =
                     self.new_fid(Kind::PipeRead(n as u16), o::RDONLY | (w[0] & o::NONBLOCK))?;
@@ -258,14 +257,14 @@ impl Unixd<'_> {
                 );
                 let fg = self.tty.fg;
                 for &sig in &sigs[..ns] {
-                    for i in 0..MAX_PROCS {
+                    for i in 0..self.procs.len() {
                         if self.procs[i].pid != 0 && self.procs[i].pgid == fg {
                             self.signal(i, sig);
                         }
                     }
                 }
                 if woke || ns > 0 {
-                    for w in 0..MAX_WAITERS {
+                    for w in 0..self.waiters.len() {
                         if self.waiters[w].on == Wait::Tty {
                             self.wake(w);
                         }
@@ -288,7 +287,7 @@ impl Unixd<'_> {
                         let b: [u8; 36] =
                             s.get(..36).and_then(|b| b.try_into().ok()).ok_or(EFAULT)?;
                         self.tty.set(stet_unix::tty::Termios::from_bytes(&b));
-                        for x in 0..MAX_WAITERS {
+                        for x in 0..self.waiters.len() {
                             if self.waiters[x].on == Wait::Tty {
                                 self.wake(x);
                             }

@@ -28,22 +28,27 @@
 #![no_std]
 #![no_main]
 
+extern crate alloc;
+
 mod boot;
 mod content;
 mod files;
 mod io;
+mod keys;
 mod memory;
 mod open;
 mod procfs;
 mod procs;
 mod signals;
 mod slots;
+mod table;
 mod wait;
 
+use alloc::vec::Vec;
 use content::Content;
-use open::{Kind, Open, Pipe, FREE, MAX_OPEN, MAX_PIPES, NO_PIPE};
-use procs::{Proc, MAX_PROCS, NO_PROC};
-use slots::{BANK, K0, KEEPERS, RESUME, SELF, SLEEP, STORE, T};
+use open::{Kind, Open, Pipe};
+use procs::Proc;
+use slots::{K0, RESUME, SELF, SLEEP, STORE, T};
 use stet_rt::abi::invoke::Source;
 use stet_rt::abi::service::store as order_store;
 use stet_rt::abi::{code::Code, order};
@@ -55,7 +60,9 @@ use stet_unix::fs::Fs;
 use stet_unix::proto as p;
 use stet_unix::sys::errno::*;
 use stet_unix::tty::Tty;
-use wait::{Waiter, MAX_WAITERS, NO_WAITER};
+use wait::Waiter;
+
+stet_rt::global_heap!();
 
 /// What to answer.
 enum Reply {
@@ -85,10 +92,18 @@ fn word(r: Result<u64, i64>) -> Result<Reply, i64> {
 pub struct Unixd<'a> {
     fs: &'a mut Fs,
     content: &'a mut Content,
-    open: &'a mut [Open; MAX_OPEN],
-    pipes: &'a mut [Pipe; MAX_PIPES],
-    waiters: [Waiter; MAX_WAITERS],
-    procs: [Proc; MAX_PROCS],
+    /// Open file descriptions, by file id.
+    open: Vec<Open>,
+    /// Pipes, by number.
+    pipes: Vec<Pipe>,
+    /// Parked calls; call `i`'s resume key is entry `i` of `waits`, unless
+    /// it stayed in a general slot.
+    waiters: Vec<Waiter>,
+    /// Keys by table index (`keys`).
+    keys: stet_unix_personality::keydir::KeyDir,
+    /// Processes, by table index.
+    procs: Vec<Proc>,
+
     next_pid: u32,
     /// The caller of the message being served (0: not a process) and the
     /// signals that end its wait if it parks.
@@ -97,16 +112,12 @@ pub struct Unixd<'a> {
     /// The slot the message being served brought its resume key in, which
     /// is where the next one's goes unless `park` leaves a call there.
     resume: Slot,
-    /// Which nodes of the keepers' start-key directory exist.
-    keeper_nodes: [bool; MAX_PROCS / 16],
-    /// Which of `KEEPERS`' forwarder-node groups exist.
-    fwd_nodes: [bool; MAX_PROCS / 16],
     /// The terminal.
     tty: &'a mut Tty,
     /// Seconds since 1970 at boot: file times are `epoch + now`.
     epoch_ns: u64,
     /// The generated files of `/proc` (inode, what).
-    gen: [(u32, procfs::Gen); procfs::MAX_GEN],
+    gen: Vec<(u32, procfs::Gen)>,
     /// Unimplemented calls of every process that has ended, by number
     /// (the last counts all higher numbers).
     enosys: [u32; 512],
@@ -206,8 +217,6 @@ impl Unixd<'_> {
 fn main(epoch: u64) -> i64 {
     let mut fs = Fs::new(0);
     let mut content = Content::new();
-    let mut open = [FREE; MAX_OPEN];
-    let mut pipes = [NO_PIPE; MAX_PIPES];
     let mut tty = Tty::new();
     let mut shares = stet_unix::share::Shares::new();
     let mut infos = [procfs::NO_INFO; procfs::MAX_INFO];
@@ -216,19 +225,18 @@ fn main(epoch: u64) -> i64 {
     let mut d = Unixd {
         fs: &mut fs,
         content: &mut content,
-        open: &mut open,
-        pipes: &mut pipes,
-        waiters: [NO_WAITER; MAX_WAITERS],
-        procs: [NO_PROC; MAX_PROCS],
+        open: Vec::new(),
+        pipes: Vec::new(),
+        waiters: Vec::new(),
+        keys: keys::directory(),
+        procs: Vec::new(),
         next_pid: 2,
         caller: 0,
         intr: 0,
         resume: RESUME,
-        keeper_nodes: [false; MAX_PROCS / 16],
-        fwd_nodes: [false; MAX_PROCS / 16],
         tty: &mut tty,
         epoch_ns: epoch * 1_000_000_000,
-        gen: [(0, procfs::Gen::None); procfs::MAX_GEN],
+        gen: Vec::new(),
         enosys: [0; 512],
         shares: &mut shares,
         infos: &mut infos,

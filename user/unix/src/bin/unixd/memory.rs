@@ -10,7 +10,7 @@
 //! here, where the wait is queued, so no wake-up can slip between the
 //! compare and the wait (Linux's hash-bucket lock does the same).
 
-use crate::wait::{Wait, MAX_WAITERS};
+use crate::wait::Wait;
 use crate::{word, Reply, Unixd};
 use stet_rt::key::Answer;
 use stet_unix::fs::mode;
@@ -118,7 +118,7 @@ impl Unixd<'_> {
     pub(crate) fn futex_wake(&mut self, fid: u64, off: u64, n: u64) -> Result<u64, i64> {
         let (ino, off) = self.futex_key(fid, off)?;
         let mut woke = 0;
-        for w in 0..MAX_WAITERS {
+        for w in 0..self.waiters.len() {
             if woke >= n {
                 break;
             }

@@ -36,10 +36,6 @@ pub struct Open {
     pub off: u64,
 }
 
-/// Most open file descriptions.
-pub const MAX_OPEN: usize = 512;
-/// Most pipes.
-pub const MAX_PIPES: usize = 32;
 /// A pipe's buffer (Linux: 16 pages; POSIX's `PIPE_BUF` is 4096).
 pub const PIPE_BUF: usize = 4096;
 

@@ -9,7 +9,6 @@
 //! Being ordinary files, they need nothing new from `read`, `stat`,
 //! `getdents64` or `ls`.
 
-use crate::procs::MAX_PROCS;
 use crate::wait::Wait;
 use crate::Unixd;
 use core::fmt::Write;
@@ -52,9 +51,6 @@ pub const NO_INFO: ExecInfo = ExecInfo {
 /// How many waiting directories' [`ExecInfo`] unixd keeps (more: made at
 /// once, as before).
 pub const MAX_INFO: usize = 4;
-
-/// Most generated files: two, and one per process.
-pub const MAX_GEN: usize = MAX_PROCS + 2;
 
 /// A fixed buffer that formats text (no allocation).
 struct Text {
@@ -102,8 +98,8 @@ impl Unixd<'_> {
     }
 
     fn add_gen(&mut self, ino: u32, g: Gen) {
-        if let Some(e) = self.gen.iter_mut().find(|e| e.1 == Gen::None) {
-            *e = (ino, g);
+        if let Some(i) = crate::table::take(&mut self.gen, |e| e.1 == Gen::None, (0, Gen::None)) {
+            self.gen[i] = (ino, g);
         }
     }
 
@@ -135,9 +131,9 @@ impl Unixd<'_> {
         self.proc_pending = false;
         // A waiting parent is made first; a chain of them takes a pass per
         // generation.
-        for _ in 0..MAX_PROCS {
+        for _ in 0..self.procs.len() {
             let mut left = false;
-            for i in 0..MAX_PROCS {
+            for i in 0..self.procs.len() {
                 let p = self.procs[i];
                 if !p.proc_pending {
                     continue;
@@ -294,13 +290,13 @@ impl Unixd<'_> {
         }
         let comm_src = &abs[..n];
         let base_name = comm_src.rsplit(|&b| b == b'/').next().unwrap_or_default();
-        if let Some(i) = (0..MAX_PROCS).find(|&i| self.procs[i].pid == pid) {
+        if let Some(i) = (0..self.procs.len()).find(|&i| self.procs[i].pid == pid) {
             let mut c = [0u8; 16];
             let k = base_name.len().min(15);
             c[..k].copy_from_slice(&base_name[..k]);
             self.procs[i].comm = c;
         }
-        let me = (0..MAX_PROCS).find(|&i| pid != 0 && self.procs[i].pid == pid);
+        let me = (0..self.procs.len()).find(|&i| pid != 0 && self.procs[i].pid == pid);
         if me.is_some_and(|i| self.procs[i].proc_pending) && self.keep_info(pid, &abs[..n], args) {
             return;
         }

@@ -6,8 +6,9 @@
 
 use crate::open::Kind;
 use crate::signals::SIGCHLD;
-use crate::slots::{BANK, K0, KEEPERS, SELF, T, T2};
-use crate::wait::{Wait, MAX_WAITERS};
+use crate::keys::{self, MAX_PROCS};
+use crate::slots::{BANK, K0, SELF, T, T2};
+use crate::wait::Wait;
 use crate::{word, Reply, Unixd};
 use stet_rt::abi::order::node;
 use stet_rt::bank;
@@ -16,11 +17,6 @@ use stet_unix::proto as p;
 use stet_unix::sys::errno::*;
 use stet_unix_personality::keydir::{fetch, swap};
 
-/// Most processes.
-pub(crate) const MAX_PROCS: usize = 128;
-/// `KEEPERS` slots 0..8 hold nodes of keepers' start keys, slots 8..16
-/// nodes of forwarder node keys, 16 processes each.
-pub(crate) const FWD_NODES: u64 = (MAX_PROCS / 16) as u64;
 
 /// A process table entry (`pid` 0: free).
 #[derive(Clone, Copy, Debug)]
@@ -84,12 +80,10 @@ impl Unixd<'_> {
         if pid == 0 {
             return Err(EPERM);
         }
-        if let Some(i) = (0..MAX_PROCS).find(|&i| self.procs[i].pid == pid) {
+        if let Some(i) = self.procs.iter().position(|p| p.pid == pid) {
             return Ok(i);
         }
-        let i = (0..MAX_PROCS)
-            .find(|&i| self.procs[i].pid == 0)
-            .ok_or(EAGAIN)?;
+        let i = self.new_proc()?;
         self.procs[i] = Proc {
             pid,
             pgid: pid,
@@ -100,17 +94,18 @@ impl Unixd<'_> {
         Ok(i)
     }
 
+    /// A free process-table entry (its `pid` still 0): `EAGAIN` when the
+    /// table is at `MAX_PROCS` or the heap has no room.
+    fn new_proc(&mut self) -> Result<usize, i64> {
+        crate::table::take(&mut self.procs, |p| p.pid == 0, NO_PROC)
+            .filter(|&i| i < MAX_PROCS)
+            .ok_or(EAGAIN)
+    }
+
     /// `HELLO`: the caller's keeper's start key (in `K0`).
     fn hello(&mut self, pid: u32) -> Result<u64, i64> {
         let i = self.proc_of(pid)?;
-        let a = i / 16;
-        if !self.keeper_nodes[a] {
-            bank::alloc_node(BANK, T).map_err(|_| EAGAIN)?;
-            swap(KEEPERS, a as u64, T, 0).map_err(|_| EIO)?;
-            self.keeper_nodes[a] = true;
-        }
-        fetch(KEEPERS, a as u64, T).map_err(|_| EIO)?;
-        swap(T, i as u64 % 16, K0, 0).map_err(|_| EIO)?;
+        self.put_key(keys::keeper(i), K0).map_err(|_| EIO)?;
         self.procs[i].keeper = true;
         Ok(0)
     }
@@ -119,9 +114,7 @@ impl Unixd<'_> {
     fn fork(&mut self, parent: u32, fids: &[u8]) -> Result<Reply, i64> {
         let pi = self.proc_of(parent)?;
         let (pgid, sid) = (self.procs[pi].pgid, self.procs[pi].sid);
-        let slot = (0..MAX_PROCS)
-            .find(|&i| self.procs[i].pid == 0)
-            .ok_or(EAGAIN)?;
+        let slot = self.new_proc()?;
         let mut pid = self.next_pid;
         while pid == 0 || self.procs.iter().any(|p| p.pid == pid) {
             pid = if pid >= 32767 { 2 } else { pid + 1 };
@@ -133,12 +126,6 @@ impl Unixd<'_> {
         // The child's forwarder (into `T`): a node of the UNIX bank naming
         // this domain and the pid, its node key kept by table index until
         // the child is reaped.
-        let group = FWD_NODES + slot as u64 / 16;
-        if !self.fwd_nodes[slot / 16] {
-            bank::alloc_node(BANK, T).map_err(|_| EAGAIN)?;
-            swap(KEEPERS, group, T, 0).map_err(|_| EIO)?;
-            self.fwd_nodes[slot / 16] = true;
-        }
         bank::alloc_node(BANK, T2).map_err(|_| EAGAIN)?;
         let made = |a: Answer| if a.ok() { Ok(()) } else { Err(a.code) };
         let fwd = swap(T2, 0, SELF, 0)
@@ -149,9 +136,8 @@ impl Unixd<'_> {
                         .call(),
                 )
             })
-            .and_then(|_| made(Msg::new(T2, node::MAKE_FORWARDER).recv([T, 0, 0, 0]).call()))
-            .and_then(|_| fetch(KEEPERS, group, K0))
-            .and_then(|_| swap(K0, slot as u64 % 16, T2, 0));
+            .and_then(|_| self.put_key(keys::forwarder(slot), T2))
+            .and_then(|_| made(Msg::new(T2, node::MAKE_FORWARDER).recv([T, 0, 0, 0]).call()));
         if fwd.is_err() {
             let _ = bank::free(BANK, T2);
             return Err(EAGAIN);
@@ -204,7 +190,7 @@ impl Unixd<'_> {
         if !parent_alive {
             self.reap(i, false);
         }
-        for w in 0..MAX_WAITERS {
+        for w in 0..self.waiters.len() {
             if self.waiters[w].on == Wait::Child(ppid) || self.waiters[w].on == Wait::Child(1) {
                 self.wake(w);
             }
@@ -213,7 +199,7 @@ impl Unixd<'_> {
         self.procs[i].alarm = 0;
         self.procs[i].pending = 0;
         if parent_alive {
-            if let Some(pp) = (0..MAX_PROCS).find(|&x| self.procs[x].pid == ppid) {
+            if let Some(pp) = (0..self.procs.len()).find(|&x| self.procs[x].pid == ppid) {
                 self.signal(pp, SIGCHLD);
             }
         }
@@ -230,8 +216,7 @@ impl Unixd<'_> {
         };
         let kept = self.procs[i].fwd
             && swap(K0, p::SPARE, self.resume, 0).is_ok()
-            && fetch(KEEPERS, FWD_NODES + i as u64 / 16, T).is_ok()
-            && fetch(T, i as u64 % 16, T).is_ok()
+            && self.keys.get(keys::forwarder(i), T).is_ok()
             && swap(T, FWD_SPARE, K0, 0).is_ok();
         self.procs[i].spare = kept;
         self.procs[i].kept = if kept { with_process as u8 & 3 } else { 0 };
@@ -252,10 +237,7 @@ impl Unixd<'_> {
         let made = !self.procs[i].proc_pending;
         self.procs[i] = NO_PROC;
         self.proc_gone(p.pid, made);
-        if !p.fwd
-            || fetch(KEEPERS, FWD_NODES + i as u64 / 16, K0).is_err()
-            || fetch(K0, i as u64 % 16, T2).is_err()
-        {
+        if !p.fwd || self.keys.get(keys::forwarder(i), T2).is_err() {
             return false;
         }
         let spare = p.spare && fetch(T2, FWD_SPARE, T).is_ok();
@@ -279,7 +261,7 @@ impl Unixd<'_> {
                 && (which == -1 || which == p.pid as i64 || which == 0 || which < -1)
         };
         let mut any = false;
-        for i in 0..MAX_PROCS {
+        for i in 0..self.procs.len() {
             let p = self.procs[i];
             if !matches(&p) {
                 continue;
@@ -335,7 +317,7 @@ impl Unixd<'_> {
             p::SETPGID => {
                 let me = self.proc_of(a.label)?;
                 let target = if w[0] == 0 { a.label } else { w[0] as u32 };
-                let t = (0..MAX_PROCS)
+                let t = (0..self.procs.len())
                     .find(|&i| self.procs[i].pid == target && !self.procs[i].zombie)
                     .ok_or(ESRCH)?;
                 if target != a.label && self.procs[t].ppid != a.label {
@@ -352,7 +334,7 @@ impl Unixd<'_> {
                 if target == a.label {
                     self.proc_of(a.label)?;
                 }
-                let t = (0..MAX_PROCS)
+                let t = (0..self.procs.len())
                     .find(|&i| self.procs[i].pid == target)
                     .ok_or(ESRCH)?;
                 word(Ok(if w[1] == 1 {

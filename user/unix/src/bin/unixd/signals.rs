@@ -2,14 +2,12 @@
 //! try-send; a busy keeper gets them with its next answer or at the next
 //! tick) or ending its parked call with `EINTR`; `kill` and `alarm`.
 
-use crate::procs::MAX_PROCS;
-use crate::slots::{KEEPERS, T};
-use crate::wait::{Wait, MAX_WAITERS};
+use crate::slots::T;
+use crate::wait::Wait;
 use crate::{now_ns, word, Reply, Unixd};
 use stet_rt::key::{Answer, Msg};
 use stet_unix::proto as p;
 use stet_unix::sys::errno::*;
-use stet_unix_personality::keydir::fetch;
 
 /// Signals unixd sends itself.
 pub(crate) use stet_unix::sys::sig::{SIGALRM, SIGCHLD};
@@ -21,7 +19,7 @@ fn bit(sig: u64) -> u64 {
 impl Unixd<'_> {
     /// The signals sent to `pid` since it last heard, now handed over.
     pub(crate) fn take_pending(&mut self, pid: u32) -> u64 {
-        match (0..MAX_PROCS).find(|&i| pid != 0 && self.procs[i].pid == pid) {
+        match (0..self.procs.len()).find(|&i| pid != 0 && self.procs[i].pid == pid) {
             Some(i) => core::mem::take(&mut self.procs[i].pending),
             None => 0,
         }
@@ -36,7 +34,7 @@ impl Unixd<'_> {
         if p.pending == 0 || p.zombie {
             return;
         }
-        if let Some(w) = (0..MAX_WAITERS).find(|&w| {
+        if let Some(w) = (0..self.waiters.len()).find(|&w| {
             self.waiters[w].on != Wait::Free
                 && self.waiters[w].pid == p.pid
                 && self.waiters[w].intr & p.pending != 0
@@ -44,10 +42,7 @@ impl Unixd<'_> {
             self.answer(w, (-EINTR) as u64);
             return;
         }
-        if !p.keeper
-            || fetch(KEEPERS, i as u64 / 16, T).is_err()
-            || fetch(T, i as u64 % 16, T).is_err()
-        {
+        if !p.keeper || self.keys.get(crate::keys::keeper(i), T).is_err() {
             // Its keeper has not said where it is yet: the clock retries.
             self.kick();
             return;
@@ -78,7 +73,7 @@ impl Unixd<'_> {
         let me = self.proc_of(from)?;
         let my_pgid = self.procs[me].pgid;
         let mut found = false;
-        for i in 0..MAX_PROCS {
+        for i in 0..self.procs.len() {
             let p = self.procs[i];
             if p.pid == 0 || p.zombie {
                 continue;

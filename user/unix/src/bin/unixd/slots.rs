@@ -21,8 +21,8 @@ pub const ARCHIVE: Slot = 5;
 pub const SELF_SPACE: Slot = 6;
 /// The root of the directory of file-tree node keys.
 pub const DIR: Slot = 7;
-/// A node holding the resume keys of parked calls.
-pub const WAITS: Slot = 8;
+/// The root of the directory of keys by table index (`keys`).
+pub const KEYS: Slot = 8;
 /// The resume key of the call being served.
 pub const RESUME: Slot = 9;
 /// The node-key directory's cached entry.
@@ -35,5 +35,7 @@ pub const T2: Slot = 12;
 pub const K0: Slot = 13;
 /// A start key to this domain (what the forwarders it makes hold).
 pub const SELF: Slot = 14;
-/// The keepers' start keys by process-table index (nodes of 16).
-pub const KEEPERS: Slot = 15;
+/// The bank regular files' pages and nodes come from: a sub-bank of
+/// `BANK` with a limit, made at the first start (`content`), so files can
+/// fill only their share and never the space unixd and the keepers need.
+pub const FILES: Slot = 15;

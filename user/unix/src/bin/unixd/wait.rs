@@ -1,21 +1,20 @@
 //! Parked calls and time. A call that must wait (a pipe, a child, a
 //! sleep, a futex, the terminal) is parked: its resume key stays where it
 //! arrived if one of the `RESUME_SLOTS` is free for the next message (no
-//! invocation at all), else goes in the `WAITS` node. The clock helper
-//! (`unixtick`) calls `TICK` to time sleeps, futex timeouts and alarms.
+//! invocation at all), else goes in unixd's key directory (`keys`). The table of parked calls grows
+//! from the heap (`table`): a process has one call at a time, so there are
+//! never more than there are processes (and the clock helper). The clock
+//! helper (`unixtick`) calls `TICK` to time sleeps, futex timeouts and
+//! alarms.
 
-use crate::procs::MAX_PROCS;
 use crate::signals::SIGALRM;
-use crate::slots::{ARCHIVE, RESUME, STORE, T, WAITS};
+use crate::slots::{ARCHIVE, RESUME, STORE, T};
 use crate::{now_ns, word, Reply, Unixd};
 use stet_rt::abi::code::Code;
 use stet_rt::key::{Answer, Msg, Slot};
 use stet_unix::proto as p;
 use stet_unix::sys::errno::*;
-use stet_unix_personality::keydir::{fetch, swap};
-
-/// Most calls parked at once.
-pub(crate) const MAX_WAITERS: usize = 16;
+use stet_unix_personality::keydir::KeyDir;
 
 /// What a parked call waits for.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -51,7 +50,7 @@ pub(crate) struct Waiter {
     /// bytes when they come, not woken to ask again.
     pub(crate) read_len: u32,
     /// The general slot holding its resume key (one of `RESUME_SLOTS`), or
-    /// 0: the key is in slot `i` of the `WAITS` node.
+    /// 0: the key is in the key directory (`keys::waiter(i)`).
     pub(crate) slot: Slot,
 }
 
@@ -68,12 +67,12 @@ pub(crate) const NO_WAITER: Waiter = Waiter {
 pub(crate) const RESUME_SLOTS: [Slot; 3] = [RESUME, ARCHIVE, STORE];
 
 /// Where parked call `i`'s resume key is: general slot `slot`, or (0)
-/// fetched from the `WAITS` node into `T`.
-pub(crate) fn resume_key(i: usize, slot: Slot) -> Option<Slot> {
+/// fetched from the key directory into `T`.
+pub(crate) fn resume_key(waits: &KeyDir, i: usize, slot: Slot) -> Option<Slot> {
     if slot != 0 {
         return Some(slot);
     }
-    fetch(WAITS, i as u64, T).ok().map(|_| T)
+    waits.get(crate::keys::waiter(i), T).ok().map(|_| T)
 }
 
 impl Unixd<'_> {
@@ -88,8 +87,8 @@ impl Unixd<'_> {
                 return Err(EINTR);
             }
         }
-        let i = (0..MAX_WAITERS)
-            .find(|&i| self.waiters[i].on == Wait::Free)
+        let i = crate::table::take(&mut self.waiters, |w| w.on == Wait::Free, NO_WAITER)
+            .filter(|&i| i < crate::keys::MAX_WAITERS)
             .ok_or(EAGAIN)?;
         // The key stays in its slot if another is free for the next
         // message's; else it goes to the node.
@@ -107,7 +106,7 @@ impl Unixd<'_> {
                 cur
             }
             None => {
-                swap(WAITS, i as u64, cur, 0).map_err(|_| EIO)?;
+                self.put_key(crate::keys::waiter(i), cur).map_err(|_| EIO)?;
                 0
             }
         };
@@ -140,7 +139,7 @@ impl Unixd<'_> {
     pub(crate) fn wake(&mut self, i: usize) {
         let to = self.waiters[i].slot;
         self.waiters[i] = NO_WAITER;
-        if let Some(r) = resume_key(i, to) {
+        if let Some(r) = resume_key(&self.keys, i, to) {
             Msg::new(r, Code::Busy.into()).send();
         }
     }
@@ -150,14 +149,14 @@ impl Unixd<'_> {
         let (pid, to) = (self.waiters[i].pid, self.waiters[i].slot);
         self.waiters[i] = NO_WAITER;
         let sigs = self.take_pending(pid);
-        if let Some(r) = resume_key(i, to) {
+        if let Some(r) = resume_key(&self.keys, i, to) {
             Msg::new(r, Code::Ok.into()).words([w0, 0, 0, sigs]).send();
         }
     }
 
     /// The clock helper is needed: answer it if it is parked.
     pub(crate) fn kick(&mut self) {
-        if let Some(w) = (0..MAX_WAITERS).find(|&w| self.waiters[w].on == Wait::Ticker) {
+        if let Some(w) = (0..self.waiters.len()).find(|&w| self.waiters[w].on == Wait::Ticker) {
             self.answer(w, 0);
         }
     }
@@ -190,14 +189,14 @@ impl Unixd<'_> {
     /// `TICK`: alarms, sleeps and signals a busy keeper could not take.
     fn tick(&mut self) {
         let now = now_ns();
-        for w in 0..MAX_WAITERS {
+        for w in 0..self.waiters.len() {
             match self.waiters[w].on {
                 Wait::Sleep(t) if t <= now => self.answer(w, 0),
                 Wait::Futex(_, _, t) if t <= now => self.answer(w, (-ETIMEDOUT) as u64),
                 _ => {}
             }
         }
-        for i in 0..MAX_PROCS {
+        for i in 0..self.procs.len() {
             if self.procs[i].pid == 0 {
                 continue;
             }
