@@ -70,6 +70,11 @@ pub mod bank {
     /// dropped). All or nothing: `LIMIT` if the bank cannot give them all;
     /// the range key's `GET_INTO` errors for a bad node key or slots.
     pub const ALLOC_PAGES_INTO: u64 = 10;
+    /// → `w0` pages and `w1` nodes the whole space bank can hand out,
+    /// `w2` pages and `w3` nodes allocated now (by every bank): what a
+    /// server sizing a sub-bank's limit needs (an unlimited bank's `INFO`
+    /// says `u64::MAX`).
+    pub const CAPACITY: u64 = 11;
 }
 
 /// The data store (`datastore`): names → keys and small blobs. A start

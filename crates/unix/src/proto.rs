@@ -77,8 +77,10 @@ pub const ISATTY: u64 = 26;
 // forwarder's data word is the pid: a keeper cannot speak for another).
 
 /// A child of the caller: the string lists the fids (u32, little-endian)
-/// the child inherits (each gets one more reference) → `w0` its pid, key 0
-/// the forwarder its keeper calls this domain with.
+/// the child inherits (each gets one more reference), `w0` the caller's
+/// `RLIMIT_NPROC` (0: none; `EAGAIN` when the system holds that many
+/// processes) → `w0` its pid, key 0 the forwarder its keeper calls this
+/// domain with.
 pub const FORK: u64 = 28;
 /// The caller has ended with wait status `w0` (`code << 8`, or the
 /// signal): a zombie until its parent waits; its children go to pid 1.

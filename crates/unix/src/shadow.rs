@@ -102,6 +102,8 @@ pub struct Tree {
     used: usize,
     /// Counts changes (`generation`).
     gen: u64,
+    /// Pages present (leaf slots that are not empty).
+    present: u64,
 }
 
 impl Default for Tree {
@@ -138,6 +140,7 @@ impl Tree {
             nodes,
             used: 1,
             gen: 0,
+            present: 0,
         }
     }
 
@@ -150,6 +153,12 @@ impl Tree {
         };
         self.used = 1;
         self.gen += 1;
+        self.present = 0;
+    }
+
+    /// Pages present in the tree (the process's resident set, in pages).
+    pub fn present(&self) -> u64 {
+        self.present
     }
 
     /// A number that changes whenever the tree does (a node made, a page
@@ -303,6 +312,9 @@ impl Tree {
     pub fn set_page(&mut self, page: u64, e: Entry) {
         if let Some(leaf) = self.leaf(page) {
             let (node, s) = (&mut self.nodes[leaf as usize], digit(page, 1));
+            let was = node.slots[s] != Entry::Empty;
+            let is = e != Entry::Empty;
+            self.present = self.present + is as u64 - was as u64;
             node.slots[s] = e;
             if e == Entry::Empty {
                 node.full &= !(1 << s);

@@ -289,6 +289,8 @@ pub mod msync {
 pub mod rlimit {
     pub const RLIMIT_STACK: u64 = 3;
     pub const RLIMIT_NOFILE: u64 = 7;
+    pub const RLIMIT_RSS: u64 = 5;
+    pub const RLIMIT_NPROC: u64 = 6;
 }
 
 /// `prctl` options.

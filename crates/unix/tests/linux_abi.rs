@@ -267,6 +267,8 @@ fn linux_rows() -> Vec<Row> {
         sys::msync::MS_SYNC => general::MS_SYNC,
         sys::rlimit::RLIMIT_STACK => general::RLIMIT_STACK,
         sys::rlimit::RLIMIT_NOFILE => general::RLIMIT_NOFILE,
+        sys::rlimit::RLIMIT_NPROC => general::RLIMIT_NPROC,
+        sys::rlimit::RLIMIT_RSS => general::RLIMIT_RSS,
         sys::prctl::PR_SET_NAME => prctl::PR_SET_NAME,
         sys::prctl::PR_GET_NAME => prctl::PR_GET_NAME,
         sys::utime::UTIME_NOW => general::UTIME_NOW,

@@ -64,6 +64,13 @@ pub fn info(bank: Slot) -> Result<[u64; 4], u64> {
     ok(a.code).map(|_| a.w)
 }
 
+/// The space bank's size: (pages, nodes it can hand out; pages, nodes
+/// allocated now).
+pub fn capacity(bank: Slot) -> Result<[u64; 4], u64> {
+    let a = Msg::new(bank, o::CAPACITY).call();
+    ok(a.code).map(|_| a.w)
+}
+
 /// Sets the limits of the sub-bank in `sub`.
 pub fn set_limits(bank: Slot, sub: Slot, pages: u64, nodes: u64) -> Result<(), u64> {
     let a = Msg::new(bank, o::SET_LIMITS)

@@ -343,6 +343,8 @@ proptest::proptest! {
             .collect();
         want.sort_unstable();
         want.dedup();
+        // The resident count is exactly the pages present.
+        proptest::prop_assert_eq!(t.present(), want.len() as u64);
         let mut seen = Vec::new();
         t.pages(0, SPACE_PAGES, |p, leaf, slot, _| {
             assert_eq!(t.page(p), Some((leaf, slot, page::OWNED)));

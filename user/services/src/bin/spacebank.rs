@@ -285,6 +285,13 @@ fn order(banks: &mut Banks<Heap>, b: u32, ord: u64, w: [u64; 4]) -> Result<([u64
                 0,
             ))
         }
+        o::CAPACITY => {
+            let (l, i) = (banks.layout(), banks.info(PRIME).map_err(err)?);
+            Ok((
+                [l.pages as u64, l.nodes as u64, i.used_pages, i.used_nodes],
+                0,
+            ))
+        }
         o::SET_LIMITS => match bank_of_key(banks, ARG0) {
             Some(sub) if sub != b && banks.is_descendant(sub, b) => {
                 banks.set_limits(sub, w[0], w[1]).map_err(err)?;

@@ -3,7 +3,7 @@
 //! copy pages out with page `READ` (a hole reads as zeros), writes make the
 //! nodes and pages they need and copy in with page `WRITE`.
 
-use crate::slots::{BANK, DIR, LEAF, T, T2};
+use crate::slots::{BANK, DIR, FILES, LEAF, T, T2};
 use stet_rt::abi::code;
 use stet_rt::abi::order::{node, page};
 use stet_rt::bank;
@@ -30,7 +30,7 @@ impl Builder for Keys {
     type Err = Code;
 
     fn make_node(&mut self, idx: u16, _level: u8) -> Result<(), Code> {
-        bank::alloc_node(BANK, T)?;
+        bank::alloc_node(FILES, T)?;
         self.0.put(idx, T)
     }
 
@@ -53,6 +53,10 @@ pub struct Content {
     /// Each inode's tree.
     pub files: [File; MAX_INODES],
     keys: Keys,
+    /// Pages of every file, now.
+    pub pages: u64,
+    /// Pages the call being served may still make (`Unixd::charged`).
+    pub budget: u64,
 }
 
 fn errno_of<E>(e: forest::Error<E>) -> i64 {
@@ -80,6 +84,8 @@ impl Content {
                 scratch: T2,
                 cache: LEAF,
             })),
+            pages: 0,
+            budget: u64::MAX,
         }
     }
 
@@ -123,15 +129,20 @@ impl Content {
         if self.page_key(ino, p, T).map_err(|_| EIO)? {
             return Ok(());
         }
+        if self.budget == 0 {
+            return Err(ENOSPC);
+        }
         let f = &mut self.files[ino as usize];
         let (leaf, slot) = self
             .forest
             .make_leaf(f, p, &mut self.keys)
             .map_err(errno_of)?;
-        bank::alloc_page(BANK, T).map_err(|_| ENOSPC)?;
+        bank::alloc_page(FILES, T).map_err(|_| ENOSPC)?;
         let l = self.keys.0.cached(leaf).map_err(|_| EIO)?;
         swap(l, slot as u64, T, 0).map_err(|_| EIO)?;
         self.forest.set(leaf, slot, Entry::Page(1));
+        self.pages += 1;
+        self.budget -= 1;
         Ok(())
     }
 
@@ -203,8 +214,9 @@ impl Content {
                 if swap(l, slot as u64, 0, T).is_err() {
                     return;
                 }
-                let _ = bank::free(BANK, T);
+                let _ = bank::free(FILES, T);
                 self.forest.set(leaf, slot, Entry::Empty);
+                self.pages = self.pages.saturating_sub(1);
             }
         }
     }
@@ -225,7 +237,7 @@ impl Content {
         self.keys.0.forget();
         for &idx in &nodes[..n] {
             if self.keys.0.get(idx, T).is_ok() {
-                let _ = bank::free(BANK, T);
+                let _ = bank::free(FILES, T);
             }
         }
     }

@@ -35,6 +35,7 @@ mod content;
 mod files;
 mod io;
 mod keys;
+mod limits;
 mod memory;
 mod open;
 mod procfs;
@@ -52,7 +53,6 @@ use slots::{K0, RESUME, SELF, SLEEP, STORE, T};
 use stet_rt::abi::invoke::Source;
 use stet_rt::abi::service::store as order_store;
 use stet_rt::abi::{code::Code, order};
-use stet_rt::bank;
 use stet_rt::key::Slot;
 use stet_rt::key::{call, wait, Answer, Msg};
 use stet_rt::println;
@@ -112,6 +112,8 @@ pub struct Unixd<'a> {
     /// The slot the message being served brought its resume key in, which
     /// is where the next one's goes unless `park` leaves a call there.
     resume: Slot,
+    /// The `FILES` bank's page limit (`limits`).
+    files_limit: u64,
     /// The terminal.
     tty: &'a mut Tty,
     /// Seconds since 1970 at boot: file times are `epoch + now`.
@@ -234,6 +236,7 @@ fn main(epoch: u64) -> i64 {
         caller: 0,
         intr: 0,
         resume: RESUME,
+        files_limit: Unixd::make_files_bank(),
         tty: &mut tty,
         epoch_ns: epoch * 1_000_000_000,
         gen: Vec::new(),
@@ -253,12 +256,6 @@ fn main(epoch: u64) -> i64 {
         Err(e) => println!("unixd: the initial file system is incomplete: {e}"),
     }
     d.proc_boot();
-    // The node of the keepers' start-key nodes (the image leaves the slot
-    // void: without it no keeper could say where it is, and a signal
-    // reached a running process only with its next call's answer).
-    if bank::alloc_node(BANK, KEEPERS).is_err() {
-        println!("unixd: no node for the keepers' start keys");
-    }
     // Published for the native shell's `unix` command, when slot 3 is a
     // data store publisher key (`make run`); otherwise the call fails and
     // nothing is published.
@@ -278,7 +275,7 @@ fn main(epoch: u64) -> i64 {
         let forwarded = a.source == Source::Forwarded;
         d.caller = if forwarded { a.label } else { 0 };
         d.intr = a.w[p::INTR_WORD];
-        let reply = match d.handle(&a, s, &mut out) {
+        let reply = match d.charged(a.code, |d| d.handle(&a, s, &mut out)) {
             Ok(r) => r,
             Err(e) => Reply::Now(ret(Err(e)), 0, false),
         };

@@ -44,21 +44,16 @@ impl Unixd<'_> {
         Ok(Reply::Now([0, 0, 0], 0, true))
     }
 
-    /// (processes, pages in all, pages free): the bank's accounts. A bank
-    /// with no limit of its own counts the space bank's whole store
-    /// (`MAX_PAGES`).
+    /// (processes, pages in all, pages free): the space bank's, whose
+    /// pages every process, file and domain takes from.
     pub(crate) fn sysinfo(&self) -> (u64, u64, u64) {
-        /// What an unlimited bank can have at most: 64 MiB (the default
-        /// disk's memory, tests/run.toml).
-        const MAX_PAGES: u64 = 16384;
         let procs = self
             .procs
             .iter()
             .filter(|p| p.pid != 0 && !p.zombie)
             .count() as u64;
-        let [used, _, limit, _] = stet_rt::bank::info(crate::slots::BANK).unwrap_or([0; 4]);
-        let total = limit.min(MAX_PAGES).max(used);
-        (procs, total, total - used)
+        let [total, _, used, _] = stet_rt::bank::capacity(crate::slots::BANK).unwrap_or([0; 4]);
+        (procs, total.max(used), total.max(used) - used)
     }
 
     /// `MEMFD`: a nameless file of `len` bytes → a fid open read-write.

@@ -4,9 +4,9 @@
 //! its parent's next fork), and the system's state for `sysinfo` and the
 //! native shell.
 
+use crate::keys::{self, MAX_PROCS};
 use crate::open::Kind;
 use crate::signals::SIGCHLD;
-use crate::keys::{self, MAX_PROCS};
 use crate::slots::{BANK, K0, SELF, T, T2};
 use crate::wait::Wait;
 use crate::{word, Reply, Unixd};
@@ -16,7 +16,6 @@ use stet_rt::key::{Answer, Msg};
 use stet_unix::proto as p;
 use stet_unix::sys::errno::*;
 use stet_unix_personality::keydir::{fetch, swap};
-
 
 /// A process table entry (`pid` 0: free).
 #[derive(Clone, Copy, Debug)]
@@ -50,6 +49,8 @@ pub(crate) struct Proc {
     pub(crate) proc_pending: bool,
     /// Its program's name (`/proc/<pid>/stat`), NUL-padded.
     pub(crate) comm: [u8; 16],
+    /// File pages it made and has not freed (`limits`).
+    pub(crate) file_pages: u64,
 }
 
 pub(crate) const NO_PROC: Proc = Proc {
@@ -67,6 +68,7 @@ pub(crate) const NO_PROC: Proc = Proc {
     kept: 0,
     proc_pending: false,
     comm: [0; 16],
+    file_pages: 0,
 };
 
 /// The slot of a forked process's forwarder node (slots 2–15 are free)
@@ -111,8 +113,13 @@ impl Unixd<'_> {
     }
 
     /// `FORK`: a new pid, the fids' references, a forwarder into `T`.
-    fn fork(&mut self, parent: u32, fids: &[u8]) -> Result<Reply, i64> {
+    fn fork(&mut self, parent: u32, nproc: u64, fids: &[u8]) -> Result<Reply, i64> {
         let pi = self.proc_of(parent)?;
+        // `RLIMIT_NPROC` (0: none, from an older keeper): every process
+        // counts, zombies too, as Linux counts a user's until reaped.
+        if nproc != 0 && self.procs.iter().filter(|p| p.pid != 0).count() as u64 >= nproc {
+            return Err(EAGAIN);
+        }
         let (pgid, sid) = (self.procs[pi].pgid, self.procs[pi].sid);
         let slot = self.new_proc()?;
         let mut pid = self.next_pid;
@@ -295,7 +302,7 @@ impl Unixd<'_> {
     ) -> Result<Reply, i64> {
         let w = a.w;
         match a.code {
-            p::FORK => self.fork(a.label, s),
+            p::FORK => self.fork(a.label, w[0], s),
             p::EXIT => {
                 // A forked keeper sends its `KEYS` node and waits as a
                 // spare for its parent's next fork (its process's memory

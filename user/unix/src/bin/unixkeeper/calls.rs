@@ -213,7 +213,7 @@ impl Keeper {
             nr::GETTIMEOFDAY => self.gettimeofday(a[0]),
             nr::NANOSLEEP => self.clock_nanosleep(clock::MONOTONIC, 0, a[0], a[1]),
             nr::GETRANDOM => self.getrandom(a[0], a[1]),
-            nr::PRLIMIT64 => self.prlimit(a[0], a[1], a[3]),
+            nr::PRLIMIT64 => self.prlimit(a[0], a[1], a[2], a[3]),
             nr::RT_SIGACTION => self.sigaction(a[0] as u32 as u64, a[1], a[2], a[3]),
             nr::RT_SIGPROCMASK => self.sigprocmask(a[0] as u32 as u64, a[1], a[2], a[3]),
             _ => {
@@ -604,26 +604,6 @@ impl Keeper {
             at += n as u64;
         }
         Ok(len)
-    }
-
-    fn prlimit(&mut self, pid: u64, res: u64, old: u64) -> R {
-        if pid != 0 && pid != self.pid {
-            return Err(ESRCH);
-        }
-        use stet_unix::sys::rlimit::{RLIMIT_NOFILE, RLIMIT_STACK};
-        let (cur, max) = match res {
-            RLIMIT_STACK => (stet_unix::layout::STACK_MAX, u64::MAX),
-            RLIMIT_NOFILE => (1024, 4096),
-            0..16 => (u64::MAX, u64::MAX),
-            _ => return Err(EINVAL),
-        };
-        if old != 0 {
-            let mut b = [0u8; 16];
-            b[..8].copy_from_slice(&cur.to_le_bytes());
-            b[8..].copy_from_slice(&max.to_le_bytes());
-            self.space.write(old, &b).map_err(Touch::errno)?;
-        }
-        Ok(0)
     }
 
     fn sigaction(&mut self, sig: u64, act: u64, old: u64, size: u64) -> R {

@@ -95,7 +95,7 @@ impl Keeper {
 
     /// The lowest free descriptor at or above `from`.
     fn free_fd(&self, from: u64) -> Result<usize, i64> {
-        (from as usize..MAX_FDS)
+        (from.min(MAX_FDS as u64) as usize..self.fd_limit())
             .find(|&i| self.fds[i].fid == NONE)
             .ok_or(EMFILE)
     }
@@ -550,7 +550,7 @@ impl Keeper {
     pub fn dup(&mut self, old: u64, new: Option<u64>, from: u64, cloexec: bool) -> R {
         let fid = self.fid(old)?;
         let fd = match new {
-            Some(n) if n as usize >= MAX_FDS => return Err(EBADF),
+            Some(n) if n >= self.fd_limit() as u64 => return Err(EBADF),
             Some(n) if n == old => return Ok(n),
             Some(n) => {
                 if self.fds[n as usize].fid != NONE {
@@ -559,7 +559,7 @@ impl Keeper {
                 n as usize
             }
             None => {
-                if from as usize >= MAX_FDS {
+                if from >= self.fd_limit() as u64 {
                     return Err(EINVAL);
                 }
                 self.free_fd(from)?

@@ -103,6 +103,7 @@ impl Keeper {
         fids[n..n + 4].copy_from_slice(&self.cwd.to_le_bytes());
         n += 4;
         let a = Msg::new(UNIXD, proto::FORK)
+            .w0(self.nproc_limit())
             .string(&fids[..n])
             .recv([T3, 0, 0, 0])
             .call();

@@ -19,6 +19,7 @@ mod calls;
 mod exec;
 mod fds;
 mod fork;
+mod limits;
 mod memory;
 mod poll;
 mod signals;
@@ -116,6 +117,8 @@ pub struct Keeper {
     /// `AT_RANDOM` and `getrandom` (seeded from the time-stamp counter;
     /// not for cryptography).
     rng: XorShift64Star,
+    /// Resource limits, (soft, hard) by resource (`limits`).
+    pub rlimits: [[u64; 2]; limits::RESOURCES],
 }
 
 impl Keeper {
@@ -144,6 +147,7 @@ impl Keeper {
             kept_gen: None,
             kept_at_exec: false,
             rng: XorShift64Star::new(stet_rt::cpu::rdtsc()),
+            rlimits: limits::defaults(),
         }
     }
 
@@ -487,6 +491,7 @@ fn main(arg: u64) -> i64 {
         let k = stet_rt::carry::place(TAG, Keeper::new(arg & !(TRACE | QUIET)));
         k.trace = arg & TRACE != 0;
         k.quiet = arg & QUIET != 0;
+        k.size_limits();
         let arg = arg & !(TRACE | QUIET);
         if let Err(e) = exec::start(k) {
             println!("unix: cannot start pid {arg}: {e}");

@@ -120,6 +120,10 @@ pub struct Space {
     pub exec: Window,
     /// The executable's length.
     pub exec_len: u64,
+    /// Most pages present at once (`RLIMIT_RSS`, `limits`): a fresh page
+    /// past it is refused (`Touch::NoMemory`: `ENOMEM`, or `SIGBUS` for a
+    /// fault), so one process cannot take the memory every other needs.
+    pub rss_pages: u64,
     /// The fids of the mapped files (`Backing::File`'s `file`; 0 is the
     /// executable, in `EXEC`), each holding one reference.
     files: [u32; MAX_FILES],
@@ -179,6 +183,7 @@ impl Space {
                 None => panic!(),
             },
             exec_len: 0,
+            rss_pages: u64::MAX,
             files: [NO_FILE; MAX_FILES],
         }
     }
@@ -293,6 +298,9 @@ impl Space {
             self.keys.leaf(leaf).map_err(|_| Touch::NoMemory)?;
             swap(LEAF, slot as u64, 0, 0).map_err(|_| Touch::NoMemory)?;
             self.tree.set_page(p, Entry::Empty);
+        }
+        if self.tree.present() >= self.rss_pages {
+            return Err(Touch::NoMemory);
         }
         let leaf = self
             .tree
