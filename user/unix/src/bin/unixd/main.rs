@@ -52,14 +52,13 @@ use slots::{K0, RESUME, SELF, SLEEP, STORE, T};
 use stet_rt::abi::invoke::Source;
 use stet_rt::abi::service::store as order_store;
 use stet_rt::abi::{code::Code, order};
-use stet_rt::bank;
 use stet_rt::key::Slot;
 use stet_rt::key::{call, wait, Answer, Msg};
 use stet_rt::println;
-use stet_unix::fs::Fs;
 use stet_unix::proto as p;
 use stet_unix::sys::errno::*;
 use stet_unix::tty::Tty;
+use stet_unixfs::fs::Fs;
 use wait::Waiter;
 
 stet_rt::global_heap!();
@@ -122,7 +121,7 @@ pub struct Unixd<'a> {
     /// (the last counts all higher numbers).
     enosys: [u32; 512],
     /// Pages shared copy-on-write after fork, and their holders.
-    shares: &'a mut stet_unix::share::Shares,
+    shares: &'a mut stet_unixfs::share::Shares,
     /// Some process's `/proc` directory waits to be made
     /// (`Proc::proc_pending`).
     proc_pending: bool,
@@ -218,7 +217,7 @@ fn main(epoch: u64) -> i64 {
     let mut fs = Fs::new(0);
     let mut content = Content::new();
     let mut tty = Tty::new();
-    let mut shares = stet_unix::share::Shares::new();
+    let mut shares = stet_unixfs::share::Shares::new();
     let mut infos = [procfs::NO_INFO; procfs::MAX_INFO];
     // The terminal's first foreground group: the first process's.
     tty.fg = 1;
@@ -253,12 +252,6 @@ fn main(epoch: u64) -> i64 {
         Err(e) => println!("unixd: the initial file system is incomplete: {e}"),
     }
     d.proc_boot();
-    // The node of the keepers' start-key nodes (the image leaves the slot
-    // void: without it no keeper could say where it is, and a signal
-    // reached a running process only with its next call's answer).
-    if bank::alloc_node(BANK, KEEPERS).is_err() {
-        println!("unixd: no node for the keepers' start keys");
-    }
     // Published for the native shell's `unix` command, when slot 3 is a
     // data store publisher key (`make run`); otherwise the call fails and
     // nothing is published.
