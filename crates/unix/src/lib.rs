@@ -2,8 +2,11 @@
 //! system-call ABI ([`sys`]), the process layout ([`layout`]), the loader's
 //! plan for an executable ([`elf`]), the initial stack ([`stack`]), a
 //! process's memory map ([`vm`]) and the keeper's shadow of its
-//! address-space tree ([`shadow`]), a pipe's byte ring ([`ring`]). The UNIX keeper (`user/unix`,
-//! `unixkeeper`) is a thin layer of invocations over these.
+//! address-space tree ([`shadow`]), a pipe's byte ring ([`ring`]), the
+//! file system's shapes ([`fs`]). The UNIX keeper (`user/unix`,
+//! `unixkeeper`) is a thin layer of invocations over these. Nothing here
+//! allocates (every program of the personality links it, and only unixd
+//! has a heap): unixd's growing tables are `stet-unixfs`.
 #![no_std]
 
 #[cfg(test)]
@@ -11,13 +14,11 @@ extern crate std;
 
 pub mod cpio;
 pub mod elf;
-pub mod forest;
 pub mod fs;
 pub mod layout;
 pub mod proto;
 pub mod ring;
 pub mod shadow;
-pub mod share;
 pub mod stack;
 pub mod sys;
 pub mod tty;

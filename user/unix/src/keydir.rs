@@ -4,14 +4,19 @@
 //! node slot and a domain has sixteen. Three levels of nodes under a root
 //! (16 × 16 × 16 = 4096 entries), made as needed from a bank; the entry
 //! used last is kept in a slot, so a run of work on one node costs no
-//! lookups.
+//! lookups. An entry past 4096 (the file-system domain's file trees, which
+//! grow with its files) puts a new root above the old one, as a segment
+//! tree grows: four levels, 65,536 entries, one more fetch per walk — paid
+//! only by a directory that grew.
 
 use stet_rt::abi::{code, order::node};
 use stet_rt::bank;
 use stet_rt::key::{Msg, Slot};
 
-/// Entries a directory holds.
+/// Entries a directory holds before it grows a level.
 pub const CAPACITY: usize = 4096;
+/// Entries a directory holds at most (every `u16`).
+pub const MAX_CAPACITY: usize = 65536;
 
 /// A failed invocation's result code.
 pub type Code = u64;
@@ -65,8 +70,14 @@ pub struct Slots {
 #[derive(Clone, Debug)]
 pub struct KeyDir {
     s: Slots,
-    dir1: [bool; 16],
-    dir2: [bool; 256],
+    /// Levels of directory nodes, the root's included: 3 or 4.
+    depth: u8,
+    /// Which directory nodes below the root exist, by height (`made1`:
+    /// the nodes right above the entries, bit `idx >> 4`; `made2`: bit
+    /// `idx >> 8`; `made3`, in a directory that grew: bit `idx >> 12`).
+    made1: [u64; 64],
+    made2: [u64; 4],
+    made3: u64,
     cached: Option<u16>,
     /// Which last-level directory node (entry / 16) the scratch slot
     /// holds, when the owner leaves that slot to the directory alone
@@ -81,8 +92,10 @@ impl KeyDir {
     pub const fn new(s: Slots) -> KeyDir {
         KeyDir {
             s,
-            dir1: [false; 16],
-            dir2: [false; 256],
+            depth: 3,
+            made1: [0; 64],
+            made2: [0; 4],
+            made3: 0,
             cached: None,
             group: None,
             private: false,
@@ -102,37 +115,78 @@ impl KeyDir {
         self.private && self.group == Some(idx >> 4)
     }
 
+    /// Whether the directory node `h` levels above entry `idx` exists.
+    fn made(&self, h: u32, idx: u16) -> bool {
+        let b = (idx >> (4 * h)) as usize;
+        match h {
+            1 => self.made1[b / 64] & 1 << (b % 64) != 0,
+            2 => self.made2[b / 64] & 1 << (b % 64) != 0,
+            _ => self.made3 & 1 << b != 0,
+        }
+    }
+
+    fn set_made(&mut self, h: u32, idx: u16) {
+        let b = (idx >> (4 * h)) as usize;
+        match h {
+            1 => self.made1[b / 64] |= 1 << (b % 64),
+            2 => self.made2[b / 64] |= 1 << (b % 64),
+            _ => self.made3 |= 1 << b,
+        }
+    }
+
+    /// A fourth level: a new root whose slot 0 is the old one (whose
+    /// entries keep their numbers), in `s.root` (uses `scratch`).
+    fn grow(&mut self) -> Result<(), Code> {
+        let s = self.s;
+        self.group = None;
+        bank::alloc_node(s.bank, s.scratch)?;
+        swap(s.scratch, 0, s.root, 0)?;
+        // A slot cannot be copied to a slot: through one of the new root's
+        // own, emptied again.
+        swap(s.scratch, 1, s.scratch, 0)?;
+        swap(s.scratch, 1, 0, s.root)?;
+        self.made3 |= 1;
+        self.depth = 4;
+        Ok(())
+    }
+
     /// Stores the key in `key` as entry `idx` (uses `scratch`, and `cache`
     /// when a directory node is made).
     pub fn put(&mut self, idx: u16, key: Slot) -> Result<(), Code> {
-        let (a, b, c) = (idx as u64 >> 8, (idx as u64 >> 4) & 15, idx as u64 & 15);
         let s = self.s;
         if self.cached == Some(idx) {
             self.cached = None;
         }
         if self.in_scratch(idx) {
-            return swap(s.scratch, c, key, 0);
+            return swap(s.scratch, idx as u64 & 15, key, 0);
+        }
+        if self.depth == 3 && idx as usize >= CAPACITY {
+            self.grow()?;
         }
         self.group = None;
-        if !self.dir1[a as usize] {
-            bank::alloc_node(s.bank, s.scratch)?;
-            swap(s.root, a, s.scratch, 0)?;
-            self.dir1[a as usize] = true;
-        } else {
-            fetch(s.root, a, s.scratch)?;
+        // Down from the root, the node at each height into `scratch` (or,
+        // when it is made under a node in `scratch`, into `cache`).
+        let mut at = s.root;
+        for h in (1..self.depth as u32).rev() {
+            let digit = (idx as u64 >> (4 * h)) & 15;
+            if self.made(h, idx) {
+                fetch(at, digit, s.scratch)?;
+                at = s.scratch;
+            } else {
+                let new = if at == s.scratch { s.cache } else { s.scratch };
+                if new == s.cache {
+                    self.cached = None;
+                }
+                bank::alloc_node(s.bank, new)?;
+                swap(at, digit, new, 0)?;
+                self.set_made(h, idx);
+                at = new;
+            }
         }
-        let d2 = (idx >> 4) as usize;
-        if !self.dir2[d2] {
-            self.cached = None;
-            bank::alloc_node(s.bank, s.cache)?;
-            swap(s.scratch, b, s.cache, 0)?;
-            self.dir2[d2] = true;
-            swap(s.cache, c, key, 0)
-        } else {
-            fetch(s.scratch, b, s.scratch)?;
+        if at == s.scratch {
             self.group = Some(idx >> 4);
-            swap(s.scratch, c, key, 0)
         }
+        swap(at, idx as u64 & 15, key, 0)
     }
 
     /// Entry `idx` into `into`.
@@ -140,9 +194,12 @@ impl KeyDir {
         if self.in_scratch(idx) {
             return fetch(self.s.scratch, idx as u64 & 15, into);
         }
-        fetch(self.s.root, idx as u64 >> 8, into)?;
-        fetch(into, (idx as u64 >> 4) & 15, into)?;
-        fetch(into, idx as u64 & 15, into)
+        let mut from = self.s.root;
+        for h in (0..self.depth as u32).rev() {
+            fetch(from, (idx as u64 >> (4 * h)) & 15, into)?;
+            from = into;
+        }
+        Ok(())
     }
 
     /// Entry `idx` in the cache slot.

@@ -8,7 +8,7 @@ use stet_rt::abi::order::node;
 use stet_rt::key::Msg;
 use stet_rt::window::Window;
 use stet_unix::cpio::Reader;
-use stet_unix::fs::{mode, MAX_PATH, ROOT};
+use stet_unix::fs::{mode, MAX_LINK, MAX_PATH, ROOT};
 use stet_unix_personality::keydir::{fetch, swap};
 
 /// Root slot of this domain's space where the archive is seen.
@@ -99,8 +99,11 @@ fn load(d: &mut Unixd<'_>, st: &mut Stats) -> Result<(), &'static str> {
         let t = e.mtime as u64 * 1_000_000_000;
         let fmt = e.mode & mode::FMT;
         let ino = if fmt == mode::LNK {
-            let mut target = [0u8; 128];
-            let n = (e.size as usize).min(target.len());
+            let mut target = [0u8; MAX_LINK];
+            let n = e.size as usize;
+            if n > target.len() {
+                return Err("a symlink's target is too long");
+            }
             win.read(e.data, &mut target[..n]);
             st.links += 1;
             d.fs.symlink(par.dir, par.name, &target[..n], t)

@@ -1,17 +1,18 @@
 //! Regular files' bytes: each file is a segment tree of pages from the
 //! UNIX bank, its shape in the `Forest`, node keys in a `KeyDir`. Reads
 //! copy pages out with page `READ` (a hole reads as zeros), writes make the
-//! nodes and pages they need and copy in with page `WRITE`.
+//! nodes and pages they need and copy in with page `WRITE`. The forest and
+//! the table of each inode's tree grow from the heap with the files.
 
 use crate::slots::{BANK, DIR, FILES, LEAF, T, T2};
+use alloc::vec::Vec;
 use stet_rt::abi::code;
 use stet_rt::abi::order::{node, page};
 use stet_rt::bank;
 use stet_rt::key::{Msg, Slot};
-use stet_unix::forest::{self, Builder, Entry, File, Forest};
-use stet_unix::fs::MAX_INODES;
 use stet_unix::sys::errno::{EFBIG, EIO, ENOSPC};
 use stet_unix_personality::keydir::{self, fetch, swap, Code, KeyDir};
+use stet_unixfs::forest::{self, Builder, Entry, File, Forest};
 
 const PAGE: u64 = 4096;
 
@@ -50,8 +51,8 @@ impl Builder for Keys {
 pub struct Content {
     /// The trees' shapes.
     pub forest: Forest,
-    /// Each inode's tree.
-    pub files: [File; MAX_INODES],
+    /// Each inode's tree, by inode number (as far as an inode had pages).
+    files: Vec<File>,
     keys: Keys,
     /// Pages of every file, now.
     pub pages: u64,
@@ -77,7 +78,7 @@ impl Content {
     pub fn new() -> Content {
         Content {
             forest: Forest::new(),
-            files: [File::EMPTY; MAX_INODES],
+            files: Vec::new(),
             keys: Keys(KeyDir::new(keydir::Slots {
                 root: DIR,
                 bank: BANK,
@@ -89,9 +90,14 @@ impl Content {
         }
     }
 
+    /// File `ino`'s tree.
+    fn file(&self, ino: u32) -> File {
+        self.files.get(ino as usize).copied().unwrap_or(File::EMPTY)
+    }
+
     /// The page key of page `p` of file `ino` into `into`, if it exists.
     fn page_key(&mut self, ino: u32, p: u64, into: Slot) -> Result<bool, Code> {
-        let Some((leaf, slot, _)) = self.forest.page(&self.files[ino as usize], p) else {
+        let Some((leaf, slot, _)) = self.forest.page(&self.file(ino), p) else {
             return Ok(false);
         };
         let l = self.keys.0.cached(leaf)?;
@@ -132,7 +138,14 @@ impl Content {
         if self.budget == 0 {
             return Err(ENOSPC);
         }
-        let f = &mut self.files[ino as usize];
+        let i = ino as usize;
+        if i >= self.files.len() {
+            // Room for this inode's tree (and, doubling, for the next ones).
+            let more = (i + 1 - self.files.len()).max(self.files.len());
+            self.files.try_reserve(more).map_err(|_| ENOSPC)?;
+            self.files.resize(i + 1, File::EMPTY);
+        }
+        let f = &mut self.files[i];
         let (leaf, slot) = self
             .forest
             .make_leaf(f, p, &mut self.keys)
@@ -198,7 +211,7 @@ impl Content {
         loop {
             let mut n = 0;
             self.forest
-                .pages(&self.files[ino as usize], first, end, |_, leaf, slot, _| {
+                .pages(&self.file(ino), first, end, |_, leaf, slot, _| {
                     if n < found.len() {
                         found[n] = (leaf, slot);
                         n += 1;
@@ -224,31 +237,27 @@ impl Content {
     /// Frees file `ino`'s pages and nodes.
     pub fn free(&mut self, ino: u32) {
         self.drop_pages(ino, 0, u64::MAX);
-        let mut nodes = [0u16; 64];
-        let mut n = 0;
-        let mut f = self.files[ino as usize];
-        self.forest.free(&mut f, |idx| {
-            if n < nodes.len() {
-                nodes[n] = idx;
-                n += 1;
-            }
-        });
-        self.files[ino as usize] = File::EMPTY;
+        let mut f = self.file(ino);
         self.keys.0.forget();
-        for &idx in &nodes[..n] {
-            if self.keys.0.get(idx, T).is_ok() {
+        let keys = &self.keys.0;
+        self.forest.nodes(&f, |idx| {
+            if keys.get(idx, T).is_ok() {
                 let _ = bank::free(FILES, T);
             }
+        });
+        self.forest.free(&mut f, |_| {});
+        if let Some(e) = self.files.get_mut(ino as usize) {
+            *e = File::EMPTY;
         }
     }
 
     /// A read-only segment key to file `ino`'s bytes into `into` (a file
     /// with no pages gets one empty node).
     pub fn segment(&mut self, ino: u32, into: Slot) -> Result<(), i64> {
-        if self.files[ino as usize].root == forest::NONE {
+        if self.file(ino).root == forest::NONE {
             self.make_page(ino, 0)?;
         }
-        let f = self.files[ino as usize];
+        let f = self.file(ino);
         self.keys.0.get(f.root, into).map_err(|_| EIO)?;
         ok(Msg::new(into, node::MAKE_SEGMENT)
             .words([f.lss as u64, stet_keys::rights::RO as u64, 0, 0])

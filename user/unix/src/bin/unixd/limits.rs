@@ -2,8 +2,8 @@
 //! nodes come from the `FILES` sub-bank, whose limit leaves the rest of
 //! the space bank to the processes' memory, unixd and the other domains:
 //! a full file system is `ENOSPC` for writers, never a fault elsewhere.
-//! Within it each process may hold at most a share ([`FILE_SHARE`]) of
-//! the pages it made (less those it freed), so one process filling `/tmp`
+//! Within it each process may hold at most a share ([`Shares`]) of the
+//! pages it made (less those it freed), so one process filling `/tmp`
 //! gets `ENOSPC` while others can still write; the count is the process's
 //! own and goes with it (files outlive it and stay in `FILES`: per-user
 //! quotas come with users). The number of processes is bounded by each
@@ -15,12 +15,34 @@ use stet_rt::bank;
 use stet_rt::println;
 use stet_unix::proto as p;
 
-/// The part of the space bank's free pages (at unixd's first start) that
-/// files may use: one half. Nodes: one quarter (a node holds 16 pages).
-const FILES_PAGES: (u64, u64) = (1, 2);
-const FILES_NODES: (u64, u64) = (1, 4);
-/// The part of the file space one process may fill: one half.
-pub(crate) const FILE_SHARE: (u64, u64) = (1, 2);
+/// The shares of the file space, in percent (unixd's argument, bits
+/// 32–39, 40–47 and 48–55; 0 means the default of 50 each).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shares {
+    /// Of the space bank's free pages at unixd's first start: the `FILES`
+    /// bank's page limit.
+    pub(crate) pages: u64,
+    /// Of its free nodes: the node limit (a node holds 16 pages of a file,
+    /// or is the whole tree of a small one).
+    pub(crate) nodes: u64,
+    /// Of the `FILES` page limit: what one process may hold.
+    pub(crate) process: u64,
+}
+
+impl Shares {
+    /// The shares unixd's argument gives.
+    pub(crate) fn from_arg(arg: u64) -> Shares {
+        let pct = |shift: u32| match (arg >> shift) & 0xff {
+            0 => 50,
+            p => p.min(100),
+        };
+        Shares {
+            pages: pct(32),
+            nodes: pct(40),
+            process: pct(48),
+        }
+    }
+}
 
 /// The orders that can make or free file pages.
 const MAKES_PAGES: [u64; 8] = [
@@ -36,11 +58,11 @@ const MAKES_PAGES: [u64; 8] = [
 
 impl Unixd<'_> {
     /// Makes the `FILES` bank (first start) → its page limit.
-    pub(crate) fn make_files_bank() -> u64 {
+    pub(crate) fn make_files_bank(s: Shares) -> u64 {
         let (pages, nodes) = match bank::capacity(BANK) {
             Ok([cp, cn, up, un]) => (
-                cp.saturating_sub(up) * FILES_PAGES.0 / FILES_PAGES.1,
-                cn.saturating_sub(un) * FILES_NODES.0 / FILES_NODES.1,
+                cp.saturating_sub(up) * s.pages / 100,
+                cn.saturating_sub(un) * s.nodes / 100,
             ),
             // A bank that cannot say: no limit of unixd's own.
             Err(_) => (u64::MAX, u64::MAX),
@@ -60,7 +82,7 @@ impl Unixd<'_> {
         let Some(i) = self.procs.iter().position(|p| p.pid == self.caller) else {
             return f(self);
         };
-        let share = self.files_limit / FILE_SHARE.1 * FILE_SHARE.0;
+        let share = self.files_limit / 100 * self.file_share;
         self.content.budget = share.saturating_sub(self.procs[i].file_pages);
         let before = self.content.pages;
         let r = f(self);

@@ -17,7 +17,8 @@
 //! On its first start it builds the file system from a `newc` cpio
 //! archive (`boot`), adds `/dev`, `/tmp` and `/proc`, and prints a line.
 //!
-//! Keys: see `slots`. Argument: the system's start time (s since 1970).
+//! Keys: see `slots`. Argument: the system's start time (s since 1970) in
+//! bits 0–31, and the file-space shares in bits 32–55 (`limits::Shares`).
 //!
 //! `handle` sends each order to the file that serves its area: `files`
 //! (names and open files), `io` (read, write, pipes, the terminal),
@@ -56,10 +57,10 @@ use stet_rt::abi::{code::Code, order};
 use stet_rt::key::Slot;
 use stet_rt::key::{call, wait, Answer, Msg};
 use stet_rt::println;
-use stet_unix::fs::Fs;
 use stet_unix::proto as p;
 use stet_unix::sys::errno::*;
 use stet_unix::tty::Tty;
+use stet_unixfs::fs::Fs;
 use wait::Waiter;
 
 stet_rt::global_heap!();
@@ -114,6 +115,8 @@ pub struct Unixd<'a> {
     resume: Slot,
     /// The `FILES` bank's page limit (`limits`).
     files_limit: u64,
+    /// The percentage of it one process may hold (`limits`).
+    file_share: u64,
     /// The terminal.
     tty: &'a mut Tty,
     /// Seconds since 1970 at boot: file times are `epoch + now`.
@@ -124,7 +127,7 @@ pub struct Unixd<'a> {
     /// (the last counts all higher numbers).
     enosys: [u32; 512],
     /// Pages shared copy-on-write after fork, and their holders.
-    shares: &'a mut stet_unix::share::Shares,
+    shares: &'a mut stet_unixfs::share::Shares,
     /// Some process's `/proc` directory waits to be made
     /// (`Proc::proc_pending`).
     proc_pending: bool,
@@ -216,11 +219,13 @@ impl Unixd<'_> {
     }
 }
 
-fn main(epoch: u64) -> i64 {
+fn main(arg: u64) -> i64 {
+    let epoch = arg & 0xffff_ffff;
+    let file_shares = limits::Shares::from_arg(arg);
     let mut fs = Fs::new(0);
     let mut content = Content::new();
     let mut tty = Tty::new();
-    let mut shares = stet_unix::share::Shares::new();
+    let mut shares = stet_unixfs::share::Shares::new();
     let mut infos = [procfs::NO_INFO; procfs::MAX_INFO];
     // The terminal's first foreground group: the first process's.
     tty.fg = 1;
@@ -236,7 +241,8 @@ fn main(epoch: u64) -> i64 {
         caller: 0,
         intr: 0,
         resume: RESUME,
-        files_limit: Unixd::make_files_bank(),
+        files_limit: Unixd::make_files_bank(file_shares),
+        file_share: file_shares.process,
         tty: &mut tty,
         epoch_ns: epoch * 1_000_000_000,
         gen: Vec::new(),

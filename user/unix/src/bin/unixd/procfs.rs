@@ -386,15 +386,18 @@ impl Unixd<'_> {
             Gen::Meminfo => {
                 let (_, total, free) = self.sysinfo();
                 let (total, free) = (total * 4, free * 4);
-                // Stet's own line: nodes in use by the UNIX system (files,
-                // processes, keepers), for finding leaks.
+                // Stet's own lines: nodes in use by the UNIX system (files,
+                // processes, keepers), and unixd's heap in use (its tables),
+                // for finding leaks.
                 let nodes = stet_rt::bank::info(crate::slots::BANK).map_or(0, |i| i[1]);
+                let heap = crate::HEAP.used() / 1024;
                 let _ = write!(
                     t,
                     "MemTotal:       {total:8} kB\nMemFree:        {free:8} kB\n\
                      MemAvailable:   {free:8} kB\nBuffers:        {:8} kB\n\
                      Cached:         {:8} kB\nSwapTotal:      {:8} kB\n\
-                     SwapFree:       {:8} kB\nStetNodes:      {nodes:8}\n",
+                     SwapFree:       {:8} kB\nStetNodes:      {nodes:8}\n\
+                     StetHeap:       {heap:8} kB\n",
                     0, 0, 0, 0
                 );
             }

@@ -63,3 +63,66 @@ fn files_share_the_arena_and_reuse_it() {
     assert_eq!(d.root, 0, "a freed node is reused");
     assert_eq!(fo.make_leaf(&mut d, 1 << 28, &mut b), Err(Error::TooBig));
 }
+
+#[test]
+fn the_arena_grows_past_the_old_4096_nodes() {
+    let mut fo = Forest::new();
+    let mut b = Log::default();
+    // 6,000 one-page files: a node each.
+    let mut files = vec![File::EMPTY; 6000];
+    for f in files.iter_mut() {
+        let (leaf, slot) = fo.make_leaf(f, 0, &mut b).unwrap();
+        fo.set(leaf, slot, Entry::Page(1));
+    }
+    assert_eq!(fo.used(), 6000);
+    // And one file of 40,000 pages: 2,500 leaves and their parents.
+    let mut big = File::EMPTY;
+    for p in 0..40_000 {
+        let (leaf, slot) = fo.make_leaf(&mut big, p, &mut b).unwrap();
+        fo.set(leaf, slot, Entry::Page(1));
+    }
+    assert_eq!(fo.page(&big, 39_999).map(|x| x.2), Some(1));
+    let mut seen = 0;
+    fo.nodes(&big, |_| seen += 1);
+    assert_eq!(seen, 2500 + 157 + 10 + 1);
+    assert_eq!(fo.used(), 6000 + seen);
+    let bytes = fo.bytes();
+    let mut freed = 0;
+    fo.free(&mut big, |_| freed += 1);
+    assert_eq!(freed, seen);
+    for f in files.iter_mut() {
+        fo.free(f, |_| {});
+    }
+    assert_eq!(fo.used(), 0);
+    // All of it again from the free list: no growth.
+    for f in files.iter_mut() {
+        fo.make_leaf(f, 0, &mut b).unwrap();
+    }
+    assert_eq!(fo.bytes(), bytes);
+}
+
+#[test]
+fn a_limit_is_full_and_nothing_leaks() {
+    let mut fo = Forest::with_limit(20);
+    let mut b = Log::default();
+    let mut f = File::EMPTY;
+    let mut placed = 0;
+    let err = loop {
+        match fo.make_leaf(&mut f, placed * 16, &mut b) {
+            Ok((leaf, slot)) => {
+                fo.set(leaf, slot, Entry::Page(1));
+                placed += 1;
+            }
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(err, Error::Full);
+    assert_eq!(fo.used(), 20);
+    let mut n = 0;
+    fo.nodes(&f, |_| n += 1);
+    assert_eq!(n, 20, "every node made is in the tree");
+    fo.free(&mut f, |_| {});
+    assert_eq!(fo.used(), 0);
+    let mut g = File::EMPTY;
+    assert!(fo.make_leaf(&mut g, 0, &mut b).is_ok());
+}

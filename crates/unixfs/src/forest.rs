@@ -1,32 +1,34 @@
-//! The shapes of many files' segment trees in one fixed arena: which nodes
-//! and pages each file's tree has, so the file-system domain reads, writes,
+//! The shapes of many files' segment trees in one arena: which nodes and
+//! pages each file's tree has, so the file-system domain reads, writes,
 //! truncates and frees files with invocations only where objects change.
+//! The arena grows from the heap as files grow (`try_reserve`: a full heap
+//! is [`Error::Full`], `ENOSPC`), up to a limit its owner sets (unixd: what
+//! its node-key directory can name); freed nodes are kept on a free list
+//! and reused first.
 //!
 //! A file's tree starts as one node of size code 1 (16 pages) and grows a
 //! new root above the old one (old root in slot 0) each time a write goes
 //! past what the root covers: a 4 KiB file is one node, a 2 MiB one three
 //! levels. Children are full-depth below the root. Node indices name the
-//! domain's node-key directory entries, as in [`crate::shadow`].
+//! domain's node-key directory entries, as in `stet_unix::shadow`.
 
-pub use crate::shadow::Entry;
+use alloc::vec::Vec;
+pub use stet_unix::shadow::Entry;
 
-/// Nodes in the arena, all files together.
-pub const MAX_NODES: usize = 4096;
+/// Most nodes any arena holds: every index but [`NONE`].
+pub const MAX_NODES: usize = u16::MAX as usize;
 /// No node.
 pub const NONE: u16 = u16::MAX;
 /// The largest size code a file's root may reach (16^7 pages, 1 TiB).
-pub const MAX_LSS: u8 = crate::layout::FILE_LSS;
+pub const MAX_LSS: u8 = stet_unix::layout::FILE_LSS;
 
+/// A node's shape; level 0: free (then `next` is the next free one).
 #[derive(Clone, Copy, Debug)]
 struct Node {
     level: u8,
+    next: u16,
     slots: [Entry; 16],
 }
-
-const FREE: Node = Node {
-    level: 0,
-    slots: [Entry::Empty; 16],
-};
 
 /// A file's tree: its root node and the root's size code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +59,7 @@ pub trait Builder {
 /// Why a page could not be placed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Error<E> {
-    /// The arena is full (`ENOSPC`).
+    /// The arena is at its limit, or the heap is full (`ENOSPC`).
     Full,
     /// The page is past the largest file (`EFBIG`).
     TooBig,
@@ -68,8 +70,10 @@ pub enum Error<E> {
 /// The arena.
 #[derive(Clone)]
 pub struct Forest {
-    nodes: [Node; MAX_NODES],
+    nodes: Vec<Node>,
+    free: u16,
     used: usize,
+    limit: usize,
 }
 
 impl Default for Forest {
@@ -87,11 +91,18 @@ fn span(lss: u8) -> u64 {
 }
 
 impl Forest {
-    /// An empty arena.
+    /// An empty arena that may hold [`MAX_NODES`].
     pub const fn new() -> Forest {
+        Forest::with_limit(MAX_NODES)
+    }
+
+    /// An empty arena that may hold `limit` nodes (at most [`MAX_NODES`]).
+    pub const fn with_limit(limit: usize) -> Forest {
         Forest {
-            nodes: [FREE; MAX_NODES],
+            nodes: Vec::new(),
+            free: NONE,
             used: 0,
+            limit: if limit < MAX_NODES { limit } else { MAX_NODES },
         }
     }
 
@@ -100,19 +111,40 @@ impl Forest {
         self.used
     }
 
+    /// Node array bytes the arena holds (it grows and is not given back).
+    pub fn bytes(&self) -> usize {
+        self.nodes.capacity() * core::mem::size_of::<Node>()
+    }
+
     fn alloc<B: Builder>(&mut self, level: u8, b: &mut B) -> Result<u16, Error<B::Err>> {
-        let idx = self
-            .nodes
-            .iter()
-            .position(|n| n.level == 0)
-            .ok_or(Error::Full)?;
-        b.make_node(idx as u16, level).map_err(Error::Build)?;
-        self.nodes[idx] = Node {
+        let idx = if self.free != NONE {
+            self.free
+        } else {
+            if self.nodes.len() >= self.limit {
+                return Err(Error::Full);
+            }
+            if self.nodes.len() == self.nodes.capacity() {
+                let more = self.nodes.capacity().max(16);
+                self.nodes
+                    .try_reserve_exact(more)
+                    .map_err(|_| Error::Full)?;
+            }
+            self.nodes.len() as u16
+        };
+        b.make_node(idx, level).map_err(Error::Build)?;
+        let n = Node {
             level,
+            next: NONE,
             slots: [Entry::Empty; 16],
         };
+        if idx == self.free {
+            self.free = self.nodes[idx as usize].next;
+            self.nodes[idx as usize] = n;
+        } else {
+            self.nodes.push(n);
+        }
         self.used += 1;
-        Ok(idx as u16)
+        Ok(idx)
     }
 
     /// The leaf and slot of page `p` of `f`, if that page exists.
@@ -201,6 +233,22 @@ impl Forest {
         }
     }
 
+    /// Calls `f(idx)` for every node of `file`'s tree.
+    pub fn nodes(&self, file: &File, mut f: impl FnMut(u16)) {
+        if file.root != NONE {
+            self.visit(file.root, &mut f);
+        }
+    }
+
+    fn visit(&self, n: u16, f: &mut impl FnMut(u16)) {
+        for e in self.nodes[n as usize].slots {
+            if let Entry::Child(c) = e {
+                self.visit(c, f);
+            }
+        }
+        f(n);
+    }
+
     /// Forgets `file`'s tree, calling `node(idx)` for each of its nodes (the
     /// caller frees the objects; pages first, through [`Forest::pages`]).
     pub fn free(&mut self, file: &mut File, mut node: impl FnMut(u16)) {
@@ -217,7 +265,12 @@ impl Forest {
                 self.free_node(c, f);
             }
         }
-        self.nodes[n as usize] = FREE;
+        self.nodes[n as usize] = Node {
+            level: 0,
+            next: self.free,
+            slots: [Entry::Empty; 16],
+        };
+        self.free = n;
         self.used -= 1;
         f(n);
     }

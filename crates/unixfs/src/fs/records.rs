@@ -2,8 +2,8 @@
 //! (`getdents64`), `struct stat` (x86_64, 144 bytes), and the absolute path
 //! of a directory (`getcwd`).
 
-use super::{mode, Fs, Inode, NONE, ROOT};
-use crate::sys::errno::*;
+use super::{mode, stat_bytes, Fs, NONE, ROOT};
+use stet_unix::sys::errno::*;
 
 impl Fs {
     /// `getdents64` from entry `pos` (0 ".", 1 "..", then the entries):
@@ -33,7 +33,7 @@ impl Fs {
                     }
                     let x = &self.ents[e as usize];
                     let m = self.inodes[x.ino as usize].mode;
-                    (x.ino, &x.name[..x.len as usize], dtype(m))
+                    (x.ino, x.name.get(), dtype(m))
                 }
             };
             let reclen = (19 + name.len() + 1).next_multiple_of(8);
@@ -65,39 +65,38 @@ impl Fs {
         Ok(stat_bytes(ino, i))
     }
 
-    /// The absolute path of directory `ino` into `out` → its length.
+    /// The absolute path of directory `ino` into `out` → its length
+    /// (`ERANGE` if it does not fit).
     pub fn path_of(&self, ino: u32, out: &mut [u8]) -> Result<usize, i64> {
         if !self.is_dir(ino) {
             return Err(ENOENT);
         }
-        // Collect the names from `ino` up, then write them root-first.
-        let mut chain = [0u32; 64];
-        let mut depth = 0;
-        let mut at = ino;
-        while at != ROOT {
-            if depth == chain.len() {
-                return Err(ENAMETOOLONG);
-            }
-            chain[depth] = at;
-            depth += 1;
-            at = self.inodes[at as usize].aux;
-        }
-        let mut n = 0;
-        if depth == 0 {
+        if ino == ROOT {
             *out.get_mut(0).ok_or(ERANGE)? = b'/';
             return Ok(1);
         }
-        for &child in chain[..depth].iter().rev() {
-            let parent = self.inodes[child as usize].aux;
-            let name = self.name_in(parent, child).ok_or(ENOENT)?;
-            if n + 1 + name.len() > out.len() {
+        // The names from `ino` up, written from the end of `out` back,
+        // then moved to its start.
+        let mut start = out.len();
+        let mut at = ino;
+        for _ in 0..self.inodes.len() {
+            if at == ROOT {
+                let n = out.len() - start;
+                out.copy_within(start.., 0);
+                return Ok(n);
+            }
+            let parent = self.inodes[at as usize].aux;
+            let name = self.name_in(parent, at).ok_or(ENOENT)?;
+            if start < 1 + name.len() {
                 return Err(ERANGE);
             }
-            out[n] = b'/';
-            out[n + 1..n + 1 + name.len()].copy_from_slice(name);
-            n += 1 + name.len();
+            start -= name.len();
+            out[start..start + name.len()].copy_from_slice(name);
+            start -= 1;
+            out[start] = b'/';
+            at = parent;
         }
-        Ok(n)
+        Err(ENOENT)
     }
 
     /// The name of `child` in directory `dir`.
@@ -106,7 +105,7 @@ impl Fs {
         while e != NONE {
             let x = &self.ents[e as usize];
             if x.ino == child {
-                return Some(&x.name[..x.len as usize]);
+                return Some(x.name.get());
             }
             e = x.next;
         }
@@ -124,24 +123,4 @@ fn dtype(m: u32) -> u8 {
         mode::FIFO => 1,
         _ => 0,
     }
-}
-
-/// `struct stat` for an inode (dev 1, uid and gid 0, blksize 4096).
-pub fn stat_bytes(ino: u32, i: &Inode) -> [u8; 144] {
-    let mut b = [0u8; 144];
-    let mut put =
-        |off: usize, v: u64, len: usize| b[off..off + len].copy_from_slice(&v.to_le_bytes()[..len]);
-    put(0, 1, 8); // st_dev
-    put(8, ino as u64, 8);
-    put(16, i.nlink as u64, 8);
-    put(24, i.mode as u64, 4);
-    put(40, i.rdev as u64, 8);
-    put(48, i.size, 8);
-    put(56, 4096, 8);
-    put(64, i.size.div_ceil(512), 8);
-    for (off, t) in [(72, i.atime), (88, i.mtime), (104, i.ctime)] {
-        put(off, t / 1_000_000_000, 8);
-        put(off + 8, t % 1_000_000_000, 8);
-    }
-    b
 }
