@@ -7,7 +7,7 @@
 //! already holds that many processes: one user, so all of them count, as
 //! Linux counts a user's) and `RLIMIT_RSS` (most pages present in the
 //! process's space: a fresh page past it is `ENOMEM` for a call, `SIGBUS`
-//! for a fault, as Linux's out-of-memory end; by default a quarter of the
+//! for a fault, as Linux's out-of-memory end; by default half of the
 //! space bank, so one process cannot take the memory every other process,
 //! unixd and the keepers need). The others are kept and reported.
 
@@ -37,7 +37,7 @@ pub const fn defaults() -> [[u64; 2]; RESOURCES] {
 }
 
 /// The part of the space bank's pages one process may hold by default.
-const RSS_SHARE: (u64, u64) = (1, 4);
+const RSS_SHARE: (u64, u64) = (1, 2);
 
 impl Keeper {
     /// The first process's limits that depend on the system: its
