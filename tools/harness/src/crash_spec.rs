@@ -331,9 +331,17 @@ pub fn mode(spec: &Spec) -> Result<Mode<'_>, String> {
             }
             for (i, s) in steps.iter().enumerate() {
                 let what = format!("[[boot]] step {i}");
-                regexes(&what, s.contains.iter().chain(&s.forbid))?;
+                // Patterns may name the roots found before the step's
+                // damage (`corrupt::Facts`): checked with a number there.
+                let fill = |ps: &[String]| -> Vec<String> {
+                    ps.iter()
+                        .map(|p| crate::corrupt::fill(p, Some(0), Some(0)))
+                        .collect()
+                };
+                regexes(&what, fill(&s.contains).iter().chain(&fill(&s.forbid)))?;
                 regexes(&what, &s.kill_on)?;
-                crate::matcher::Matcher::new(&s.expect, &[]).map_err(|e| format!("{what}: {e}"))?;
+                crate::matcher::Matcher::new(&fill(&s.expect), &[])
+                    .map_err(|e| format!("{what}: {e}"))?;
             }
         }
         Mode::Plain => {}

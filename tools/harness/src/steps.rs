@@ -53,6 +53,9 @@ where
     let mut damaged = 0;
     for (i, step) in steps.iter().enumerate() {
         let mut what = format!("boot step {i}");
+        // The roots as they were before this step's damage, for the
+        // patterns that name them (`corrupt::Facts`).
+        let facts = corrupt::Facts::of(disk);
         if let Some(c) = &step.corrupt {
             let done = corrupt::apply(disk, c).map_err(|e| {
                 StepFailure::setup(format!("{what}: cannot corrupt the disk: {e:#}"))
@@ -60,9 +63,10 @@ where
             what = format!("{what} (after {done})");
             damaged += 1;
         }
+        let subst = |ps: &[String]| ps.iter().map(|p| facts.substitute(p)).collect::<Vec<_>>();
         let all_forbid: Vec<String> = forbid.iter().chain(&step.forbid).cloned().collect();
-        let matcher = Matcher::new(&step.expect, &all_forbid)
-            .and_then(|m| m.with_contains(&step.contains))
+        let matcher = Matcher::new(&subst(&step.expect), &subst(&all_forbid))
+            .and_then(|m| m.with_contains(&subst(&step.contains)))
             .map_err(|e| StepFailure::setup(format!("{what}: spec error: {e}")))?;
         let kill_on = match &step.kill_on {
             Some(p) => Some(Regex::new(p).map_err(|e| {

@@ -127,6 +127,7 @@ pub(super) fn migrated(k: &mut Kernel) {
     if k.store.trace {
         kprintln!("ckpt: migrated gen={}", k.store.w.generation);
     }
+    super::halt_if(k, stet_kconfig::HaltAt::Migrated, "migrating");
     if let Some(dir) = k.store.dir.take() {
         k.store.dir_slots = Some(dir.into_slots());
     }

@@ -238,6 +238,19 @@ fn counted(k: &mut Kernel, step: impl FnOnce(&mut Kernel) -> bool) -> bool {
     done
 }
 
+/// `ckpt_halt=N` with `ckpt_halt_at` = `at`: stops the machine here if
+/// this is the N-th checkpoint of the boot (corruption tests damage the
+/// disk it leaves).
+fn halt_if(k: &Kernel, at: stet_kconfig::HaltAt, what: &str) {
+    if k.config.ckpt_halt == k.store.commits_this_boot && k.config.ckpt_halt_at == at {
+        kprintln!(
+            "ckpt: halted after {what} of gen={} (ckpt_halt)",
+            k.store.w.generation
+        );
+        crate::arch::qemu::halt_forever();
+    }
+}
+
 fn fail(k: &mut Kernel, why: &str) {
     kprintln!(
         "ckpt: checkpoint {} stopped: {why}; the last committed state is still on disk",
