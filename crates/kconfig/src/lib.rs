@@ -13,6 +13,7 @@
 //! | `ckpt_ms=N` | period of checkpoints in milliseconds, 0 = only on demand (default 5000; a restarted store keeps the period it had) |
 //! | `ckpt_trace` | print each checkpoint's phases on the console (tests) |
 //! | `ckpt_halt=N` | stop the machine (spin, interrupts off) right after the commit root of the N-th checkpoint of this boot is written, before any flush or migration: the disk then holds a committed, unmigrated checkpoint, as a power cut at that moment would leave it (corruption tests) |
+//! | `scrub_ms=N` | the store's scrub (a background check of both copies of every home) takes one step every N ms, 0 = never (default 10: one block at a time, about 100 a second) |
 //! | `ckpt_halt_at=W` | where `ckpt_halt=N` stops: `commit` (the default, above), `home` (once the first pages of that checkpoint have been written home: the homes are partly migrated) or `migrated` (once it has migrated and the writer is idle: a quiet, checkpointed disk) |
 //! | `bench_restart=N` | *testing*: a restart prints `BENCH name=restart_resume_<N>mib instructions=…` when it resumes the first domain (N: the MiB of state the benchmark stored, 1..=65536; benchmarks) |
 //! | `bench_raw` | *testing*: allow the checkpoint key's `RAW_WRITE` order, a raw write over the free checkpoint log (benchmarks) |
@@ -29,6 +30,8 @@ use core::fmt;
 pub const DEFAULT_HZ: u32 = 100;
 /// Default checkpoint period (ms).
 pub const DEFAULT_CKPT_MS: u64 = 5000;
+/// Default interval of the scrub's steps (ms).
+pub const DEFAULT_SCRUB_MS: u64 = 10;
 
 /// Kernel self-tests selectable from the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,6 +157,8 @@ pub struct Config {
     pub ckpt_halt: u32,
     /// Where `ckpt_halt` stops.
     pub ckpt_halt_at: HaltAt,
+    /// Milliseconds between the scrub's steps (0: no scrub).
+    pub scrub_ms: u64,
     /// Print the restart benchmark line, naming this many MiB (0: no).
     pub bench_restart: u32,
     /// Allow the raw-write benchmark order.
@@ -174,6 +179,7 @@ impl Default for Config {
             ckpt_trace: false,
             ckpt_halt: 0,
             ckpt_halt_at: HaltAt::Commit,
+            scrub_ms: DEFAULT_SCRUB_MS,
             bench_restart: 0,
             bench_raw: false,
             unknown: 0,
@@ -226,6 +232,13 @@ pub fn parse(line: &str) -> Config {
             ("ckpt_halt", Some(v)) => match v.parse::<u32>() {
                 Ok(n) => {
                     c.ckpt_halt = n;
+                    true
+                }
+                _ => false,
+            },
+            ("scrub_ms", Some(v)) => match v.parse::<u64>() {
+                Ok(ms) if ms <= 86_400_000 => {
+                    c.scrub_ms = ms;
                     true
                 }
                 _ => false,
@@ -290,6 +303,9 @@ mod tests {
             (c.ckpt_halt, c.ckpt_halt_at, c.unknown),
             (2, HaltAt::Home, 0)
         );
+        let c = parse("scrub_ms=0 scrub_ms=x");
+        assert_eq!((c.scrub_ms, c.unknown), (0, 1));
+        assert_eq!(parse("").scrub_ms, DEFAULT_SCRUB_MS);
         let c = parse("ckpt_halt_at=migrated ckpt_halt_at=later");
         assert_eq!((c.ckpt_halt_at, c.unknown), (HaltAt::Migrated, 1));
         let bad = parse("ckpt_ms=x ckpt_ms=99999999999 ckpt_trace=1");

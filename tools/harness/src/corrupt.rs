@@ -32,6 +32,7 @@ pub struct CorruptSpec {
     /// `node-copy*`: the node; `ckpt-page`, `page-home`: the page.
     pub oid: Option<u64>,
     /// `ckpt-block`: which block of the newest checkpoint (default 0);
+    /// `node-copy*` without `oid`: which node block (all of it);
     /// `version-copy*`: which version block (default 0); `page-home`
     /// without `oid`: the page of the newest checkpoint with the
     /// `index`-th highest oid (default 0: the highest).
@@ -46,6 +47,13 @@ pub enum Target {
     RootNewest {
         /// XOR bytes (`offset`, `len`, `xor`) instead of tearing it.
         flip: bool,
+    },
+    /// One copy of a block of node records (8 nodes).
+    NodeBlock {
+        /// The block (relative to its copy's area).
+        index: u64,
+        /// Copy 0 or 1.
+        copy: u8,
     },
     /// One copy of a node's home record.
     Node {
@@ -172,12 +180,16 @@ impl TryFrom<CorruptSpec> for Corruption {
                 }
             }
             "node-copy0" | "node-copy1" => {
-                not("index", s.index.is_some())?;
-                let Some(oid) = s.oid else {
-                    return Err(format!("corrupt: target {target:?} needs `oid`"));
-                };
                 let copy = u8::from(target == "node-copy1");
-                Target::Node { oid, copy }
+                match (s.oid, s.index) {
+                    (Some(oid), None) => Target::Node { oid, copy },
+                    (None, Some(index)) => Target::NodeBlock { index, copy },
+                    _ => {
+                        return Err(format!(
+                            "corrupt: target {target:?} needs `oid` (a record) or `index` (a block)"
+                        ))
+                    }
+                }
             }
             "ckpt-block" => {
                 not("oid", s.oid.is_some())?;
@@ -286,6 +298,18 @@ fn resolve(f: &File, blocks: u64, target: Target) -> Result<(u64, u64, String)> 
             let start = home.block * block + home.offset as u64;
             let what = format!("node {oid} copy {copy} (block {})", home.block);
             Ok((start, NODE_RECORD as u64, what))
+        }
+        Target::NodeBlock { index, copy } => {
+            let g = geometry()?;
+            if index >= g.node_blocks {
+                bail!(
+                    "the disk has {} node blocks; no block {index}",
+                    g.node_blocks
+                );
+            }
+            let b = g.node_area + copy as u64 * g.node_blocks + index;
+            let what = format!("node block {index} copy {copy} (block {b})");
+            Ok((b * block, block, what))
         }
         Target::Versions { index, copy } => {
             let g = geometry()?;
@@ -610,7 +634,16 @@ mod tests {
         );
         assert_eq!(
             err("{ target = \"node-copy1\" }"),
-            "corrupt: target \"node-copy1\" needs `oid`"
+            "corrupt: target \"node-copy1\" needs `oid` (a record) or `index` (a block)"
+        );
+        assert_eq!(
+            spec("{ target = \"node-copy1\", index = 2 }"),
+            Ok(Corruption::Object {
+                target: Target::NodeBlock { index: 2, copy: 1 },
+                offset: 0,
+                len: None,
+                xor: 0xff
+            })
         );
         assert_eq!(
             spec("{ target = \"root-newest\", offset = 40, len = 2, xor = 1 }"),
