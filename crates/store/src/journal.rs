@@ -23,7 +23,7 @@
 //! checkpoint whose commit root was durable when it was written (see
 //! [`Scan`] for why all three).
 
-use crate::{get32, get64, put32, put64, seal, sealed, Damaged, BLOCK};
+use crate::{get32, get64, put32, put64, sealed, Damaged, BLOCK};
 use stet_keys::MAX_OID;
 
 /// The journal header's magic.
@@ -56,6 +56,14 @@ pub struct Header {
 
 /// Encodes a header into `out` (one block: the rest is zeroed).
 pub fn encode_header(h: &Header, out: &mut [u8]) {
+    encode_header_with(h, out, crate::crc32c);
+}
+
+/// [`encode_header`] with the caller's CRC-32C (`crc` must compute exactly
+/// [`crate::crc32c`]): the kernel seals journal records with the CPU's
+/// `crc32` instruction, which the table this crate uses cannot match for
+/// speed on the journal's critical path.
+pub fn encode_header_with(h: &Header, out: &mut [u8], crc: impl FnOnce(&[u8]) -> u32) {
     let out = &mut out[..BLOCK];
     out.fill(0);
     out[0..8].copy_from_slice(&MAGIC);
@@ -66,7 +74,8 @@ pub fn encode_header(h: &Header, out: &mut [u8]) {
     put32(out, 36, h.data_crc);
     put64(out, 40, h.boot);
     put64(out, 48, h.committed);
-    seal(out, CRC_AT);
+    let c = crc(&out[..CRC_AT]);
+    put32(out, CRC_AT, c);
 }
 
 /// Decodes and checks a header block (magic, CRC-32C, oid in range).

@@ -80,7 +80,7 @@ pub fn install(k: &mut Kernel, image: &Image<'_>) -> bool {
         // The entry carries the home's checksum (reads check it).
         let entry = Entry {
             version: p.version,
-            crc: phys::frame_crc32c(data),
+            crc: phys::frame_crc32c_called(data),
         };
         let (vb, idx) = versions::version_block_of(p.oid);
         if vers.block != Some(vb) && !switch(k, &mut vers, vb, Area::Versions) {

@@ -116,7 +116,7 @@ pub fn start(k: &mut Kernel, page: u32) -> Result<u64, Busy> {
     };
     phys::with_frame_mut(hf, |b| {
         b.fill(0);
-        fmt::encode_header(&h, b);
+        fmt::encode_header_with(&h, b, crate::arch::crc32c::crc32c_called);
     });
     let ok = k
         .store

@@ -349,7 +349,7 @@ impl Backing for Store {
         self.read(home, f)?;
         // Every read from home is checked: a damaged home block is
         // reported and refused, like a damaged page in the log.
-        match entry.judge(phys::frame_crc32c(f)) {
+        match entry.judge(phys::frame_crc32c_called(f)) {
             Home::Use => Ok(entry.version),
             Home::Zero => {
                 phys::zero_frame(f);

@@ -279,7 +279,7 @@ fn judge(k: &mut Kernel) {
         }
         Step::Page { index, oid, .. } => {
             let e = phys::with_frame(fe, |x| versions::entry_at(&x[..], index));
-            if e.judge(phys::frame_crc32c(f0)) == Home::Damaged {
+            if e.judge(phys::frame_crc32c_called(f0)) == Home::Damaged {
                 damaged += 1;
                 if from_memory(k, oid, e, f0) {
                     kprintln!(
@@ -334,7 +334,7 @@ fn from_memory(k: &Kernel, oid: u64, e: versions::Entry, f: FrameNumber) -> bool
     match p.frame {
         Some(src) if p.used && !p.dirty && p.version == e.version => {
             phys::copy_frame(src, f);
-            phys::frame_crc32c(f) == e.crc
+            phys::frame_crc32c_called(f) == e.crc
         }
         _ => false,
     }
