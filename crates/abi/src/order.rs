@@ -249,6 +249,11 @@ pub mod checkpoint {
     /// waits); `BAD_VALUE` for a size out of range, `NO_SPACE` without
     /// frames for the requests.
     pub const RAW_WRITE: u64 = 7;
+    /// The scrub's counters (the background check of both copies of every
+    /// home, docs/STORE.md "Scrub") → `w0` blocks read and checked, `w1`
+    /// damaged copies found, `w2` copies repaired, `w3` passes over the
+    /// whole disk completed.
+    pub const SCRUB: u64 = 8;
 }
 
 /// The journal key.

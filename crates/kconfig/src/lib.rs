@@ -13,6 +13,8 @@
 //! | `ckpt_ms=N` | period of checkpoints in milliseconds, 0 = only on demand (default 5000; a restarted store keeps the period it had) |
 //! | `ckpt_trace` | print each checkpoint's phases on the console (tests) |
 //! | `ckpt_halt=N` | stop the machine (spin, interrupts off) right after the commit root of the N-th checkpoint of this boot is written, before any flush or migration: the disk then holds a committed, unmigrated checkpoint, as a power cut at that moment would leave it (corruption tests) |
+//! | `scrub_ms=N` | the store's scrub (a background check of both copies of every home) takes one step every N ms, 0 = never (default 10: one block at a time, about 100 a second) |
+//! | `ckpt_halt_at=W` | where `ckpt_halt=N` stops: `commit` (the default, above), `home` (once the first pages of that checkpoint have been written home: the homes are partly migrated) or `migrated` (once it has migrated and the writer is idle: a quiet, checkpointed disk) |
 //! | `bench_restart=N` | *testing*: a restart prints `BENCH name=restart_resume_<N>mib instructions=…` when it resumes the first domain (N: the MiB of state the benchmark stored, 1..=65536; benchmarks) |
 //! | `bench_raw` | *testing*: allow the checkpoint key's `RAW_WRITE` order, a raw write over the free checkpoint log (benchmarks) |
 //! | `invariants` | check the kernel's invariants before every return to user mode (tests) |
@@ -28,6 +30,8 @@ use core::fmt;
 pub const DEFAULT_HZ: u32 = 100;
 /// Default checkpoint period (ms).
 pub const DEFAULT_CKPT_MS: u64 = 5000;
+/// Default interval of the scrub's steps (ms).
+pub const DEFAULT_SCRUB_MS: u64 = 10;
 
 /// Kernel self-tests selectable from the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,6 +113,29 @@ impl fmt::Display for TestingWord {
     }
 }
 
+/// Where `ckpt_halt=N` stops the machine.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HaltAt {
+    /// Right after the commit root is written (before any flush).
+    #[default]
+    Commit,
+    /// Once the first pages of the checkpoint are written home.
+    Home,
+    /// Once the checkpoint has migrated (the writer is idle).
+    Migrated,
+}
+
+impl HaltAt {
+    fn from_name(name: &str) -> Option<HaltAt> {
+        Some(match name {
+            "commit" => HaltAt::Commit,
+            "home" => HaltAt::Home,
+            "migrated" => HaltAt::Migrated,
+            _ => return None,
+        })
+    }
+}
+
 /// The parsed command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -128,6 +155,10 @@ pub struct Config {
     pub ckpt_trace: bool,
     /// Halt after the commit root of this boot's N-th checkpoint (0: never).
     pub ckpt_halt: u32,
+    /// Where `ckpt_halt` stops.
+    pub ckpt_halt_at: HaltAt,
+    /// Milliseconds between the scrub's steps (0: no scrub).
+    pub scrub_ms: u64,
     /// Print the restart benchmark line, naming this many MiB (0: no).
     pub bench_restart: u32,
     /// Allow the raw-write benchmark order.
@@ -147,6 +178,8 @@ impl Default for Config {
             ckpt_ms: DEFAULT_CKPT_MS,
             ckpt_trace: false,
             ckpt_halt: 0,
+            ckpt_halt_at: HaltAt::Commit,
+            scrub_ms: DEFAULT_SCRUB_MS,
             bench_restart: 0,
             bench_raw: false,
             unknown: 0,
@@ -203,6 +236,20 @@ pub fn parse(line: &str) -> Config {
                 }
                 _ => false,
             },
+            ("scrub_ms", Some(v)) => match v.parse::<u64>() {
+                Ok(ms) if ms <= 86_400_000 => {
+                    c.scrub_ms = ms;
+                    true
+                }
+                _ => false,
+            },
+            ("ckpt_halt_at", Some(v)) => match HaltAt::from_name(v) {
+                Some(at) => {
+                    c.ckpt_halt_at = at;
+                    true
+                }
+                None => false,
+            },
             ("ckpt_trace", None) => {
                 c.ckpt_trace = true;
                 true
@@ -250,6 +297,17 @@ mod tests {
             (200, true, 3, 0)
         );
         assert_eq!(parse("").ckpt_ms, DEFAULT_CKPT_MS);
+        assert_eq!(parse("").ckpt_halt_at, HaltAt::Commit);
+        let c = parse("ckpt_halt=2 ckpt_halt_at=home");
+        assert_eq!(
+            (c.ckpt_halt, c.ckpt_halt_at, c.unknown),
+            (2, HaltAt::Home, 0)
+        );
+        let c = parse("scrub_ms=0 scrub_ms=x");
+        assert_eq!((c.scrub_ms, c.unknown), (0, 1));
+        assert_eq!(parse("").scrub_ms, DEFAULT_SCRUB_MS);
+        let c = parse("ckpt_halt_at=migrated ckpt_halt_at=later");
+        assert_eq!((c.ckpt_halt_at, c.unknown), (HaltAt::Migrated, 1));
         let bad = parse("ckpt_ms=x ckpt_ms=99999999999 ckpt_trace=1");
         assert_eq!(
             (bad.ckpt_ms, bad.ckpt_trace, bad.unknown),

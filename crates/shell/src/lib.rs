@@ -217,7 +217,7 @@ pub const COMMANDS: [(&str, &str, &str); 16] = [
     (
         "store",
         "",
-        "the store: last checkpoint, pause, objects written, restarts",
+        "the store: last checkpoint, pause, objects written, restarts, scrub",
     ),
     (
         "checkpoint",

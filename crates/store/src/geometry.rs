@@ -7,9 +7,10 @@ use crate::journal::Ring;
 pub const NODE_RECORD: usize = 512;
 /// Node records per block.
 pub const NODES_PER_BLOCK: u64 = (crate::BLOCK / NODE_RECORD) as u64;
-/// Page versions per block of the version area (the block's last 4 bytes
-/// are its CRC-32C).
-pub const VERSIONS_PER_BLOCK: u64 = 1023;
+/// Page entries (version and home checksum, 8 bytes each) per block of the
+/// version area (the block's last 8 bytes are 4 zero bytes and its
+/// CRC-32C).
+pub const VERSIONS_PER_BLOCK: u64 = 511;
 /// The journal ring's size bounds: 1/64 of the disk, within these.
 pub const JOURNAL_MIN: u64 = 16;
 /// See [`JOURNAL_MIN`].
@@ -95,11 +96,11 @@ impl Geometry {
         let avail = total
             .checked_sub(2 + journal_blocks)
             .ok_or(GeometryError::TooSmall)?;
-        // A unit costs 35 blocks plus 32/1023 of a version block and 24/255
+        // A unit costs 35 blocks plus 32/511 of a version block and 24/255
         // of a directory block; rounding costs at most 4 more. Start from a
         // count that surely fits and grow while the next one fits.
-        let est = (avail.saturating_sub(4) as u128 * (1023 * 255)
-            / (35 * 1023 * 255 + 32 * 255 + 24 * 1023)) as u64;
+        let est = (avail.saturating_sub(4) as u128 * (511 * 255)
+            / (35 * 511 * 255 + 32 * 255 + 24 * 511)) as u64;
         let mut units = est.min(MAX_UNITS);
         while units < MAX_UNITS && need(units + 1) <= avail {
             units += 1;
@@ -147,8 +148,8 @@ impl Geometry {
         })
     }
 
-    /// Where page `oid`'s version lives, copy 0 or 1 (`None` if out of
-    /// range): a little-endian u32 at `offset`.
+    /// Where page `oid`'s entry (version and home checksum) lives, copy 0
+    /// or 1 (`None` if out of range): two little-endian u32 at `offset`.
     pub fn version_home(&self, page_oid: u64, copy: u8) -> Option<Place> {
         if page_oid >= self.pages || copy > 1 {
             return None;
@@ -156,7 +157,7 @@ impl Geometry {
         let (block, index) = crate::versions::version_block_of(page_oid);
         Some(Place {
             block: self.version_area + copy as u64 * self.version_blocks + block,
-            offset: index * 4,
+            offset: index * crate::versions::ENTRY,
         })
     }
 

@@ -12,21 +12,25 @@
 //! ```text
 //! 0  magic "STETJRNL"     8  seq u64          16 base_generation u64
 //! 24 page oid u64         32 page version u32 36 data CRC-32C u32
-//! 40 boot u64             48 CRC-32C of bytes 0..48; the rest zero
+//! 40 boot u64             48 committed u64    56 CRC-32C of bytes 0..56;
+//!                                                the rest zero
 //! ```
 //!
 //! `base_generation` is the number of the newest checkpoint whose snapshot
 //! was taken before the record was written (committed or not; after a
 //! restart, the root's `ckpt_generation`); `boot` is the root's `restarts`
-//! count of the boot that wrote it (see [`Scan`] for why both).
+//! count of the boot that wrote it; `committed` is the number of the newest
+//! checkpoint whose commit root was durable when it was written (see
+//! [`Scan`] for why all three).
 
-use crate::{get32, get64, put32, put64, seal, sealed, Damaged, BLOCK};
+use crate::{get32, get64, put32, put64, sealed, Damaged, BLOCK};
 use stet_keys::MAX_OID;
 
 /// The journal header's magic.
 pub const MAGIC: [u8; 8] = *b"STETJRNL";
 /// Bytes of the encoded header.
-pub const HEADER_LEN: usize = 52;
+pub const HEADER_LEN: usize = 60;
+const CRC_AT: usize = HEADER_LEN - 4;
 /// Blocks per record.
 pub const RECORD_BLOCKS: u64 = 2;
 
@@ -39,6 +43,9 @@ pub struct Header {
     pub base_generation: u64,
     /// The boot that wrote it (the root's `restarts` in that boot).
     pub boot: u64,
+    /// The newest checkpoint committed (its commit root durable) when it
+    /// was written.
+    pub committed: u64,
     /// The page.
     pub oid: u64,
     /// Its version.
@@ -49,6 +56,14 @@ pub struct Header {
 
 /// Encodes a header into `out` (one block: the rest is zeroed).
 pub fn encode_header(h: &Header, out: &mut [u8]) {
+    encode_header_with(h, out, crate::crc32c);
+}
+
+/// [`encode_header`] with the caller's CRC-32C (`crc` must compute exactly
+/// [`crate::crc32c`]): the kernel seals journal records with the CPU's
+/// `crc32` instruction, which the table this crate uses cannot match for
+/// speed on the journal's critical path.
+pub fn encode_header_with(h: &Header, out: &mut [u8], crc: impl FnOnce(&[u8]) -> u32) {
     let out = &mut out[..BLOCK];
     out.fill(0);
     out[0..8].copy_from_slice(&MAGIC);
@@ -58,12 +73,14 @@ pub fn encode_header(h: &Header, out: &mut [u8]) {
     put32(out, 32, h.version);
     put32(out, 36, h.data_crc);
     put64(out, 40, h.boot);
-    seal(out, 48);
+    put64(out, 48, h.committed);
+    let c = crc(&out[..CRC_AT]);
+    put32(out, CRC_AT, c);
 }
 
 /// Decodes and checks a header block (magic, CRC-32C, oid in range).
 pub fn decode_header(b: &[u8]) -> Result<Header, Damaged> {
-    if b.len() < HEADER_LEN || b[0..8] != MAGIC || !sealed(b, 48) {
+    if b.len() < HEADER_LEN || b[0..8] != MAGIC || !sealed(b, CRC_AT) {
         return Err(Damaged);
     }
     let h = Header {
@@ -73,6 +90,7 @@ pub fn decode_header(b: &[u8]) -> Result<Header, Damaged> {
         version: get32(b, 32),
         data_crc: get32(b, 36),
         boot: get64(b, 40),
+        committed: get64(b, 48),
     };
     if h.oid > MAX_OID {
         return Err(Damaged);
@@ -225,6 +243,8 @@ impl Journal {
 /// * a valid header (magic, CRC-32C),
 /// * the next sequence number (`journal_seq`, then one more each time),
 /// * `base_generation >= ckpt_generation` (written after the snapshot),
+/// * `committed <= ckpt_generation` (written before any later checkpoint
+///   committed),
 /// * a `boot` no smaller than the previous record's, and
 /// * page data matching the header's CRC-32C;
 ///
@@ -243,6 +263,16 @@ impl Journal {
 ///   kernel writes a root with `restarts` + 1 before its first journal
 ///   record of a boot, so every record of a later boot has a larger
 ///   `boot`, and within one boot a number is never written twice.
+///
+/// `committed` matters only when a restart falls back to an older root
+/// because the newest is damaged (docs/STORE.md, "Damage"): a record
+/// written after a later checkpoint committed belongs to that checkpoint's
+/// world (its writer may have seen the commit: a `TAKE` answered), so it
+/// is not applied on top of the older one. A record written before that
+/// commit is, exactly as a crash just before the commit would have left
+/// it. With the newest root, every record from its head passes: the
+/// kernel's count of committed checkpoints never runs ahead of the newest
+/// durable root.
 #[derive(Clone, Copy, Debug)]
 pub struct Scan {
     ring: Ring,
@@ -297,6 +327,7 @@ impl Scan {
             Ok(h)
                 if h.seq == self.seq
                     && h.base_generation >= self.ckpt_generation
+                    && h.committed <= self.ckpt_generation
                     && h.boot >= self.last_boot =>
             {
                 h

@@ -17,10 +17,12 @@
 //! * `geometry` — where every area is, and every object's home.
 //! * `root` — the root record: encoding, CRC-32C, choosing between A and B.
 //! * `node` — the 512-byte node record (homes and checkpoints alike).
-//! * `versions` — blocks of page versions.
+//! * `versions` — blocks of page entries: versions and home checksums.
 //! * `ckpt` — a checkpoint in the log: header, directory, node and page
 //!   blocks, and the in-memory directory used to find objects in it.
 //! * `journal` — journal records, the ring, its space, and the restart scan.
+//! * `scrub` — the background check of the homes: which block comes next,
+//!   what a pair of copies says, and how the good copy repairs the bad.
 //!
 //! Everything here is pure: the kernel does the I/O, these functions say
 //! what the bytes are and whether they can be trusted.
@@ -32,6 +34,7 @@ pub mod journal;
 pub mod kstate;
 pub mod node;
 pub mod root;
+pub mod scrub;
 pub mod versions;
 
 #[cfg(test)]
@@ -42,8 +45,12 @@ mod tests;
 /// Bytes in a disk block.
 pub const BLOCK: usize = 4096;
 
-/// Format version of every record in the store (roots, checkpoint headers).
-pub const FORMAT: u32 = 2;
+/// Format version of every record in the store (roots, checkpoint
+/// headers). 3: page homes carry checksums (in the version blocks), journal
+/// records the newest committed checkpoint, and roots that change the
+/// state are written to both blocks (docs/STORE.md). A disk of another
+/// format is refused as a whole, never read as this one.
+pub const FORMAT: u32 = 3;
 
 /// A record that failed its checks (bad magic, checksum or contents).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

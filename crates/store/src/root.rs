@@ -5,7 +5,7 @@
 //! writing a root leaves the previous one in charge.
 //!
 //! ```text
-//! 0   magic "STETROOT"     8   format u32 (2)     12  zero u32
+//! 0   magic "STETROOT"     8   format u32 (3)     12  zero u32
 //! 16  generation u64
 //! 24  geometry: total, nodes, node_area, node_blocks, pages, version_area,
 //!     version_blocks, page_area, journal_start, journal_blocks, log_start,
@@ -59,8 +59,9 @@ pub struct Root {
 pub enum RootError {
     /// Wrong magic (never written, or not a Stet disk).
     Magic,
-    /// Unknown format version.
-    Format,
+    /// Another format version (this one: an older store's, or a newer
+    /// kernel's).
+    Format(u32),
     /// The checksum does not match (torn or damaged).
     Checksum,
     /// Fields that cannot describe this disk.
@@ -156,7 +157,7 @@ impl Root {
             return Err(RootError::Checksum);
         }
         if get32(b, 8) != FORMAT {
-            return Err(RootError::Format);
+            return Err(RootError::Format(get32(b, 8)));
         }
         let f = |i: usize| get64(b, 24 + 8 * i);
         let geometry = Geometry {
@@ -207,16 +208,85 @@ impl Root {
 /// valid one with the larger generation (A on a tie, which a correct writer
 /// never produces). `Err` carries why each was refused.
 pub fn choose(a: &[u8], b: &[u8], disk_blocks: u64) -> Result<(u8, Root), [RootError; 2]> {
-    match (Root::decode(a, disk_blocks), Root::decode(b, disk_blocks)) {
-        (Ok(x), Ok(y)) => Ok(if y.generation > x.generation {
-            (1, y)
-        } else {
-            (0, x)
-        }),
-        (Ok(x), Err(_)) => Ok((0, x)),
-        (Err(_), Ok(y)) => Ok((1, y)),
-        (Err(e), Err(f)) => Err([e, f]),
+    let r = Roots::read(a, b, disk_blocks);
+    match (r.newest, r.refused) {
+        (Some(n), _) => Ok(n),
+        (None, [Some(e), Some(f)]) => Err([e, f]),
+        // A valid root is never missing from `newest`.
+        (None, _) => Err([RootError::Magic; 2]),
     }
+}
+
+/// Both root blocks judged: the valid roots, newest first.
+///
+/// A restart uses `newest`. If its state cannot be opened (the header,
+/// directory or kernel state page of its unmigrated checkpoint is damaged,
+/// or its kernel state page is damaged at home), it may use `other`
+/// instead, which always names a state whose objects are intact on disk,
+/// because the kernel writes every root that changes the state twice, once
+/// to each block, with a flush after each, and starts what destroys the
+/// previous state only once both blocks name the new one (docs/STORE.md,
+/// "The write protocol"):
+///
+/// * migration overwrites the homes only after both blocks name the
+///   committed checkpoint, so while a root older than a checkpoint's commit
+///   root is on disk, the homes hold exactly what that older root names;
+/// * a new checkpoint writes the log only after both blocks say the last
+///   one has migrated, so a root that names a checkpoint in the log is on
+///   disk only while that log is intact;
+/// * a boot writes one root, naming the state it restarted from, into the
+///   block not holding that state's root.
+///
+/// So `other` names either the same state as `newest` (possibly read from
+/// the log rather than the homes) or the state just before it, whose
+/// objects nothing has overwritten yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Roots {
+    /// The valid root with the larger generation, and its block.
+    pub newest: Option<(u8, Root)>,
+    /// The other valid root, if both are valid, and its block.
+    pub other: Option<(u8, Root)>,
+    /// Why block 0 and block 1 were refused (`None`: valid).
+    pub refused: [Option<RootError>; 2],
+}
+
+impl Roots {
+    /// Judges the contents of blocks 0 and 1 of a disk of `disk_blocks`.
+    pub fn read(a: &[u8], b: &[u8], disk_blocks: u64) -> Roots {
+        let (x, y) = (Root::decode(a, disk_blocks), Root::decode(b, disk_blocks));
+        let refused = [x.err(), y.err()];
+        let (newest, other) = match (x, y) {
+            (Ok(x), Ok(y)) if y.generation > x.generation => (Some((1, y)), Some((0, x))),
+            (Ok(x), Ok(y)) => (Some((0, x)), Some((1, y))),
+            (Ok(x), Err(_)) => (Some((0, x)), None),
+            (Err(_), Ok(y)) => (Some((1, y)), None),
+            (Err(_), Err(_)) => (None, None),
+        };
+        Roots {
+            newest,
+            other,
+            refused,
+        }
+    }
+
+    /// The format both blocks hold, when neither is valid and both carry
+    /// the root magic with the same other format: a store written by
+    /// another version of the kernel, refused as a whole.
+    pub fn other_format(&self) -> Option<u32> {
+        match self.refused {
+            [Some(RootError::Format(a)), Some(RootError::Format(b))] if a == b => Some(a),
+            [Some(RootError::Format(a)), Some(RootError::Magic)]
+            | [Some(RootError::Magic), Some(RootError::Format(a))] => Some(a),
+            _ => None,
+        }
+    }
+}
+
+/// The format number of a root block that carries the root magic (`None`:
+/// not a root record at all), whatever its checksum: how a tool recognises
+/// a store of another format.
+pub fn format_of(b: &[u8]) -> Option<u32> {
+    (b.len() >= ROOT_LEN && b[0..8] == MAGIC).then(|| get32(b, 8))
 }
 
 /// The block a root of generation `g` is written to: the one the previous

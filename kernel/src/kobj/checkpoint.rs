@@ -49,6 +49,14 @@ pub fn order(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
             }
         }
         o::WAIT_IDLE => return store::idle::wait(k, ci, r),
+        o::SCRUB => {
+            if !k.store.persistent() {
+                r.fail(Code::IoError);
+            } else {
+                let s = k.store.scrub.stats;
+                r.w = [s.blocks, s.damaged, s.repaired, s.passes];
+            }
+        }
         o::RAW_WRITE => return store::bench::raw_write(k, ci, m, r),
         _ => r.fail(Code::NoSuchOrder),
     }

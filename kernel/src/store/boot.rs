@@ -50,6 +50,9 @@ pub fn open(k: &mut Kernel) -> Opened {
     if !k.store.w.set_aside(&mut k.pool) {
         crate::fatal(format_args!("store: no frames for the checkpoint writer"));
     }
+    if !super::scrub::start(k, k.config.scrub_ms) {
+        crate::fatal(format_args!("store: no frames for the scrub"));
+    }
     k.store.geo = geo;
     let a = read_block(k, 0, s0);
     let b = read_block(k, 1, s1);
@@ -57,28 +60,93 @@ pub fn open(k: &mut Kernel) -> Opened {
     if a && b && blank(s0) && blank(s1) {
         return format(k, geo);
     }
-    let chosen = phys::with_frame(s0, |x| {
-        phys::with_frame(s1, |y| root::choose(&x[..], &y[..], blocks))
+    let roots = phys::with_frame(s0, |x| {
+        phys::with_frame(s1, |y| root::Roots::read(&x[..], &y[..], blocks))
     });
-    match chosen {
-        Ok((which, r)) => {
-            let other = phys::with_frame(if which == 0 { s1 } else { s0 }, |x| {
-                Root::decode(&x[..], blocks)
-            });
-            if let Err(e) = other {
-                if !blank(if which == 0 { s1 } else { s0 }) {
-                    kprintln!(
-                        "store: root {} is unusable ({e:?}); using root {which} (generation {})",
-                        1 - which,
-                        r.generation
-                    );
-                }
-            }
-            restart(k, r)
+    let Some((nb, newest)) = roots.newest else {
+        if let Some(f) = roots.other_format() {
+            crate::fatal(format_args!(
+                "store: the disk holds a store of format {f}; this kernel reads format {}, and converts no other: refusing it (make run FRESH=1 starts over; docs/STORE.md, \"Format changes\")",
+                stet_store::FORMAT
+            ));
         }
-        Err([ea, eb]) => crate::fatal(format_args!(
+        let [ea, eb] = roots.refused;
+        crate::fatal(format_args!(
             "store: the disk holds no valid root (root 0: {ea:?}, root 1: {eb:?}); refusing to use it (make run FRESH=1 starts over)"
-        )),
+        ));
+    };
+    for (which, f) in [(0u8, s0), (1, s1)] {
+        if let Some(e) = roots.refused[which as usize] {
+            if !blank(f) {
+                kprintln!(
+                    "store: root {which} is unusable ({e:?}); using root {nb} (generation {}, checkpoint {})",
+                    newest.generation,
+                    newest.ckpt_generation
+                );
+            }
+        }
+    }
+    // The newest root's state, or else the other root's: it names a state
+    // whose objects are intact (`Roots`), the same as the newest's or the
+    // one just before it.
+    let why = match open_state(k, newest) {
+        Ok(()) => return restart(k, newest),
+        Err(why) => why,
+    };
+    let Some((ob, older)) = roots.other else {
+        crate::fatal(format_args!(
+            "store: checkpoint {} cannot be used ({why}), and there is no other valid root to fall back to; refusing to use the disk",
+            newest.ckpt_generation
+        ));
+    };
+    kprintln!(
+        "store: checkpoint {} cannot be used ({why}); falling back to checkpoint {} (root {ob}, generation {})",
+        newest.ckpt_generation,
+        older.ckpt_generation,
+        older.generation
+    );
+    if let Err(why) = open_state(k, older) {
+        crate::fatal(format_args!(
+            "store: checkpoint {} cannot be used either ({why}); refusing to use the disk",
+            older.ckpt_generation
+        ));
+    }
+    restart(k, older)
+}
+
+/// Makes root `r` the one objects are read through and checks that its
+/// state can be opened: its unmigrated checkpoint's header and directory,
+/// and its kernel state page. On failure nothing of it is kept.
+fn open_state(k: &mut Kernel, r: Root) -> Result<(), &'static str> {
+    drop_directory(k);
+    k.store.root = r;
+    if r.needs_log() && !load_directory(k, r) {
+        drop_directory(k);
+        return Err("its log cannot be read");
+    }
+    // The state page, read without entering the cache (a fallback must
+    // leave nothing of this root behind).
+    let Some(f) = k.pool.alloc() else {
+        crate::fatal(format_args!("store: no frame to read the kernel state"));
+    };
+    let read = crate::obj::Backing::read_page(&mut k.store, kstate::STATE_PAGE, f);
+    let decoded = read.map(|_| phys::with_frame(f, |b| kstate::decode_header(&b[..])));
+    let _ = k.pool.free(f);
+    let why = match decoded {
+        Ok(Ok(_)) => return Ok(()),
+        // A store formatted but never checkpointed (see `restart`).
+        Ok(Err(StateError::Blank)) if r.ckpt_generation == 0 => return Ok(()),
+        Ok(Err(_)) => "its kernel state page is damaged",
+        Err(_) => "its kernel state page cannot be read",
+    };
+    drop_directory(k);
+    Err(why)
+}
+
+/// Forgets a directory loaded by `open_state` (its buffer is kept).
+fn drop_directory(k: &mut Kernel) {
+    if let Some(dir) = k.store.dir.take() {
+        k.store.dir_slots = Some(dir.into_slots());
     }
 }
 
@@ -129,16 +197,16 @@ fn format(k: &mut Kernel, geo: Geometry) -> Opened {
     Opened::Fresh
 }
 
-/// Restarts from root `r`.
+/// Restarts from root `r` (opened by `open_state`).
 fn restart(k: &mut Kernel, r: Root) -> Opened {
     k.store.root = r;
     k.store.committed = r.ckpt_generation;
     k.store.restarted_from = r.ckpt_generation;
-    if r.needs_log() && !load_directory(k, r) {
-        crate::fatal(format_args!(
-            "store: checkpoint {} cannot be read from the log (see above); refusing to use the disk",
-            r.ckpt_generation
-        ));
+    if r.needs_log() {
+        let layout = k.store.dir.as_ref().map(|d| d.layout());
+        if let Some(l) = layout {
+            k.store.w.resume_migration(r.ckpt_generation, l);
+        }
     }
     // The kernel's state: clock, period, restarts, names, running set.
     let Ok(sp) = k.page(kstate::STATE_PAGE) else {
@@ -239,7 +307,8 @@ fn restart(k: &mut Kernel, r: Root) -> Opened {
 }
 
 /// Reads the committed checkpoint's header and directory from the log, so
-/// its objects are found there until it has migrated home.
+/// its objects are found there until it has migrated home. False
+/// (reported) if they cannot be read or are damaged.
 fn load_directory(k: &mut Kernel, r: Root) -> bool {
     let Some((_, f)) = k.store.scratch else {
         return false;
@@ -279,6 +348,20 @@ fn load_directory(k: &mut Kernel, r: Root) -> bool {
         return false;
     }
     let mut dir = Directory::new(slots, layout);
+    let built = fill_directory(k, r, f, &mut dir);
+    if !built {
+        // Its buffer stays for another try (a fallback root's directory).
+        k.store.dir_slots = Some(dir.into_slots());
+        return false;
+    }
+    k.store.dir = Some(dir);
+    true
+}
+
+/// Reads the directory blocks of `r`'s checkpoint into `dir` (with frame
+/// `f`) and sorts it. False (reported) on any failure.
+fn fill_directory(k: &mut Kernel, r: Root, f: FrameNumber, dir: &mut Directory<'static>) -> bool {
+    let layout = dir.layout();
     for d in 0..layout.dir_blocks {
         if !read_block(k, r.ckpt_start + layout.dir_block(d), f) {
             return false;
@@ -299,7 +382,5 @@ fn load_directory(k: &mut Kernel, r: Root) -> bool {
         );
         return false;
     }
-    k.store.dir = Some(dir);
-    k.store.w.resume_migration(r.ckpt_generation, layout);
     true
 }

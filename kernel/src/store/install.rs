@@ -12,7 +12,7 @@ use crate::kprintln;
 use stet_bigbang::Image;
 use stet_store::geometry::{NODES_PER_BLOCK, NODE_RECORD};
 use stet_store::node::{self, NodeImage};
-use stet_store::versions;
+use stet_store::versions::{self, Entry};
 
 /// A block being filled: which one (relative to its area) and its frame.
 struct Pending {
@@ -77,13 +77,16 @@ pub fn install(k: &mut Kernel, image: &Image<'_>) -> bool {
         if !write(k, home, data) {
             return false;
         }
+        // The entry carries the home's checksum (reads check it).
+        let entry = Entry {
+            version: p.version,
+            crc: phys::frame_crc32c_called(data),
+        };
         let (vb, idx) = versions::version_block_of(p.oid);
         if vers.block != Some(vb) && !switch(k, &mut vers, vb, Area::Versions) {
             return false;
         }
-        phys::with_frame_mut(vers.frame, |f| {
-            versions::set_version(&mut f[..], idx, p.version)
-        });
+        phys::with_frame_mut(vers.frame, |f| versions::set_entry(&mut f[..], idx, entry));
     }
     if !flush_block(k, &vers, Area::Versions) {
         return false;
@@ -127,7 +130,10 @@ fn switch(k: &mut Kernel, p: &mut Pending, b: u64, area: Area) -> bool {
     {
         // Blank (or torn by a crash during an earlier install): start over.
         phys::with_frame_mut(p.frame, |f| {
-            versions::encode_versions(&[0; stet_store::geometry::VERSIONS_PER_BLOCK as usize], f)
+            versions::encode_entries(
+                &[Entry::NEVER; stet_store::geometry::VERSIONS_PER_BLOCK as usize],
+                f,
+            )
         });
     }
     p.block = Some(b);

@@ -109,13 +109,14 @@ pub fn start(k: &mut Kernel, page: u32) -> Result<u64, Busy> {
         seq,
         base_generation: k.store.next_generation() - 1,
         boot: k.store.restarts,
+        committed: k.store.committed,
         oid,
         version,
         data_crc: phys::frame_crc32c(df),
     };
     phys::with_frame_mut(hf, |b| {
         b.fill(0);
-        fmt::encode_header(&h, b);
+        fmt::encode_header_with(&h, b, crate::arch::crc32c::crc32c_called);
     });
     let ok = k
         .store
@@ -193,7 +194,8 @@ pub fn snapshot_taken(k: &mut Kernel) {
     }
 }
 
-/// Checkpoint committed: records before its snapshot are no longer needed.
+/// Checkpoint committed, and both root blocks name it: records before its
+/// snapshot are no longer needed (no root on disk starts before them).
 /// Returns the journal head and sequence number for the root.
 pub fn committed(k: &mut Kernel) -> (u64, u64) {
     let (head, seq) = k.store.j.at_snapshot;
@@ -243,9 +245,20 @@ pub fn restore(k: &mut Kernel) -> u64 {
                 break;
             }
         };
-        let Ok(slot) = k.page(h.oid) else {
+        if h.oid >= k.store.geo.pages {
             kprintln!(
-                "journal: page {} of record {} cannot be read; skipped",
+                "journal: record {} names page {}, beyond the disk; skipped",
+                h.seq,
+                h.oid
+            );
+            continue;
+        }
+        // The record holds the whole page: its older copy is not read (a
+        // damaged one must not keep the newer from being applied).
+        let cached = k.objs.page(h.oid, &mut k.pool, &mut super::Overwritten);
+        let Ok(slot) = cached else {
+            kprintln!(
+                "journal: page {} of record {} has no room in the cache; skipped",
                 h.oid,
                 h.seq
             );

@@ -12,6 +12,8 @@
 //!   big bang, then checkpoint 1); otherwise the newest valid root is
 //!   restarted from.
 //! * `memory` keeps the cache from running dry.
+//! * `scrub` checks both copies of the homes in the background and
+//!   repairs a damaged copy from the good one.
 //! * `idle` is the checkpoint key's `WAIT_IDLE`; `bench` the benchmarks'
 //!   measurements (restart time, raw writes), only in the test kernel (the
 //!   `testing` feature; a user's kernel has `nobench.rs` in its place).
@@ -25,6 +27,7 @@ pub mod idle;
 pub mod install;
 pub mod journal;
 pub mod memory;
+pub mod scrub;
 pub mod snapshot;
 pub mod writer;
 
@@ -38,7 +41,7 @@ use stet_store::ckpt::{DirSlot, Directory};
 use stet_store::geometry::Geometry;
 use stet_store::node::{self, Record};
 use stet_store::root::Root;
-use stet_store::versions;
+use stet_store::versions::{self, Entry, Home, Kind};
 use writer::Writer;
 
 /// Checkpoint statistics (the checkpoint key's `STATS`).
@@ -109,6 +112,11 @@ pub struct Store {
     /// Disk request slots promised to requests not yet submitted (writes
     /// that follow reads, the journal's flush).
     pub reserved: usize,
+    /// Checkpoints migrated this boot (the scrub notices homes that
+    /// changed under it).
+    pub migrations: u64,
+    /// The background check of the homes.
+    pub scrub: scrub::Scrub,
     /// The raw-write benchmark (`bench::raw_write`; the test kernel's only).
     #[cfg(feature = "testing")]
     pub bench: bench::Raw,
@@ -137,6 +145,8 @@ impl Store {
             pending_root: None,
             j: journal::JournalState::new(),
             reserved: 0,
+            migrations: 0,
+            scrub: scrub::Scrub::new(),
             commits_this_boot: 0,
             pressure_mark: 0,
             #[cfg(feature = "testing")]
@@ -201,6 +211,12 @@ pub fn checkpoint_committed(k: &mut crate::kernel::Kernel) {
     wake(k, crate::kobj::checkpoint::WAKE_ON_COMMIT);
 }
 
+/// Both root blocks name the last commit: journal records before its
+/// snapshot are free, and whoever waits for journal space asks again.
+pub fn journal_freed(k: &mut crate::kernel::Kernel) {
+    wake(k, crate::kobj::checkpoint::WAKE_ON_COMMIT);
+}
+
 /// A checkpoint reached its homes: the writer is idle; start the next one
 /// if it was asked for meanwhile.
 pub fn checkpoint_migrated(k: &mut crate::kernel::Kernel) {
@@ -245,6 +261,7 @@ pub fn tick(k: &mut crate::kernel::Kernel) {
         request_checkpoint(k);
     }
     writer::pump(k);
+    scrub::tick(k);
 }
 
 /// The disk interrupted (or the idle loop woke): collect completions.
@@ -328,34 +345,62 @@ impl Backing for Store {
             return Ok(found.version);
         }
         let home = self.geo.page_home(oid).ok_or(Miss::Void)?;
+        let entry = self.page_entry(oid)?;
         self.read(home, f)?;
-        let version = self.page_version(oid)?;
-        Ok(version)
+        // Every read from home is checked: a damaged home block is
+        // reported and refused, like a damaged page in the log.
+        match entry.judge(phys::frame_crc32c_called(f)) {
+            Home::Use => Ok(entry.version),
+            Home::Zero => {
+                phys::zero_frame(f);
+                Ok(entry.version)
+            }
+            Home::Damaged => {
+                kprintln!("store: page {oid} fails its checksum at home; not used");
+                Err(Miss::Damaged)
+            }
+        }
+    }
+}
+
+/// A backing for a page about to be overwritten whole (a journal record
+/// applied at restart): it is not read from disk, so a damaged older copy
+/// does not stand in the way of the newer one.
+pub struct Overwritten;
+
+impl Backing for Overwritten {
+    fn read_node(&mut self, _oid: u64, _e: &mut NodeEntry) -> Result<(), Miss> {
+        Err(Miss::Damaged)
+    }
+
+    fn read_page(&mut self, _oid: u64, f: FrameNumber) -> Result<u32, Miss> {
+        phys::zero_frame(f);
+        Ok(0)
     }
 }
 
 impl Store {
-    /// The version of page `oid` recorded at home.
-    fn page_version(&mut self, oid: u64) -> Result<u32, Miss> {
+    /// Page `oid`'s entry at home: its version and its home's checksum.
+    fn page_entry(&mut self, oid: u64) -> Result<Entry, Miss> {
         let (k, idx) = versions::version_block_of(oid);
         let Some((s0, s1)) = self.scratch else {
             return Err(Miss::Damaged);
         };
         let b0 = self.geo.version_block(k, 0).ok_or(Miss::Void)?;
-        self.read(b0, s0)?;
-        let mut blk = [0u8; 4096];
-        phys::read_frame(s0, 0, &mut blk);
-        if versions::decode_versions(&blk).is_ok() {
-            return Ok(versions::version_at(&blk, idx));
-        }
         let b1 = self.geo.version_block(k, 1).ok_or(Miss::Void)?;
+        self.read(b0, s0)?;
+        if phys::with_frame(s0, |b| versions::classify(&b[..])) == Kind::Valid {
+            return Ok(phys::with_frame(s0, |b| versions::entry_at(&b[..], idx)));
+        }
         self.read(b1, s1)?;
-        phys::read_frame(s1, 0, &mut blk);
-        match versions::decode_versions(&blk) {
-            Ok(_) => {
+        let pick = phys::with_frame(s0, |a| phys::with_frame(s1, |b| versions::pick(a, b)));
+        match pick {
+            Ok(Some(_)) => {
                 kprintln!("store: version block {k}: copy 0 is damaged; using copy 1");
-                Ok(versions::version_at(&blk, idx))
+                Ok(phys::with_frame(s1, |b| versions::entry_at(&b[..], idx)))
             }
+            // Never migrated (a torn first write of copy 0): never home.
+            Ok(None) => Ok(Entry::NEVER),
             Err(_) => {
                 kprintln!(
                     "store: version block {k} is damaged (no valid copy); page {oid} not used"

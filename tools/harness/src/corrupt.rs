@@ -18,7 +18,8 @@ use stet_store::BLOCK;
 #[serde(deny_unknown_fields)]
 pub struct CorruptSpec {
     /// A named store object: `root-newest`, `node-copy0`, `node-copy1`,
-    /// `ckpt-block`. Without it the bytes are given by `block`.
+    /// `version-copy0`, `version-copy1`, `ckpt-block`, `ckpt-page`,
+    /// `page-home`. Without it the bytes are given by `block`.
     pub target: Option<String>,
     /// Raw: the disk block (4 KiB).
     pub block: Option<u64>,
@@ -28,23 +29,54 @@ pub struct CorruptSpec {
     pub len: Option<u64>,
     /// XOR mask (default 0xff).
     pub xor: Option<u8>,
-    /// `node-copy*`: the node.
+    /// `node-copy*`: the node; `ckpt-page`, `page-home`: the page.
     pub oid: Option<u64>,
-    /// `ckpt-block`: which block of the newest checkpoint (default 0).
+    /// `ckpt-block`: which block of the newest checkpoint (default 0);
+    /// `node-copy*` without `oid`: which node block (all of it);
+    /// `version-copy*`: which version block (default 0); `page-home`
+    /// without `oid`: the page of the newest checkpoint with the
+    /// `index`-th highest oid (default 0: the highest).
     pub index: Option<u64>,
 }
 
 /// A store object a corruption names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
-    /// The newer valid root record: torn (its second half zeroed).
-    RootNewest,
+    /// The newer valid root record: torn (its second half zeroed), or
+    /// with `flip`, bytes of it XORed like any other object.
+    RootNewest {
+        /// XOR bytes (`offset`, `len`, `xor`) instead of tearing it.
+        flip: bool,
+    },
+    /// One copy of a block of node records (8 nodes).
+    NodeBlock {
+        /// The block (relative to its copy's area).
+        index: u64,
+        /// Copy 0 or 1.
+        copy: u8,
+    },
     /// One copy of a node's home record.
     Node {
         /// The node.
         oid: u64,
         /// Copy 0 or 1.
         copy: u8,
+    },
+    /// One copy of a block of page versions (and page checksums).
+    Versions {
+        /// The block (relative to its copy's area).
+        index: u64,
+        /// Copy 0 or 1.
+        copy: u8,
+    },
+    /// The home block of a page: page `oid`, or (`None`) the page of the
+    /// newest root's checkpoint (found through its header and directory)
+    /// with the `rank`-th highest oid.
+    PageHome {
+        /// The page.
+        oid: Option<u64>,
+        /// Without `oid`: 0 the highest page of the checkpoint, 1 the next…
+        rank: u64,
     },
     /// A block of the newest root's checkpoint extent in the log.
     CkptBlock {
@@ -124,20 +156,40 @@ impl TryFrom<CorruptSpec> for Corruption {
         not("block", s.block.is_some())?;
         let target = match target {
             "root-newest" => {
-                not("offset", s.offset.is_some())?;
-                not("len", s.len.is_some())?;
-                not("xor", s.xor.is_some())?;
                 not("oid", s.oid.is_some())?;
                 not("index", s.index.is_some())?;
-                Target::RootNewest
+                // Bytes named: flipped; else torn.
+                let flip = s.offset.is_some() || s.len.is_some() || s.xor.is_some();
+                Target::RootNewest { flip }
+            }
+            "version-copy0" | "version-copy1" => {
+                not("oid", s.oid.is_some())?;
+                let copy = u8::from(target == "version-copy1");
+                Target::Versions {
+                    index: s.index.unwrap_or(0),
+                    copy,
+                }
+            }
+            "page-home" => {
+                if s.oid.is_some() {
+                    not("index", s.index.is_some())?;
+                }
+                Target::PageHome {
+                    oid: s.oid,
+                    rank: s.index.unwrap_or(0),
+                }
             }
             "node-copy0" | "node-copy1" => {
-                not("index", s.index.is_some())?;
-                let Some(oid) = s.oid else {
-                    return Err(format!("corrupt: target {target:?} needs `oid`"));
-                };
                 let copy = u8::from(target == "node-copy1");
-                Target::Node { oid, copy }
+                match (s.oid, s.index) {
+                    (Some(oid), None) => Target::Node { oid, copy },
+                    (None, Some(index)) => Target::NodeBlock { index, copy },
+                    _ => {
+                        return Err(format!(
+                            "corrupt: target {target:?} needs `oid` (a record) or `index` (a block)"
+                        ))
+                    }
+                }
             }
             "ckpt-block" => {
                 not("oid", s.oid.is_some())?;
@@ -151,7 +203,7 @@ impl TryFrom<CorruptSpec> for Corruption {
             }
             other => {
                 return Err(format!(
-                    "corrupt: unknown target {other:?} (root-newest, node-copy0, node-copy1, ckpt-block, ckpt-page)"
+                    "corrupt: unknown target {other:?} (root-newest, node-copy0, node-copy1, version-copy0, version-copy1, ckpt-block, ckpt-page, page-home)"
                 ))
             }
         };
@@ -184,27 +236,62 @@ fn read_block(f: &File, block: u64) -> Result<Vec<u8>> {
     Ok(b)
 }
 
+/// The newer valid root of the disk `f` of `blocks` blocks, and the block
+/// it is in.
+pub fn newest_root(f: &File, blocks: u64) -> Result<(u8, root::Root)> {
+    let (a, b) = (read_block(f, 0)?, read_block(f, 1)?);
+    match root::choose(&a, &b, blocks) {
+        Ok(found) => Ok(found),
+        Err(why) => bail!("no valid root record on the disk ({why:?})"),
+    }
+}
+
+/// The pages of root `r`'s checkpoint, found through its header and
+/// directory in the log: `(oid, absolute block)` in directory order.
+pub fn checkpoint_pages(f: &File, r: &root::Root) -> Result<Vec<(u64, u64)>> {
+    let g = r.geometry;
+    let abs = |rel: u64| g.log_start + (r.ckpt_start - g.log_start + rel) % g.log_blocks;
+    let h = stet_store::ckpt::decode_header(&read_block(f, abs(0))?)
+        .map_err(|_| anyhow::anyhow!("the newest checkpoint's header is damaged"))?;
+    let l = h.layout();
+    // Directory entries list the nodes, then the pages in the order of
+    // their blocks.
+    let mut out = Vec::new();
+    let mut at = 0u64;
+    for k in 0..l.dir_blocks {
+        let (entries, n) = stet_store::ckpt::decode_dir_block(
+            h.ckpt_generation,
+            &read_block(f, abs(l.dir_block(k)))?,
+        )
+        .map_err(|_| anyhow::anyhow!("directory block {k} is damaged"))?;
+        for e in &entries[..n] {
+            if e.space == stet_keys::Space::Page {
+                let j = at - l.nodes as u64;
+                out.push((e.oid, abs(l.page_block(j as u32))));
+            }
+            at += 1;
+        }
+    }
+    Ok(out)
+}
+
 /// Where a store object is on the disk `f` of `blocks` blocks: the one
 /// place that knows the store's format. Returns the object's first byte,
 /// its length, and its name for the report.
 fn resolve(f: &File, blocks: u64, target: Target) -> Result<(u64, u64, String)> {
     let block = BLOCK as u64;
-    let newest = || {
-        let (a, b) = (read_block(f, 0)?, read_block(f, 1)?);
-        match root::choose(&a, &b, blocks) {
-            Ok(found) => Ok(found),
-            Err(why) => bail!("no valid root record on the disk ({why:?})"),
-        }
+    let geometry = || {
+        Geometry::for_disk(blocks)
+            .map_err(|e| anyhow::anyhow!("no store geometry for {blocks} blocks: {e:?}"))
     };
     match target {
-        Target::RootNewest => {
-            let (which, r) = newest()?;
+        Target::RootNewest { .. } => {
+            let (which, r) = newest_root(f, blocks)?;
             let what = format!("root block {which} (generation {})", r.generation);
             Ok((which as u64 * block, ROOT_LEN as u64, what))
         }
         Target::Node { oid, copy } => {
-            let g = Geometry::for_disk(blocks)
-                .map_err(|e| anyhow::anyhow!("no store geometry for {blocks} blocks: {e:?}"))?;
+            let g = geometry()?;
             let Some(home) = g.node_home(oid, copy) else {
                 bail!("node {oid} is beyond the disk's {} nodes", g.nodes);
             };
@@ -212,8 +299,61 @@ fn resolve(f: &File, blocks: u64, target: Target) -> Result<(u64, u64, String)> 
             let what = format!("node {oid} copy {copy} (block {})", home.block);
             Ok((start, NODE_RECORD as u64, what))
         }
+        Target::NodeBlock { index, copy } => {
+            let g = geometry()?;
+            if index >= g.node_blocks {
+                bail!(
+                    "the disk has {} node blocks; no block {index}",
+                    g.node_blocks
+                );
+            }
+            let b = g.node_area + copy as u64 * g.node_blocks + index;
+            let what = format!("node block {index} copy {copy} (block {b})");
+            Ok((b * block, block, what))
+        }
+        Target::Versions { index, copy } => {
+            let g = geometry()?;
+            let Some(b) = g.version_block(index, copy) else {
+                bail!(
+                    "the disk has {} version blocks; no block {index}",
+                    g.version_blocks
+                );
+            };
+            let what = format!("version block {index} copy {copy} (block {b})");
+            Ok((b * block, block, what))
+        }
+        Target::PageHome { oid, rank } => {
+            let g = geometry()?;
+            let oid = match oid {
+                Some(o) => o,
+                None => {
+                    let (_, r) = newest_root(f, blocks)?;
+                    let mut pages: Vec<u64> = checkpoint_pages(f, &r)?
+                        .into_iter()
+                        .map(|(o, _)| o)
+                        .collect();
+                    pages.sort_unstable_by(|a, b| b.cmp(a));
+                    let Some(&o) = pages.get(rank as usize) else {
+                        bail!(
+                            "the newest checkpoint (generation {}) holds {} pages; no page of rank {rank}",
+                            r.ckpt_generation,
+                            pages.len()
+                        );
+                    };
+                    o
+                }
+            };
+            let Some(b) = g.page_home(oid) else {
+                bail!("page {oid} is beyond the disk's {} pages", g.pages);
+            };
+            Ok((
+                b * block,
+                block,
+                format!("the home of page {oid} (block {b})"),
+            ))
+        }
         Target::CkptBlock { index } => {
-            let (_, r) = newest()?;
+            let (_, r) = newest_root(f, blocks)?;
             if index >= r.ckpt_blocks {
                 bail!(
                     "the newest checkpoint (generation {}) has {} blocks; no block {index}",
@@ -230,46 +370,21 @@ fn resolve(f: &File, blocks: u64, target: Target) -> Result<(u64, u64, String)> 
             Ok((at * block, block, what))
         }
         Target::CkptPage { oid } => {
-            let (_, r) = newest()?;
-            let g = r.geometry;
-            let abs = |rel: u64| g.log_start + (r.ckpt_start - g.log_start + rel) % g.log_blocks;
-            let h = stet_store::ckpt::decode_header(&read_block(f, abs(0))?)
-                .map_err(|_| anyhow::anyhow!("the newest checkpoint's header is damaged"))?;
-            let l = h.layout();
-            // Directory entries list the nodes, then the pages in the order
-            // of their blocks.
-            let mut best: Option<(u64, u64)> = None;
-            let mut at = 0u64;
-            for k in 0..l.dir_blocks {
-                let (entries, n) = stet_store::ckpt::decode_dir_block(
-                    h.ckpt_generation,
-                    &read_block(f, abs(l.dir_block(k)))?,
-                )
-                .map_err(|_| anyhow::anyhow!("directory block {k} is damaged"))?;
-                for e in &entries[..n] {
-                    if e.space == stet_keys::Space::Page {
-                        let j = at - l.nodes as u64;
-                        let hit = match oid {
-                            Some(o) => e.oid == o,
-                            None => best.is_none_or(|(b, _)| e.oid > b),
-                        };
-                        if hit {
-                            best = Some((e.oid, j));
-                        }
-                    }
-                    at += 1;
-                }
-            }
-            let Some((page, j)) = best else {
+            let (_, r) = newest_root(f, blocks)?;
+            let pages = checkpoint_pages(f, &r)?;
+            let best = match oid {
+                Some(o) => pages.iter().find(|(p, _)| *p == o),
+                None => pages.iter().max_by_key(|(p, _)| *p),
+            };
+            let Some(&(page, b)) = best else {
                 bail!(
                     "the newest checkpoint (generation {}) holds no such page",
-                    h.ckpt_generation
+                    r.ckpt_generation
                 );
             };
-            let b = abs(l.page_block(j as u32));
             let what = format!(
                 "page {page} in checkpoint {} (block {b})",
-                h.ckpt_generation
+                r.ckpt_generation
             );
             Ok((b * block, block, what))
         }
@@ -291,10 +406,10 @@ pub fn plan(f: &File, blocks: u64, c: &Corruption) -> Result<Damage> {
             what: format!("block {block}"),
         }),
         Corruption::Object {
-            target: Target::RootNewest,
+            target: Target::RootNewest { flip: false },
             ..
         } => {
-            let (start, len, what) = resolve(f, blocks, Target::RootNewest)?;
+            let (start, len, what) = resolve(f, blocks, Target::RootNewest { flip: false })?;
             // A torn write: the first half made it, the second did not.
             Ok(Damage {
                 start: start + len / 2,
@@ -322,6 +437,64 @@ pub fn plan(f: &File, blocks: u64, c: &Corruption) -> Result<Damage> {
             })
         }
     }
+}
+
+/// The root records a disk held before a corruption: what the names
+/// `${newest_ckpt}` and `${older_ckpt}` in the patterns of the boot that
+/// follows stand for (the checkpoint numbers of the newer and the older
+/// valid root), so a test can say which committed state a restart must
+/// come back to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Facts {
+    /// The newer valid root.
+    pub newest: Option<root::Root>,
+    /// The other root, if valid.
+    pub older: Option<root::Root>,
+}
+
+impl Facts {
+    /// Reads the roots of the disk image at `path` (none if it holds no
+    /// valid root, or cannot be read).
+    pub fn of(path: &Path) -> Facts {
+        let read = || -> Result<Facts> {
+            let f = File::open(path)?;
+            let blocks = f.metadata()?.len() / BLOCK as u64;
+            let (a, b) = (read_block(&f, 0)?, read_block(&f, 1)?);
+            let (which, newest) = match root::choose(&a, &b, blocks) {
+                Ok(x) => x,
+                Err(_) => return Ok(Facts::default()),
+            };
+            let other = if which == 0 { &b } else { &a };
+            Ok(Facts {
+                newest: Some(newest),
+                older: root::Root::decode(other, blocks).ok(),
+            })
+        };
+        read().unwrap_or_default()
+    }
+
+    /// `pattern` with `${newest_ckpt}` and `${older_ckpt}` replaced by the
+    /// checkpoint numbers (left as they are when that root is missing: the
+    /// pattern then fails to compile, which says so).
+    pub fn substitute(&self, pattern: &str) -> String {
+        fill(
+            pattern,
+            self.newest.map(|r| r.ckpt_generation),
+            self.older.map(|r| r.ckpt_generation),
+        )
+    }
+}
+
+/// `pattern` with `${newest_ckpt}` and `${older_ckpt}` replaced by these
+/// numbers (a name whose number is `None` is left as it is).
+pub fn fill(pattern: &str, newest: Option<u64>, older: Option<u64>) -> String {
+    let mut out = pattern.to_string();
+    for (name, n) in [("${newest_ckpt}", newest), ("${older_ckpt}", older)] {
+        if let Some(n) = n {
+            out = out.replace(name, &n.to_string());
+        }
+    }
+    out
 }
 
 /// Applies `c` to the disk image at `path`; returns what was done.
@@ -430,7 +603,7 @@ mod tests {
         assert_eq!(
             spec("{ target = \"root-newest\" }"),
             Ok(Corruption::Object {
-                target: Target::RootNewest,
+                target: Target::RootNewest { flip: false },
                 offset: 0,
                 len: None,
                 xor: 0xff
@@ -461,11 +634,51 @@ mod tests {
         );
         assert_eq!(
             err("{ target = \"node-copy1\" }"),
-            "corrupt: target \"node-copy1\" needs `oid`"
+            "corrupt: target \"node-copy1\" needs `oid` (a record) or `index` (a block)"
         );
         assert_eq!(
-            err("{ target = \"root-newest\", xor = 1 }"),
-            "corrupt: `xor` does not apply here"
+            spec("{ target = \"node-copy1\", index = 2 }"),
+            Ok(Corruption::Object {
+                target: Target::NodeBlock { index: 2, copy: 1 },
+                offset: 0,
+                len: None,
+                xor: 0xff
+            })
+        );
+        assert_eq!(
+            spec("{ target = \"root-newest\", offset = 40, len = 2, xor = 1 }"),
+            Ok(Corruption::Object {
+                target: Target::RootNewest { flip: true },
+                offset: 40,
+                len: Some(2),
+                xor: 1
+            })
+        );
+        assert_eq!(
+            err("{ target = \"root-newest\", oid = 1 }"),
+            "corrupt: `oid` does not apply here"
+        );
+        assert_eq!(
+            spec("{ target = \"version-copy1\", index = 2, len = 4 }"),
+            Ok(Corruption::Object {
+                target: Target::Versions { index: 2, copy: 1 },
+                offset: 0,
+                len: Some(4),
+                xor: 0xff
+            })
+        );
+        assert_eq!(
+            spec("{ target = \"page-home\", index = 3, offset = 8, len = 1 }"),
+            Ok(Corruption::Object {
+                target: Target::PageHome { oid: None, rank: 3 },
+                offset: 8,
+                len: Some(1),
+                xor: 0xff
+            })
+        );
+        assert_eq!(
+            err("{ target = \"page-home\", oid = 3, index = 1 }"),
+            "corrupt: `index` does not apply here"
         );
         assert_eq!(
             err("{ block = 1, len = 1, oid = 2 }"),

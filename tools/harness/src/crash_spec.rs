@@ -193,6 +193,44 @@ pub struct BootStep {
     /// program across a power cut.
     #[serde(default)]
     pub input: Vec<InputStep>,
+    /// Damage trials instead of one boot (`damage.rs`): each flips a bit
+    /// in an area of a copy of the disk as it is, restarts it and
+    /// classifies the restart; the disk is left as it was.
+    #[serde(default)]
+    pub damage: Option<DamageSpec>,
+}
+
+/// A `damage` table: trials of one flip each in one area of the disk.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct DamageSpec {
+    /// The area (`damage::Area` names: roots, node-copy0, node-copy1,
+    /// version-copy0, version-copy1, page-homes, log, journal).
+    pub area: String,
+    /// Trials (each a restart of the undamaged disk with one flip).
+    #[serde(default = "default_trials")]
+    pub trials: u32,
+    /// Seed of the flips' places (`STET_SEED` overrides it).
+    #[serde(default = "default_damage_seed")]
+    pub seed: u64,
+    /// Outcomes each trial may have (`consistent`, `reported`, `refused`;
+    /// `wrong` never passes).
+    #[serde(default = "default_allow")]
+    pub allow: Vec<String>,
+}
+
+fn default_trials() -> u32 {
+    1
+}
+
+fn default_damage_seed() -> u64 {
+    1
+}
+
+fn default_allow() -> Vec<String> {
+    ["consistent", "reported", "refused"]
+        .map(String::from)
+        .to_vec()
 }
 
 fn corruption<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Corruption>, D::Error> {
@@ -331,9 +369,39 @@ pub fn mode(spec: &Spec) -> Result<Mode<'_>, String> {
             }
             for (i, s) in steps.iter().enumerate() {
                 let what = format!("[[boot]] step {i}");
-                regexes(&what, s.contains.iter().chain(&s.forbid))?;
+                // Patterns may name the roots found before the step's
+                // damage (`corrupt::Facts`): checked with a number there.
+                let fill = |ps: &[String]| -> Vec<String> {
+                    ps.iter()
+                        .map(|p| crate::corrupt::fill(p, Some(0), Some(0)))
+                        .collect()
+                };
+                regexes(&what, fill(&s.contains).iter().chain(&fill(&s.forbid)))?;
                 regexes(&what, &s.kill_on)?;
-                crate::matcher::Matcher::new(&s.expect, &[]).map_err(|e| format!("{what}: {e}"))?;
+                if let Some(d) = &s.damage {
+                    if crate::damage::Area::from_name(&d.area).is_none() {
+                        return Err(format!("{what}: damage: unknown area {:?}", d.area));
+                    }
+                    if let Some(a) = d
+                        .allow
+                        .iter()
+                        .find(|a| !["consistent", "reported", "refused"].contains(&a.as_str()))
+                    {
+                        return Err(format!(
+                            "{what}: damage: {a:?} is not an outcome a trial may have (consistent, reported, refused)"
+                        ));
+                    }
+                    if s.corrupt.is_some() || !s.expect.is_empty() || !s.contains.is_empty() {
+                        return Err(format!(
+                            "{what}: damage trials take no corrupt, expect or contains (each restart is classified)"
+                        ));
+                    }
+                    if d.trials == 0 {
+                        return Err(format!("{what}: damage: trials must be at least 1"));
+                    }
+                }
+                crate::matcher::Matcher::new(&fill(&s.expect), &[])
+                    .map_err(|e| format!("{what}: {e}"))?;
             }
         }
         Mode::Plain => {}

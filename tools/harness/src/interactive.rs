@@ -38,10 +38,47 @@ pub fn config(layout: &Layout, append: &str, disk: &Path) -> qemu::Config {
     }
 }
 
+/// What `prepare_disk` did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Prepared {
+    /// A new, empty disk.
+    Created,
+    /// The disk as it was: the system resumes from it.
+    Kept,
+    /// The disk held a store of another format, which this kernel refuses
+    /// (docs/STORE.md, "Format changes"): moved to `kept_as`, and a new
+    /// disk created.
+    Replaced {
+        /// The format it held.
+        format: u32,
+        /// Where it is now.
+        kept_as: std::path::PathBuf,
+    },
+}
+
+/// The format of the store on the disk image at `disk` when it is not this
+/// kernel's: a root block with the root magic and another format number,
+/// and no root of this format.
+fn other_format(disk: &Path) -> Option<u32> {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::File::open(disk).ok()?;
+    let mut formats = Vec::new();
+    for b in 0..2u64 {
+        let mut block = vec![0u8; stet_store::BLOCK];
+        f.read_exact_at(&mut block, b * stet_store::BLOCK as u64)
+            .ok()?;
+        formats.extend(stet_store::root::format_of(&block));
+    }
+    if formats.contains(&stet_store::FORMAT) {
+        return None;
+    }
+    formats.first().copied()
+}
+
 /// Makes sure the persistent disk exists: deleted first if `fresh`,
-/// created (sparse, `size`) if missing, else kept as it is. Returns whether
-/// it was created.
-pub fn prepare_disk(disk: &Path, size: &str, fresh: bool) -> Result<bool> {
+/// created (sparse, `size`) if missing, moved aside and created anew if it
+/// holds a store of another format, else kept as it is.
+pub fn prepare_disk(disk: &Path, size: &str, fresh: bool) -> Result<Prepared> {
     if fresh {
         match std::fs::remove_file(disk) {
             Ok(()) => {}
@@ -49,11 +86,18 @@ pub fn prepare_disk(disk: &Path, size: &str, fresh: bool) -> Result<bool> {
             Err(e) => return Err(e).with_context(|| format!("deleting {}", disk.display())),
         }
     }
+    let mut done = Prepared::Created;
     if disk.exists() {
-        return Ok(false);
+        let Some(format) = other_format(disk) else {
+            return Ok(Prepared::Kept);
+        };
+        let kept_as = disk.with_extension(format!("disk.format{format}"));
+        std::fs::rename(disk, &kept_as)
+            .with_context(|| format!("moving {} aside", disk.display()))?;
+        done = Prepared::Replaced { format, kept_as };
     }
     qemu::fresh_disk(disk, size).with_context(|| format!("creating {}", disk.display()))?;
-    Ok(true)
+    Ok(done)
 }
 
 /// Builds the image of `programs` (or, if `None`, of `tests/run.toml`),
@@ -81,13 +125,18 @@ pub fn run(
     let summary = image::build(layout, &image, &layout.image(NAME))?;
     eprint!("{summary}");
     let disk = layout.run_disk();
-    if prepare_disk(&disk, &size, fresh)? {
-        eprintln!("disk: {} (new, {size})", disk.display());
-    } else {
-        eprintln!(
+    match prepare_disk(&disk, &size, fresh)? {
+        Prepared::Created => eprintln!("disk: {} (new, {size})", disk.display()),
+        Prepared::Kept => eprintln!(
             "disk: {} (kept: the system resumes from its last checkpoint; make run FRESH=1 starts over)",
             disk.display()
-        );
+        ),
+        Prepared::Replaced { format, kept_as } => eprintln!(
+            "disk: {} held a store of format {format}, which this kernel (format {}) does not read: moved to {}; a new store starts on a new disk ({size})",
+            disk.display(),
+            stet_store::FORMAT,
+            kept_as.display()
+        ),
     }
     let status = config(layout, append.unwrap_or(&cmdline), &disk)
         .command()
@@ -125,14 +174,42 @@ mod tests {
     fn the_disk_is_created_once_kept_and_recreated_when_fresh() {
         let dir = crate::testutil::TempDir::new("interactive");
         let disk = dir.path().join("build/stet.disk");
-        assert!(prepare_disk(&disk, "1M", false).unwrap());
+        assert_eq!(prepare_disk(&disk, "1M", false).unwrap(), Prepared::Created);
         assert_eq!(std::fs::metadata(&disk).unwrap().len(), 1 << 20);
         std::fs::write(&disk, b"state").unwrap();
-        assert!(!prepare_disk(&disk, "1M", false).unwrap());
+        assert_eq!(prepare_disk(&disk, "1M", false).unwrap(), Prepared::Kept);
         assert_eq!(std::fs::read(&disk).unwrap(), b"state");
-        assert!(prepare_disk(&disk, "2M", true).unwrap());
+        assert_eq!(prepare_disk(&disk, "2M", true).unwrap(), Prepared::Created);
         let bytes = std::fs::read(&disk).unwrap();
         assert_eq!(bytes.len(), 2 << 20);
         assert!(bytes.iter().all(|&b| b == 0));
+    }
+
+    #[test]
+    fn a_disk_of_another_format_is_moved_aside_and_replaced() {
+        use std::os::unix::fs::FileExt;
+        let dir = crate::testutil::TempDir::new("interactive");
+        let disk = dir.path().join("stet.disk");
+        assert_eq!(prepare_disk(&disk, "1M", false).unwrap(), Prepared::Created);
+        // A root of this format: kept.
+        let g = stet_store::geometry::Geometry::for_disk(256).unwrap();
+        let mut root = stet_store::root::Root::fresh(g).encode();
+        let f = std::fs::OpenOptions::new().write(true).open(&disk).unwrap();
+        f.write_all_at(&root, 0).unwrap();
+        assert_eq!(prepare_disk(&disk, "1M", false).unwrap(), Prepared::Kept);
+        // Format 2 (an older kernel's): moved aside, a new disk made.
+        root[8] = 2;
+        f.write_all_at(&root, 0).unwrap();
+        let old = std::fs::read(&disk).unwrap();
+        let kept_as = dir.path().join("stet.disk.format2");
+        assert_eq!(
+            prepare_disk(&disk, "1M", false).unwrap(),
+            Prepared::Replaced {
+                format: 2,
+                kept_as: kept_as.clone()
+            }
+        );
+        assert_eq!(std::fs::read(&kept_as).unwrap(), old);
+        assert!(std::fs::read(&disk).unwrap().iter().all(|&b| b == 0));
     }
 }

@@ -7,6 +7,7 @@ mod chart;
 mod corrupt;
 mod crash;
 mod crash_spec;
+mod damage;
 mod dmlog;
 mod flushpoints;
 mod host_results;

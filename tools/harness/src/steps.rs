@@ -7,10 +7,14 @@ use std::time::Duration;
 
 use regex::Regex;
 
+use std::collections::BTreeMap;
+
 use crate::corrupt;
-use crate::crash_spec::BootStep;
+use crate::crash_spec::{BootStep, DamageSpec};
+use crate::damage;
 use crate::judge::{judge, judge_kill_on, Expected};
 use crate::matcher::Matcher;
+use crate::prng;
 use crate::runner::Output;
 use crate::spec::Outcome;
 use crate::watch::Watch;
@@ -51,8 +55,17 @@ where
     F: FnMut(usize, &BootStep, Watch, Duration) -> std::io::Result<Output<Watch>>,
 {
     let mut damaged = 0;
+    let mut tallies = Vec::new();
     for (i, step) in steps.iter().enumerate() {
+        if let Some(d) = &step.damage {
+            let tally = trials(disk, i, step, d, timeout, &mut boot)?;
+            tallies.push(tally);
+            continue;
+        }
         let mut what = format!("boot step {i}");
+        // The roots as they were before this step's damage, for the
+        // patterns that name them (`corrupt::Facts`).
+        let facts = corrupt::Facts::of(disk);
         if let Some(c) = &step.corrupt {
             let done = corrupt::apply(disk, c).map_err(|e| {
                 StepFailure::setup(format!("{what}: cannot corrupt the disk: {e:#}"))
@@ -60,9 +73,10 @@ where
             what = format!("{what} (after {done})");
             damaged += 1;
         }
+        let subst = |ps: &[String]| ps.iter().map(|p| facts.substitute(p)).collect::<Vec<_>>();
         let all_forbid: Vec<String> = forbid.iter().chain(&step.forbid).cloned().collect();
-        let matcher = Matcher::new(&step.expect, &all_forbid)
-            .and_then(|m| m.with_contains(&step.contains))
+        let matcher = Matcher::new(&subst(&step.expect), &subst(&all_forbid))
+            .and_then(|m| m.with_contains(&subst(&step.contains)))
             .map_err(|e| StepFailure::setup(format!("{what}: spec error: {e}")))?;
         let kill_on = match &step.kill_on {
             Some(p) => Some(Regex::new(p).map_err(|e| {
@@ -96,9 +110,81 @@ where
             });
         }
     }
-    Ok(format!(
+    let mut line = format!(
         "boots: {n} steps passed ({damaged} after damage to the disk)",
         n = steps.len()
+    );
+    for t in tallies {
+        line.push_str("; ");
+        line.push_str(&t);
+    }
+    Ok(line)
+}
+
+/// A `damage` step: `d.trials` restarts of the disk as it is, each with
+/// one bit flipped in `d.area` (`damage.rs`), each classified; every
+/// outcome must be one `d.allow` names. The disk is left as it was. The
+/// spec's `forbid` does not apply (a refusal is a panic line). Returns
+/// the tally.
+fn trials<F>(
+    disk: &Path,
+    i: usize,
+    step: &BootStep,
+    d: &DamageSpec,
+    timeout: Duration,
+    boot: &mut F,
+) -> Result<String, StepFailure>
+where
+    F: FnMut(usize, &BootStep, Watch, Duration) -> std::io::Result<Output<Watch>>,
+{
+    let what = format!("boot step {i} (damage {})", d.area);
+    let setup = |e: String| StepFailure::setup(format!("{what}: {e}"));
+    let area = damage::Area::from_name(&d.area).ok_or_else(|| setup("unknown area".into()))?;
+    let seed = prng::seed(std::env::var(prng::SEED_ENV).ok().as_deref(), d.seed).map_err(setup)?;
+    let pristine = disk.with_extension("pristine");
+    std::fs::copy(disk, &pristine).map_err(|e| setup(format!("cannot keep the disk: {e}")))?;
+    let timeout = step.timeout_secs.map_or(timeout, Duration::from_secs);
+    let kill_on = step.kill_on.as_deref().unwrap_or(damage::VERDICT);
+    let kill_on = Regex::new(kill_on).map_err(|e| setup(format!("bad kill_on: {e}")))?;
+    let mut rng = prng::Rng::new(seed);
+    let mut tally: BTreeMap<&'static str, u32> = BTreeMap::new();
+    let result = (0..d.trials).try_for_each(|t| {
+        let mut report = (Vec::new(), String::new());
+        let trial = damage::trial(&pristine, disk, area, &mut rng, |_| {
+            let matcher = Matcher::new(&[], &[]).map_err(anyhow::Error::msg)?;
+            let watch = Watch::new(matcher, Some(kill_on.clone())).recording();
+            let out = boot(i, step, watch, timeout)?;
+            report = (out.tail, out.stderr);
+            Ok(out.sink.lines().to_vec())
+        })
+        .map_err(|e| setup(format!("{e:#}")))?
+        .ok_or_else(|| setup(format!("the {} area holds nothing to damage", d.area)))?;
+        let kind = trial.outcome.kind();
+        *tally.entry(kind).or_default() += 1;
+        if trial.outcome.acceptable() && d.allow.iter().any(|a| a == kind) {
+            return Ok(());
+        }
+        Err(StepFailure {
+            reason: format!(
+                "{what}: trial {t} (seed {seed}), {}: {:?}",
+                trial.flip.describe(),
+                trial.outcome
+            ),
+            tail: report.0,
+            stderr: report.1,
+        })
+    });
+    // The disk as it was, for the steps that follow.
+    let restored = std::fs::copy(&pristine, disk);
+    let _ = std::fs::remove_file(&pristine);
+    result?;
+    restored.map_err(|e| setup(format!("cannot restore the disk: {e}")))?;
+    let counts: Vec<String> = tally.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    Ok(format!(
+        "damage {}: {} trials, {}",
+        d.area,
+        d.trials,
+        counts.join(", ")
     ))
 }
 

@@ -17,7 +17,13 @@ pub struct Watch {
     kill_delay: Duration,
     switch: KillSwitch,
     killed_on: Option<String>,
+    /// Every line, when asked to keep them (`recording`).
+    lines: Option<Vec<String>>,
 }
+
+/// Most lines a recording watch keeps (a restart that prints more is
+/// judged on its first ones).
+const MAX_RECORDED: usize = 100_000;
 
 impl Watch {
     /// A watch that feeds `matcher` and kills at the first line matching
@@ -29,7 +35,20 @@ impl Watch {
             kill_delay: Duration::ZERO,
             switch: KillSwitch::default(),
             killed_on: None,
+            lines: None,
         }
+    }
+
+    /// Keeps every line (up to a bound), for a caller that judges the
+    /// whole console (damage trials).
+    pub fn recording(mut self) -> Self {
+        self.lines = Some(Vec::new());
+        self
+    }
+
+    /// The lines kept (none unless `recording`).
+    pub fn lines(&self) -> &[String] {
+        self.lines.as_deref().unwrap_or(&[])
     }
 
     /// Kill this long after the `kill_on` line instead of at once (to let
@@ -57,6 +76,9 @@ impl Watch {
 
 impl LineSink for Watch {
     fn line(&mut self, line: &str) {
+        if let Some(v) = self.lines.as_mut().filter(|v| v.len() < MAX_RECORDED) {
+            v.push(line.to_string());
+        }
         self.matcher.feed(line);
         if self.killed_on.is_none() && self.kill_on.as_ref().is_some_and(|re| re.is_match(line)) {
             self.killed_on = Some(line.to_string());

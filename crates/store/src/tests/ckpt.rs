@@ -82,7 +82,7 @@ fn header_round_trips_and_is_checked() {
         seal(&mut x, 40);
         decode_header(&x)
     };
-    assert_eq!(reseal(8, 3), Err(Damaged), "format");
+    assert_eq!(reseal(8, 2), Err(Damaged), "format");
     assert_eq!(reseal(12, 1), Err(Damaged), "pad");
     assert_eq!(reseal(32, 3), Err(Damaged), "dir blocks disagree");
     assert_eq!(reseal(36, 0), Err(Damaged), "total disagrees");

@@ -45,22 +45,23 @@ fn a_64_mib_disk() {
         g,
         Geometry {
             total: 16384,
-            nodes: 3672,
+            nodes: 3664,
             node_area: 2,
-            node_blocks: 459,
-            pages: 7344,
-            version_area: 920,
-            version_blocks: 8,
-            page_area: 936,
-            journal_start: 8280,
+            node_blocks: 458,
+            pages: 7328,
+            version_area: 918,
+            version_blocks: 15,
+            page_area: 948,
+            journal_start: 8276,
             journal_blocks: 256,
-            log_start: 8536,
-            log_blocks: 7848,
+            log_start: 8532,
+            log_blocks: 7852,
         }
     );
     assert!(g.is_sane());
-    // 1 header + 44 directory + 459 node blocks + 7344 pages.
-    assert_eq!(g.max_checkpoint().total_blocks(), 7848);
+    // 1 header + 44 directory + 458 node blocks + 7328 pages; the 21
+    // blocks too few for another unit go to the log.
+    assert_eq!(g.max_checkpoint().total_blocks(), 7831);
     assert_eq!(g.journal_ring().slots(), 128);
 }
 
@@ -99,33 +100,33 @@ fn homes_are_where_the_docs_say() {
     assert_eq!(
         g.node_home(9, 1),
         Some(Place {
-            block: 2 + 459 + 1,
+            block: 2 + 458 + 1,
             offset: 512
         })
     );
-    assert_eq!(g.node_home(3672, 0), None);
+    assert_eq!(g.node_home(3664, 0), None);
     assert_eq!(g.node_home(0, 2), None);
     assert_eq!(
         g.version_home(0, 0),
         Some(Place {
-            block: 920,
+            block: 918,
             offset: 0
         })
     );
     assert_eq!(
-        g.version_home(1024, 1),
+        g.version_home(512, 1),
         Some(Place {
-            block: 920 + 8 + 1,
-            offset: 4
+            block: 918 + 15 + 1,
+            offset: 8
         })
     );
-    assert_eq!(g.version_home(7344, 0), None);
-    assert_eq!(g.version_block(7, 1), Some(935));
-    assert_eq!(g.version_block(8, 0), None);
-    assert_eq!(g.page_home(7343), Some(8279));
-    assert_eq!(g.page_home(7344), None);
-    assert_eq!(versions::version_block_of(1022), (0, 1022));
-    assert_eq!(versions::version_block_of(1023), (1, 0));
+    assert_eq!(g.version_home(7328, 0), None);
+    assert_eq!(g.version_block(14, 1), Some(947));
+    assert_eq!(g.version_block(15, 0), None);
+    assert_eq!(g.page_home(7327), Some(8275));
+    assert_eq!(g.page_home(7328), None);
+    assert_eq!(versions::version_block_of(510), (0, 510));
+    assert_eq!(versions::version_block_of(511), (1, 0));
 }
 
 #[test]
@@ -135,24 +136,24 @@ fn insane_geometries_are_refused() {
         Geometry { nodes: 0, ..g },
         Geometry { node_area: 1, ..g },
         Geometry {
-            node_blocks: 458,
+            node_blocks: 457,
             ..g
         },
         Geometry {
-            version_area: 919,
+            version_area: 917,
             ..g
         },
         Geometry {
-            version_blocks: 7,
+            version_blocks: 14,
             ..g
         },
         Geometry {
-            page_area: 935,
+            page_area: 947,
             ..g
         },
-        Geometry { pages: 7345, ..g },
+        Geometry { pages: 7329, ..g },
         Geometry {
-            journal_start: 8279,
+            journal_start: 8275,
             ..g
         },
         Geometry {
@@ -160,11 +161,11 @@ fn insane_geometries_are_refused() {
             ..g
         },
         Geometry {
-            log_start: 8535,
+            log_start: 8531,
             ..g
         },
         Geometry {
-            log_blocks: 7847,
+            log_blocks: 7851,
             ..g
         },
         Geometry { total: 16385, ..g },
@@ -184,14 +185,17 @@ fn insane_geometries_are_refused() {
     for b in bad {
         assert!(!b.is_sane(), "{b:?}");
     }
-    // Pages moved so the log is one block short of a full checkpoint.
-    let short = Geometry {
-        log_start: g.log_start + 1,
-        log_blocks: g.log_blocks - 1,
-        journal_blocks: g.journal_blocks + 1,
+    // The journal grown so the log is one block short of a full
+    // checkpoint (and, one block less, just long enough).
+    let spare = g.log_blocks - g.max_checkpoint().total_blocks();
+    let grown = |by: u64| Geometry {
+        log_start: g.log_start + by,
+        log_blocks: g.log_blocks - by,
+        journal_blocks: g.journal_blocks + by,
         ..g
     };
-    assert!(!short.is_sane());
+    assert!(!grown(spare + 1).is_sane());
+    assert!(grown(spare).is_sane());
 }
 
 #[test]
@@ -215,7 +219,9 @@ fn root_round_trips_and_fails_on_damage() {
         seal(&mut x, ROOT_LEN - 4);
         Root::decode(&x, 16384)
     };
-    assert_eq!(reseal(&|x| x[8] = 1), Err(RootError::Format));
+    assert_eq!(reseal(&|x| x[8] = 1), Err(RootError::Format(1)));
+    assert_eq!(crate::root::format_of(&b), Some(crate::FORMAT));
+    assert_eq!(crate::root::format_of(&[0u8; ROOT_LEN]), None);
     assert_eq!(reseal(&|x| x[12] = 1), Err(RootError::Geometry));
     assert_eq!(
         reseal(&|x| x[200] = 1),
@@ -395,21 +401,26 @@ fn node_copies_pick() {
 
 #[test]
 fn version_blocks() {
-    let mut v = [0u32; 1023];
+    use versions::Entry;
+    let mut v = [Entry::NEVER; 511];
     for (i, x) in v.iter_mut().enumerate() {
-        *x = i as u32 * 7 + 1;
+        *x = Entry {
+            version: i as u32 * 7 + 1,
+            crc: i as u32 ^ 0xdead_beef,
+        };
     }
     let mut b = [0u8; BLOCK];
-    versions::encode_versions(&v, &mut b);
-    assert_eq!(versions::decode_versions(&b), Ok(v));
+    versions::encode_entries(&v, &mut b);
+    assert_eq!(versions::decode_entries(&b), Ok(v));
     assert_eq!(versions::classify(&b), Kind::Valid);
-    assert_eq!(versions::version_at(&b, 1000), 7001);
+    assert_eq!(versions::entry_at(&b, 500).version, 3501);
+    assert_eq!(versions::entry_at(&b, 500).crc, 500 ^ 0xdead_beef);
     let blank = [0u8; BLOCK];
-    assert_eq!(versions::decode_versions(&blank), Ok([0; 1023]));
+    assert_eq!(versions::decode_entries(&blank), Ok([Entry::NEVER; 511]));
     assert_eq!(versions::classify(&blank), Kind::Blank);
     let mut bad = b;
     bad[4000] ^= 0x80;
-    assert_eq!(versions::decode_versions(&bad), Err(Damaged));
+    assert_eq!(versions::decode_entries(&bad), Err(Damaged));
     assert_eq!(versions::pick(&b, &bad), Ok(Some(0)));
     assert_eq!(versions::pick(&bad, &b), Ok(Some(1)));
     assert_eq!(versions::pick(&blank, &b), Ok(Some(1)));
@@ -417,13 +428,39 @@ fn version_blocks() {
     assert_eq!(versions::pick(&bad, &blank), Ok(None), "a torn first write");
     assert_eq!(versions::pick(&blank, &bad), Err(Damaged));
     assert_eq!(versions::pick(&bad, &bad), Err(Damaged));
-    // Setting one version in a blank block makes a valid block.
+    // The spare bytes before the CRC must be zero, even resealed.
+    let mut spare = b;
+    spare[4090] = 1;
+    crate::seal(&mut spare, BLOCK - 4);
+    assert_eq!(versions::classify(&spare), Kind::Damaged);
+    // Setting one entry in a blank block makes a valid block.
     let mut one = [0u8; BLOCK];
-    versions::set_version(&mut one, 5, 99);
-    let mut want = [0u32; 1023];
-    want[5] = 99;
-    assert_eq!(versions::decode_versions(&one), Ok(want));
-    assert_eq!(VERSIONS_PER_BLOCK, 1023);
+    let e = Entry::of(99, &[7u8; BLOCK]);
+    versions::set_entry(&mut one, 5, e);
+    let mut want = [Entry::NEVER; 511];
+    want[5] = e;
+    assert_eq!(versions::decode_entries(&one), Ok(want));
+    assert_eq!(VERSIONS_PER_BLOCK, 511);
+}
+
+#[test]
+fn page_homes_are_judged_by_their_entry() {
+    use versions::{Entry, Home};
+    let page = [0x5au8; BLOCK];
+    let e = Entry::of(3, &page);
+    assert_eq!(e.judge(crate::crc32c(&page)), Home::Use);
+    let mut flipped = page;
+    flipped[1000] ^= 4;
+    assert_eq!(e.judge(crate::crc32c(&flipped)), Home::Damaged);
+    // Never written: whatever the block holds, the page is zero...
+    assert_eq!(Entry::NEVER.judge(crate::crc32c(&page)), Home::Zero);
+    assert_eq!(Entry::NEVER.judge(crate::crc32c(&[0u8; BLOCK])), Home::Zero);
+    // ...unless it is a page of version 0 whose checksum is 0, written home.
+    assert_eq!(Entry::NEVER.judge(0), Home::Use);
+    // A page of version 0 with any other contents is an entry like others.
+    let z = Entry::of(0, &page);
+    assert_ne!(z, Entry::NEVER);
+    assert_eq!(z.judge(crate::crc32c(&flipped)), Home::Damaged);
 }
 
 fn any_key() -> impl Strategy<Value = Key> {
@@ -522,11 +559,24 @@ proptest! {
 
     #[test]
     fn any_bit_flip_in_a_version_block_is_detected(at in 0usize..BLOCK, bit in 0u8..8, seed in any::<u32>()) {
-        let mut v = [0u32; 1023];
-        for (i, x) in v.iter_mut().enumerate() { *x = seed.wrapping_mul(i as u32 + 1); }
+        let mut v = [versions::Entry::NEVER; 511];
+        for (i, x) in v.iter_mut().enumerate() {
+            *x = versions::Entry { version: seed.wrapping_mul(i as u32 + 1), crc: seed ^ i as u32 };
+        }
         let mut b = [0u8; BLOCK];
-        versions::encode_versions(&v, &mut b);
+        versions::encode_entries(&v, &mut b);
         b[at] ^= 1 << bit;
-        prop_assert_eq!(versions::decode_versions(&b), Err(Damaged));
+        prop_assert_eq!(versions::decode_entries(&b), Err(Damaged));
+    }
+
+    #[test]
+    fn any_bit_flip_in_a_page_home_is_detected(at in 0usize..BLOCK, bit in 0u8..8, seed in any::<u64>(), version in any::<u32>()) {
+        let mut page = [0u8; BLOCK];
+        let mut r = stet_prng::SplitMix64::new(seed);
+        for w in page.chunks_mut(8) { w.copy_from_slice(&r.next_u64().to_le_bytes()); }
+        let e = versions::Entry::of(version, &page);
+        prop_assert_eq!(e.judge(crate::crc32c(&page)), versions::Home::Use);
+        page[at] ^= 1 << bit;
+        prop_assert_eq!(e.judge(crate::crc32c(&page)), versions::Home::Damaged);
     }
 }

@@ -11,6 +11,7 @@ fn header(seq: u64, base: u64, boot: u64, oid: u64, data: &[u8; BLOCK]) -> Heade
         seq,
         base_generation: base,
         boot,
+        committed: base.saturating_sub(1),
         oid,
         version: seq as u32 + 100,
         data_crc: crc32c(data),
@@ -23,6 +24,7 @@ fn header_round_trips_and_is_checked() {
         seq: 9,
         base_generation: 3,
         boot: 2,
+        committed: 1,
         oid: 77,
         version: 5,
         data_crc: 0xabcd,
@@ -38,7 +40,7 @@ fn header_round_trips_and_is_checked() {
     assert_eq!(decode_header(&[0u8; BLOCK]), Err(Damaged));
     let mut big = b;
     big[29] = 1;
-    seal(&mut big, 48);
+    seal(&mut big, HEADER_LEN - 4);
     assert_eq!(decode_header(&big), Err(Damaged), "oid over 40 bits");
 }
 
@@ -197,6 +199,21 @@ fn scan_stops_at_the_first_bad_record() {
     let mut stale = Blocks(d.0.clone());
     stale.put(&r, 20, header(7, 3, 2, 7, &data(70)), &data(70));
     assert_eq!(stale.scan(r, 26, 5, 3).0, [5, 6, 7]);
+    // A record written after a checkpoint newer than the scan's committed
+    // (the scan falls back to checkpoint 3; 4 committed before record 8):
+    // the journal of checkpoint 3 ends before it.
+    let mut after = Blocks(d.0.clone());
+    let mut h8 = header(8, 4, 1, 8, &data(8));
+    h8.committed = 4;
+    after.put(&r, 22, h8, &data(8));
+    assert_eq!(after.scan(r, 26, 5, 3).0, [5, 6, 7]);
+    assert_eq!(after.scan(r, 26, 5, 4).0, Vec::<u64>::new(), "base 3 < 4");
+    // Written after snapshot 4 but before it committed: applies on top of 3.
+    let mut before = Blocks(d.0.clone());
+    let mut h8 = header(8, 4, 1, 8, &data(8));
+    h8.committed = 3;
+    before.put(&r, 22, h8, &data(8));
+    assert_eq!(before.scan(r, 26, 5, 3).0, [5, 6, 7, 8, 9]);
     // Later boots after earlier ones are fine.
     let mut later = Blocks(d.0.clone());
     later.put(&r, 22, header(8, 3, 5, 8, &data(80)), &data(80));

@@ -11,8 +11,19 @@ use stet_keys::Space;
 use stet_store::ckpt::{DirEntry, Directory};
 use stet_store::root;
 
-/// Writes the root: the commit of the checkpoint, or its migration.
-pub(super) fn write_root(k: &mut Kernel, migrated: bool) {
+/// Which root a root write writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum RootWrite {
+    /// The commit of the checkpoint.
+    Commit,
+    /// Its migration.
+    Migrated,
+    /// The last root again, into the other block.
+    Again,
+}
+
+/// Writes a root (to the block the last root is not in).
+pub(super) fn write_root(k: &mut Kernel, what: RootWrite) {
     let Some(j) = k.store.w.free_job() else {
         return;
     };
@@ -21,9 +32,9 @@ pub(super) fn write_root(k: &mut Kernel, migrated: bool) {
     }
     let mut r = k.store.root;
     r.generation += 1;
-    if migrated {
+    if what == RootWrite::Migrated {
         r.migrated = true;
-    } else {
+    } else if what == RootWrite::Commit {
         r.ckpt_generation = k.store.w.generation;
         r.ckpt_start = r.geometry.log_start;
         r.ckpt_blocks = k.store.w.layout.total_blocks();
@@ -57,7 +68,6 @@ pub(super) fn write_root(k: &mut Kernel, migrated: bool) {
 /// The checkpoint is on disk: statistics, waiters, and the snapshot's
 /// objects become evictable (the directory now finds them in the log).
 pub(super) fn committed(k: &mut Kernel) {
-    crate::store::journal::committed(k);
     let w = &k.store.w;
     let l = w.layout;
     k.store.stats = crate::store::CkptStats {
@@ -117,6 +127,14 @@ pub(super) fn committed(k: &mut Kernel) {
     k.objs.snapshot_pages_written(l.pages as usize);
     k.objs.snapshot_nodes_written();
     crate::store::checkpoint_committed(k);
+}
+
+/// Both root blocks name the committed checkpoint: the previous state is
+/// named by no root any more, so its journal records are free and its
+/// homes may change — migration starts.
+pub(super) fn named_twice(k: &mut Kernel) {
+    crate::store::journal::committed(k);
+    crate::store::journal_freed(k);
     if k.store.trace {
         kprintln!("ckpt: migrating gen={}", k.store.w.generation);
     }
@@ -127,8 +145,10 @@ pub(super) fn migrated(k: &mut Kernel) {
     if k.store.trace {
         kprintln!("ckpt: migrated gen={}", k.store.w.generation);
     }
+    super::halt_if(k, stet_kconfig::HaltAt::Migrated, "migrating");
     if let Some(dir) = k.store.dir.take() {
         k.store.dir_slots = Some(dir.into_slots());
     }
+    k.store.migrations += 1;
     crate::store::checkpoint_migrated(k);
 }

@@ -8,7 +8,7 @@ use crate::arch::phys::{FrameNumber, Phys};
 use crate::arch::virtio_blk::Op;
 pub(super) use crate::arch::virtio_blk::NO_FRAMES;
 use crate::kernel::Kernel;
-use crate::kprintln;
+use stet_kconfig::HaltAt;
 use stet_virtio::Frame;
 
 /// What a job does.
@@ -157,13 +157,7 @@ pub(super) fn completed(k: &mut Kernel, j: usize) {
                 k.store.root = r;
                 if k.store.w.phase == Phase::Commit {
                     k.store.commits_this_boot += 1;
-                    if k.config.ckpt_halt == k.store.commits_this_boot {
-                        kprintln!(
-                            "ckpt: halted after writing the commit root of gen={} (ckpt_halt)",
-                            k.store.w.generation
-                        );
-                        crate::arch::qemu::halt_forever();
-                    }
+                    super::halt_if(k, HaltAt::Commit, "writing the commit root");
                 }
             }
             let job = k.store.w.jobs[j];
@@ -176,6 +170,7 @@ pub(super) fn completed(k: &mut Kernel, j: usize) {
         Kind::Home { first, n, writing } => {
             if writing {
                 release(k, j);
+                super::halt_if(k, HaltAt::Home, "writing pages home");
             } else {
                 home_writes(k, j, first, n);
             }

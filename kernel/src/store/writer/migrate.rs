@@ -8,9 +8,9 @@ use crate::arch::virtio_blk::Op;
 use crate::kernel::Kernel;
 use crate::kprintln;
 use stet_store::ckpt::Found;
-use stet_store::geometry::{NODES_PER_BLOCK, NODE_RECORD};
+use stet_store::geometry::{NODES_PER_BLOCK, NODE_RECORD, VERSIONS_PER_BLOCK};
 use stet_store::node::{self, Record};
-use stet_store::versions;
+use stet_store::versions::{self, Entry};
 
 /// Directory entry `x` of the committed checkpoint.
 fn entry(k: &Kernel, x: u64) -> Option<Found> {
@@ -228,21 +228,26 @@ pub(super) fn merge_versions(k: &mut Kernel, j: usize, first: u32, n: u32) -> bo
             phys::zero_frame(f0);
         }
     }
-    let mut list = [(0usize, 0u32); JOB_FRAMES * 64];
+    // Each page's entry: its version and the checksum of what goes home
+    // (the directory's, checked when the page was read from the log).
+    let mut list = [(0usize, Entry::NEVER); VERSIONS_PER_BLOCK as usize];
     let mut m = 0;
     for i in 0..n as u64 {
         if let Some(e) = entry(k, first as u64 + i) {
             if m < list.len() {
-                list[m] = (versions::version_block_of(e.oid).1, e.version);
+                let idx = versions::version_block_of(e.oid).1;
+                list[m] = (
+                    idx,
+                    Entry {
+                        version: e.version,
+                        crc: e.crc,
+                    },
+                );
                 m += 1;
             }
         }
     }
-    phys::with_frame_mut(f0, |b| {
-        for &(idx, v) in &list[..m] {
-            versions::set_version(b, idx, v);
-        }
-    });
+    phys::with_frame_mut(f0, |b| versions::set_entries(b, list[..m].iter().copied()));
     true
 }
 

@@ -7,11 +7,18 @@
 //! The order on disk (docs/STORE.md has the argument):
 //! 1. node records, pages, then the header and directory into the log;
 //! 2. FLUSH; the root naming the checkpoint (not migrated) into the root
-//!    block the previous root did not use; FLUSH — *committed*;
+//!    block the previous root did not use; FLUSH — *committed*; the same
+//!    root again into the other block; FLUSH — no root names the previous
+//!    state any more, so its homes may change;
 //! 3. pages to their homes, version blocks and node blocks, copy 0 of each;
 //!    FLUSH; copy 1 of each; FLUSH (a torn write damages at most one copy
 //!    of anything, and the log still holds every object of the checkpoint);
-//! 4. the root saying it has migrated; FLUSH — the log is free again.
+//! 4. the root saying it has migrated; FLUSH; again into the other block;
+//!    FLUSH — the log is free again.
+//!
+//! Writing each root that changes the state twice is what lets a restart
+//! use the other root when the newest is damaged: that root then always
+//! names a state whose objects are intact (`stet_store::root::Roots`).
 //!
 //! The files: this one drives the phases (`pump`, `issue`); `jobs.rs` is
 //! the disk request bookkeeping (jobs, slots, the writer's own frames,
@@ -29,7 +36,7 @@ use crate::arch::phys::{FrameNumber, FramePool};
 use crate::arch::virtio_blk::Op;
 use crate::kernel::Kernel;
 use crate::kprintln;
-use commit::{committed, migrated, write_root};
+use commit::{committed, migrated, named_twice, write_root, RootWrite};
 use jobs::{completed, slots, submit, Job, Kind, FREE, NO_FRAMES};
 pub(super) use jobs::{give, spare_frames, take};
 use log::{issue_write, write_items};
@@ -69,6 +76,10 @@ pub enum Phase {
     Commit,
     /// Flushing the commit root.
     FlushCommit,
+    /// Writing the commit root again, into the other block.
+    Commit2,
+    /// Flushing it: then migration may start.
+    FlushCommit2,
     /// Migrating: pages home, then copy 0 of version and node blocks.
     Migrate0,
     /// Flushing copy 0.
@@ -81,6 +92,10 @@ pub enum Phase {
     Migrated,
     /// Flushing it.
     FlushMigrated,
+    /// Writing that root again, into the other block.
+    Migrated2,
+    /// Flushing it: then the log is free.
+    FlushMigrated2,
     /// The disk failed: the writer stopped (reported once).
     Failed,
 }
@@ -200,6 +215,10 @@ pub fn pump(k: &mut Kernel) {
             super::bench::completed(k, r.is_ok());
             continue;
         }
+        if super::scrub::owns(tag) {
+            super::scrub::completed(k, r.is_ok());
+            continue;
+        }
         if tag >= super::journal::TAG_WRITE {
             super::journal::completed(k, tag, r.is_ok());
             continue;
@@ -238,6 +257,19 @@ fn counted(k: &mut Kernel, step: impl FnOnce(&mut Kernel) -> bool) -> bool {
     done
 }
 
+/// `ckpt_halt=N` with `ckpt_halt_at` = `at`: stops the machine here if
+/// this is the N-th checkpoint of the boot (corruption tests damage the
+/// disk it leaves).
+fn halt_if(k: &Kernel, at: stet_kconfig::HaltAt, what: &str) {
+    if k.config.ckpt_halt == k.store.commits_this_boot && k.config.ckpt_halt_at == at {
+        kprintln!(
+            "ckpt: halted after {what} of gen={} (ckpt_halt)",
+            k.store.w.generation
+        );
+        crate::arch::qemu::halt_forever();
+    }
+}
+
 fn fail(k: &mut Kernel, why: &str) {
     kprintln!(
         "ckpt: checkpoint {} stopped: {why}; the last committed state is still on disk",
@@ -264,9 +296,11 @@ fn issue(k: &mut Kernel) {
             }
             Phase::FlushLog
             | Phase::FlushCommit
+            | Phase::FlushCommit2
             | Phase::FlushMigrate0
             | Phase::FlushMigrate1
-            | Phase::FlushMigrated => {
+            | Phase::FlushMigrated
+            | Phase::FlushMigrated2 => {
                 if !quiet {
                     return;
                 }
@@ -276,11 +310,16 @@ fn issue(k: &mut Kernel) {
                     match phase {
                         Phase::FlushLog => k.store.w.phase = Phase::Commit,
                         Phase::FlushCommit => {
-                            k.store.w.phase = Phase::Migrate0;
+                            k.store.w.phase = Phase::Commit2;
                             committed(k);
+                        }
+                        Phase::FlushCommit2 => {
+                            k.store.w.phase = Phase::Migrate0;
+                            named_twice(k);
                         }
                         Phase::FlushMigrate0 => k.store.w.phase = Phase::Migrate1,
                         Phase::FlushMigrate1 => k.store.w.phase = Phase::Migrated,
+                        Phase::FlushMigrated => k.store.w.phase = Phase::Migrated2,
                         _ => {
                             // Idle now; this may start the next checkpoint.
                             k.store.w.phase = Phase::Idle;
@@ -300,27 +339,34 @@ fn issue(k: &mut Kernel) {
                 k.store.w.jobs[j].kind = Kind::Single;
                 return;
             }
-            Phase::Commit | Phase::Migrated => {
+            Phase::Commit | Phase::Commit2 | Phase::Migrated | Phase::Migrated2 => {
                 if !quiet {
                     return;
                 }
+                let (what, flush) = match phase {
+                    Phase::Commit => (RootWrite::Commit, Phase::FlushCommit),
+                    Phase::Migrated => (RootWrite::Migrated, Phase::FlushMigrated),
+                    Phase::Commit2 => (RootWrite::Again, Phase::FlushCommit2),
+                    _ => (RootWrite::Again, Phase::FlushMigrated2),
+                };
                 if k.store.w.next == u64::MAX {
                     k.store.w.next = 0;
-                    k.store.w.phase = if phase == Phase::Commit {
-                        Phase::FlushCommit
-                    } else {
-                        Phase::FlushMigrated
-                    };
+                    k.store.w.phase = flush;
                     continue;
                 }
                 counted(k, |k| {
                     let before = k.store.w.inflight;
-                    write_root(k, phase == Phase::Migrated);
+                    write_root(k, what);
                     k.store.w.inflight > before
                 });
                 return;
             }
             Phase::Migrate0 | Phase::Migrate1 => {
+                // A scrub step started before the snapshot may still be
+                // reading or repairing a home: it ends first.
+                if super::scrub::busy(k) {
+                    return;
+                }
                 if !issue_migration(k, if phase == Phase::Migrate0 { 0 } else { 1 }) {
                     if quiet && k.store.w.next == u64::MAX - 1 {
                         k.store.w.next = 0;

@@ -156,6 +156,13 @@ fn store() {
         "period: {} ms; restarts of this store: {} (last from generation {})",
         i.w[0], i.w[1], i.w[2]
     );
+    let c = Msg::new(CHECKPOINT, ck::SCRUB).call();
+    if c.code == Code::Ok {
+        println!(
+            "scrub: {} blocks checked, {} damaged found, {} repaired; {} passes done",
+            c.w[0], c.w[1], c.w[2], c.w[3]
+        );
+    }
 }
 
 fn services() {
