@@ -107,7 +107,7 @@ enum Cmd {
         #[arg(long)]
         avoid_known: bool,
         /// A campaign stops after this many units failed.
-        #[arg(long, default_value_t = 10)]
+        #[arg(long, default_value_t = 5)]
         max_failures: usize,
         /// Output file (default: build/soak.json under the root).
         #[arg(long, value_name = "FILE")]

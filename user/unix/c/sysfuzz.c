@@ -85,6 +85,12 @@ struct report {
     u64 finished; /* the child made all its calls */
 };
 static volatile struct report *rep;
+/* The last call that sets a timer or waits with a time, over all batches
+ * (a long one can stall other processes' sleeps); in the same page. */
+struct timed {
+    u64 batch, k, nr, args[3];
+};
+static volatile struct timed *timed;
 static u64 seed;
 /* FLAGS, the fifth argument: `v` the child prints each call before making
  * it (on a descriptor the calls seldom name), to see where a replay stops;
@@ -561,6 +567,15 @@ static void __attribute__((noreturn)) child(u64 b)
                              (unsigned long long)a[4], (unsigned long long)a[5]);
             sys6(1, TRACE_FD, (u64)line, (u64)n, 0, 0, 0);
         }
+        switch (nr) {
+        case 7: case 23: case 35: case 37: case 38: case 128: case 202: case 223:
+        case 230: case 232: case 270: case 271: case 281: case 286:
+            timed->batch = rep->batch;
+            timed->k = k + 1;
+            timed->nr = nr;
+            for (int i = 0; i < 3; i++)
+                timed->args[i] = a[i];
+        }
         if (nr == 15)
             forged_sigreturn(&s);
         if (nr == 56 || nr == 57 || nr == 58 || nr == 435) {
@@ -579,6 +594,8 @@ static void __attribute__((noreturn)) child(u64 b)
 /* ---- the parent ---- */
 
 static unsigned long batch_now;
+/* The failure is about time (a sleep that took too long). */
+static int timing;
 
 static const char *what_name(u64 w)
 {
@@ -600,6 +617,11 @@ static void __attribute__((noreturn)) failed(const char *fmt, ...)
            (unsigned long long)rep->args[1], (unsigned long long)rep->args[2],
            (unsigned long long)rep->args[3], (unsigned long long)rep->args[4],
            (unsigned long long)rep->args[5], what_name(rep->what));
+    if (timing && timed->nr)
+        printf("sysfuzz:   the last call with a time: batch %llu #%llu: %llu(%#llx, %#llx, %#llx)\n",
+               (unsigned long long)timed->batch, (unsigned long long)timed->k,
+               (unsigned long long)timed->nr, (unsigned long long)timed->args[0],
+               (unsigned long long)timed->args[1], (unsigned long long)timed->args[2]);
     printf("sysfuzz: replay: sysfuzz %#llx 1 %lu %lu\n", (unsigned long long)seed,
            calls_per_batch, batch_now);
     exit(1);
@@ -613,8 +635,10 @@ static void nap(void)
     struct timespec t = {0, 2000000};
     nanosleep(&t, NULL);
     long took = now_ms() - t0;
-    if (took > SLEEP_LIMIT_MS)
+    if (took > SLEEP_LIMIT_MS) {
+        timing = 1;
         failed("a 2 ms nanosleep of the parent's took %ld ms", took);
+    }
 }
 
 static unsigned long orphans;
@@ -821,6 +845,7 @@ int main(int argc, char **argv)
         printf("sysfuzz: FAILED seed %#llx: no shared page (errno %d)\n", (unsigned long long)seed, errno);
         return 1;
     }
+    timed = (volatile struct timed *)((volatile char *)rep + 2048);
     signal(SIGPIPE, SIG_IGN);
     mkdir("/tmp", 0777);
     mkdir("/tmp/sf", 0777);

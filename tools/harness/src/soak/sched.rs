@@ -11,7 +11,7 @@ use super::{unit, Campaign, Ctx};
 use crate::root::Layout;
 
 /// What the scheduler needs to know of a campaign's progress.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Progress {
     /// Units started.
     pub started: u64,
@@ -23,25 +23,37 @@ pub struct Progress {
     pub failures: usize,
     /// Its target for this run.
     pub target: u64,
+    /// QEMU seconds its finished units took.
+    pub busy_secs: f64,
+    /// Its fair part of the run's QEMU seconds (the run's length times the
+    /// QEMUs at once, over the campaigns).
+    pub fair_secs: f64,
 }
 
 impl Progress {
-    /// How far along it is (1.0: at its target), counting each unit under
-    /// way as an average finished one.
+    /// How far along it is: the larger of its count over its target and
+    /// its QEMU time over its fair part (1.0: there), counting each unit
+    /// under way as an average finished one. The time part keeps a
+    /// campaign whose units count little (they fail, or hang until the
+    /// idle limit) from taking every QEMU.
     fn share(&self) -> f64 {
         let finished = self.started - self.running;
-        let avg = if finished > 0 {
-            self.count as f64 / finished as f64
+        let (avg, avg_secs) = if finished > 0 {
+            let n = finished as f64;
+            (self.count as f64 / n, self.busy_secs / n)
         } else {
-            0.0
+            (0.0, 0.0)
         };
-        (self.count as f64 + self.running as f64 * avg) / self.target.max(1) as f64
+        let running = self.running as f64;
+        let by_count = (self.count as f64 + running * avg) / self.target.max(1) as f64;
+        let by_time = (self.busy_secs + running * avg_secs) / self.fair_secs.max(1.0);
+        by_count.max(by_time)
     }
 }
 
-/// The campaign to run next: the furthest behind its target (ties: the
-/// one with fewer units started, then the first), leaving out those with
-/// `max_failures` failures. `None` if every one is out.
+/// The campaign to run next: the furthest behind (ties: the one with fewer
+/// units started, then the first), leaving out those with `max_failures`
+/// failed units. `None` if every one is out.
 pub fn choose(p: &[Progress], max_failures: usize) -> Option<usize> {
     (0..p.len())
         .filter(|&i| p[i].failures < max_failures)
@@ -96,10 +108,12 @@ pub fn run(plan: &Plan<'_>, jobs: usize) -> Vec<Tally> {
             ..Tally::default()
         })
         .collect();
+    let fair_secs = plan.minutes * 60.0 * jobs.max(1) as f64 / tallies.len().max(1) as f64;
     let progress = tallies
         .iter()
         .map(|t| Progress {
             target: t.target,
+            fair_secs,
             ..Progress::default()
         })
         .collect();
@@ -165,6 +179,7 @@ fn worker(plan: &Plan<'_>, slot: usize, state: &Mutex<State>) {
         let p = &mut st.progress[ci];
         p.running -= 1;
         p.count += out.count;
+        p.busy_secs += secs;
         p.failures += usize::from(!failures.is_empty());
         let t = &mut st.tallies[ci];
         t.units += 1;
@@ -205,6 +220,8 @@ mod tests {
             count,
             failures: 0,
             target,
+            busy_secs: 0.0,
+            fair_secs: 600.0,
         }
     }
 
@@ -224,6 +241,17 @@ mod tests {
         let v = vec![p(1, 0, 50, 100), p(2, 1, 2, 10)];
         assert_eq!(choose(&v, 5), Some(1));
         let v = vec![p(1, 0, 30, 100), p(2, 1, 2, 10)];
+        assert_eq!(choose(&v, 5), Some(0));
+    }
+
+    #[test]
+    fn a_campaign_that_counts_little_gets_its_time_only() {
+        // Behind by count (0 of 100) but past its fair time: the other
+        // one, at 50% of its target, goes first.
+        let mut v = vec![p(5, 0, 0, 100), p(1, 0, 50, 100)];
+        v[0].busy_secs = 700.0;
+        assert_eq!(choose(&v, 5), Some(1));
+        v[0].busy_secs = 200.0;
         assert_eq!(choose(&v, 5), Some(0));
     }
 

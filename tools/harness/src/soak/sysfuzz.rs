@@ -19,8 +19,8 @@ const BATCHES: u64 = 25;
 /// Calls per batch.
 const CALLS: u64 = 200;
 /// A unit that printed nothing for this long hangs (a batch prints at
-/// least every 3 + 5 s of reaping and a check).
-const IDLE: Duration = Duration::from_secs(60);
+/// least every 3 + 5 s of reaping and a check, and a busybox pipeline).
+const IDLE: Duration = Duration::from_secs(30);
 
 const SPEC: &str = "tests/soak/sysfuzz.toml";
 
@@ -63,7 +63,21 @@ pub struct Reading {
     pub failed: Option<String>,
     /// A keeper's or server's panic line.
     pub panic: Option<String>,
+    /// The last call with a time before a sleep took too long.
+    pub timed: Option<String>,
+    /// The last call a replay printed before making it.
+    pub last_call: Option<String>,
+    /// The last one of those that sets a timer or waits with a time.
+    pub last_timed_call: Option<String>,
 }
+
+/// Calls that set a timer or wait with a time (a long one can stall other
+/// processes' sleeps: issue 22's first bug): alarm, setitimer, nanosleep,
+/// clock_nanosleep, poll, select, ppoll, pselect6, futex, rt_sigtimedwait,
+/// timer_settime, timerfd_settime, epoll_wait, epoll_pwait.
+const TIMED: [u64; 14] = [
+    37, 38, 35, 230, 7, 23, 271, 270, 202, 128, 223, 286, 232, 281,
+];
 
 /// Reads the kept lines of a unit.
 pub fn read(lines: &[String]) -> Reading {
@@ -81,6 +95,17 @@ pub fn read(lines: &[String]) -> Reading {
             r.failed = Some(l.clone());
         } else if l.contains("panicked at") && r.panic.is_none() {
             r.panic = Some(l.clone());
+        } else if let Some(t) = l.strip_prefix("sysfuzz:   the last call with a time: ") {
+            r.timed = Some(t.to_string());
+        } else if let Some(call) = l.strip_prefix("sysfuzz: #") {
+            let nr = call
+                .split_once(' ')
+                .and_then(|(_, rest)| rest.split_once('('))
+                .and_then(|(nr, _)| nr.parse::<u64>().ok());
+            if nr.is_some_and(|n| TIMED.contains(&n)) {
+                r.last_timed_call = Some(format!("#{call}"));
+            }
+            r.last_call = Some(format!("#{call}"));
         }
     }
     r
@@ -126,47 +151,16 @@ impl Campaign for SysFuzz {
             }],
             ..Outcome::default()
         };
-        let known = if variant == "known" { "k" } else { "" };
-        // A replay runs one batch, printing its calls.
-        let (batches, first, flags) = match detail {
-            Some(b) => (1, b, format!("v{known}")),
-            None => (BATCHES, 0, known.to_string()),
+        let known = variant == "known";
+        let (batches, first) = match detail {
+            Some(b) => (1, b),
+            None => (BATCHES, 0),
         };
-        let mut spec = match unit::load(ctx.layout, SPEC) {
-            Ok(s) => s,
+        let run = match boot(ctx, seed, batches, first, known, detail.is_some()) {
+            Ok(r) => r,
             Err(e) => return fail(e),
         };
-        let cmd = command(seed, batches, first, &flags);
-        if let Err(e) = adapt(&mut spec, &cmd) {
-            return fail(e);
-        }
-        let name = ctx.name(self.name());
-        if let Err(e) = unit::prepare(ctx.layout, &name, &spec) {
-            return fail(e);
-        }
-        let matcher = match Matcher::new(&spec.expect, &spec.forbid) {
-            Ok(m) => m,
-            Err(e) => return fail(format!("spec error: {e}")),
-        };
-        let keep = [
-            r"^sysfuzz: ",
-            r"panicked at",
-            r"^unix: pid \d+ killed",
-            r"PANIC|FAULT|^fault:",
-        ];
-        // Past a forbidden line (a keeper's panic) the fuzzer still says
-        // which call it was: its failure line, then its replay line.
-        let sink = match unit::Collect::new(matcher, Some(r"^sysfuzz: replay:"), &keep) {
-            Ok(s) => s.with_idle(IDLE).lenient(),
-            Err(e) => return fail(e),
-        };
-        let cfg = crate::system::config(ctx.layout, &name, &spec);
-        let timeout = Duration::from_secs(spec.timeout_secs);
-        let out = match unit::boot(&cfg, &ctx.layout.log(&name), timeout, sink) {
-            Ok(o) => o,
-            Err(e) => return fail(e),
-        };
-        let r = read(&out.sink.kept);
+        let r = &run.reading;
         let extra = vec![
             (
                 "batches".to_string(),
@@ -176,20 +170,39 @@ impl Campaign for SysFuzz {
             ("children ended by a signal".to_string(), r.signalled),
             ("forged frames that resumed".to_string(), r.resumed),
         ];
-        let failure = unit::verdict(&spec, &out).map(|why| {
-            let b = failed_batch(&r, first);
+        let failure = run.verdict.as_ref().map(|why| {
+            let b = failed_batch(r, first);
             let mut what = format!("seed {seed:#x} batch {b}: ");
-            match (&r.failed, &r.panic) {
-                (Some(f), _) => what.push_str(f.trim_start_matches("sysfuzz: ")),
-                (None, _) => what.push_str(&why),
+            match &r.failed {
+                Some(f) => what.push_str(f.trim_start_matches("sysfuzz: ")),
+                None => what.push_str(why),
             }
             if let Some(p) = &r.panic {
                 what.push_str(&format!("; {p}"));
             }
-            if r.failed.is_none() && out.sink.went_quiet {
-                what.push_str(" (the fuzzer's parent printed nothing more: its sleeps or waits stopped; the replay prints the batch's calls)");
+            if let Some(t) = &r.timed {
+                what.push_str(&format!("; the last call with a time: {t}"));
             }
-            what.push_str(&format!("; `{cmd}`"));
+            if r.failed.is_none() && run.quiet {
+                what.push_str(" (the fuzzer's parent printed nothing more: its sleeps or waits stopped)");
+                // Which call: the batch again, alone, its calls printed.
+                if detail.is_none() {
+                    what.push_str(&match boot(ctx, seed, 1, b, known, true) {
+                        Ok(again) => {
+                            let a = &again.reading;
+                            let last = a.last_call.as_deref().unwrap_or("none");
+                            let how = if again.verdict.is_some() { "failed again" } else { "passed" };
+                            let timed = a.last_timed_call.as_deref().unwrap_or("none");
+                            format!("; the batch alone {how}, its last call printed: {last}, its last call with a time: {timed}")
+                        }
+                        Err(e) => format!("; the batch alone could not run: {e}"),
+                    });
+                }
+            }
+            if let Some(c) = &r.last_call {
+                what.push_str(&format!("; the last call printed: {c}"));
+            }
+            what.push_str(&format!("; `{}`", run.cmd));
             Found {
                 what,
                 detail: Some(b),
@@ -202,6 +215,61 @@ impl Campaign for SysFuzz {
             failures: failure.into_iter().collect(),
         }
     }
+}
+
+/// A boot of the fuzzer and what it said.
+struct Run {
+    cmd: String,
+    reading: Reading,
+    /// Why it failed, if it did.
+    verdict: Option<String>,
+    /// It went quiet (a hang).
+    quiet: bool,
+}
+
+/// Boots the fuzzer for `batches` batches from `first`; `verbose`: the
+/// child prints each call before making it.
+fn boot(
+    ctx: &Ctx<'_>,
+    seed: u64,
+    batches: u64,
+    first: u64,
+    known: bool,
+    verbose: bool,
+) -> Result<Run, String> {
+    let flags = format!(
+        "{}{}",
+        if verbose { "v" } else { "" },
+        if known { "k" } else { "" }
+    );
+    let mut spec = unit::load(ctx.layout, SPEC)?;
+    let cmd = command(seed, batches, first, &flags);
+    adapt(&mut spec, &cmd)?;
+    let name = ctx.name("sysfuzz");
+    unit::prepare(ctx.layout, &name, &spec)?;
+    let matcher =
+        Matcher::new(&spec.expect, &spec.forbid).map_err(|e| format!("spec error: {e}"))?;
+    let keep = [
+        r"^sysfuzz: ",
+        r"panicked at",
+        r"^unix: pid \d+ killed",
+        r"PANIC|FAULT|^fault:",
+    ];
+    // Past a forbidden line (a keeper's panic) the fuzzer still says
+    // which call it was: its failure line, then its replay line.
+    let sink = unit::Collect::new(matcher, Some(r"^sysfuzz: replay:"), &keep)?
+        .with_idle(IDLE)
+        .lenient();
+    let cfg = crate::system::config(ctx.layout, &name, &spec);
+    let timeout = Duration::from_secs(spec.timeout_secs);
+    let tag = if verbose { "replay" } else { "run" };
+    let out = unit::boot(&cfg, &ctx.layout.boot_log(&name, tag), timeout, sink)?;
+    Ok(Run {
+        cmd,
+        reading: read(&out.sink.kept),
+        verdict: unit::verdict(&spec, &out),
+        quiet: out.sink.went_quiet,
+    })
 }
 
 #[cfg(test)]
@@ -238,6 +306,8 @@ mod tests {
             "sysfuzz: batch 4: 9 calls, killed after 3000 ms at #9 (34); check ok",
             "panic: panicked at user/unix/src/bin/unixkeeper/fds.rs:220:23:",
             "sysfuzz: FAILED seed 0x2 batch 5: the batch's child: pid 20 still there 5000 ms after SIGKILL; last call #34: 17(0x100000000000)",
+            "sysfuzz: #1 37(0xffffffff, 0x1, 0x2, 0x3, 0x4, 0x5)",
+            "sysfuzz: #2 125(0x1, 0x1, 0x2, 0x3, 0x4, 0x5)",
         ]
         .map(String::from)
         .to_vec();
@@ -247,6 +317,14 @@ mod tests {
         assert_eq!((r.killed, r.signalled, r.resumed), (1, 1, 1));
         assert!(r.panic.as_deref().unwrap().contains("fds.rs:220"));
         assert_eq!(failed_batch(&r, 0), 5);
+        assert_eq!(
+            r.last_call.as_deref(),
+            Some("#2 125(0x1, 0x1, 0x2, 0x3, 0x4, 0x5)")
+        );
+        assert_eq!(
+            r.last_timed_call.as_deref(),
+            Some("#1 37(0xffffffff, 0x1, 0x2, 0x3, 0x4, 0x5)")
+        );
         // Without a failure line: the batch after the last one that ended.
         let r = read(&lines[..4]);
         assert_eq!(failed_batch(&r, 0), 3);
