@@ -126,12 +126,14 @@ bench: all
 # Not part of `make test`: minutes of campaigns, two QEMUs at a time.
 # SOAK_ONLY=kfuzz,cuts picks campaigns, SOAK_SEED=0x… repeats a soak's
 # seeds, SOAK_AVOID_KNOWN=1 has the system-call fuzzer steer clear of
-# issue 22's known bugs.
+# issue 22's known bugs, SOAK_MAX_FAILURES=n lets a campaign go on until
+# n of its units failed (default 5).
 SOAK_MINUTES ?= 3
 soak: all
 	$(HARNESS) soak --minutes $(SOAK_MINUTES) $(if $(REPLAY),--replay $(REPLAY)) \
 	  $(if $(SOAK_ONLY),--only $(SOAK_ONLY)) $(if $(SOAK_SEED),--seed $(SOAK_SEED)) \
-	  $(if $(filter-out 0,$(SOAK_AVOID_KNOWN)),--avoid-known)
+	  $(if $(filter-out 0,$(SOAK_AVOID_KNOWN)),--avoid-known) \
+	  $(if $(SOAK_MAX_FAILURES),--max-failures $(SOAK_MAX_FAILURES))
 
 lint: deps
 	cargo fmt --all --check

@@ -62,7 +62,7 @@ typedef uint64_t u64;
 
 #define BATCH_MS 3000     /* a batch's child is killed after this */
 #define GRACE_MS 5000     /* and must be gone this long after SIGKILL */
-#define SLEEP_LIMIT_MS 2000 /* a 2 ms nanosleep of the parent's may take this */
+#define SLEEP_LIMIT_MS 3000 /* a 2 ms nanosleep of the parent's may take this */
 #define PIPELINE_EVERY 10 /* batches between busybox pipelines */
 #define MAX_CALLS 100000
 #define SCRATCH_PAGES 16
@@ -371,7 +371,7 @@ static unsigned fd_args(u64 nr)
 /* FLAGS `k`: the arguments that reach the bugs issue 22 lists, which
  * other branches fix, are changed so that the rest can be soaked:
  * descriptors with upper bits set (a keeper panics), alarm and setitimer
- * beyond two seconds and any long wait (every sleep stalls), untimed
+ * of a second or more and any long wait (every sleep stalls), untimed
  * FUTEX_WAIT (SIGKILL cannot end it), forged rt_sigreturn frames (see
  * forged_sigreturn). */
 static void steer_clear(u64 *s, u64 nr, u64 a[6], char *tmp)
@@ -383,9 +383,9 @@ static void steer_clear(u64 *s, u64 nr, u64 a[6], char *tmp)
         if (m & (1u << i))
             a[i] &= 0xffffffff;
     if (nr == 37) /* alarm */
-        a[0] %= 3;
+        a[0] %= 2;
     if (nr == 38 || nr == 223) { /* setitimer, timer_settime */
-        struct timeval it[2] = {{0, 0}, {(long)below(s, 3), (long)below(s, 1000000)}};
+        struct timeval it[2] = {{0, 0}, {0, (long)below(s, 1000000)}};
         memcpy(tmp, it, sizeof it);
         a[1] = (u64)tmp;
     }
@@ -404,6 +404,7 @@ static void steer_clear(u64 *s, u64 nr, u64 a[6], char *tmp)
     case 23: a[4] = (u64)(tmp + 96); break;              /* select */
     case 270: a[4] = (u64)(tmp + 64); break;             /* pselect6 */
     case 128: a[2] = (u64)(tmp + 64); break;             /* rt_sigtimedwait */
+    case 232: case 281: a[3] = below(s, 20); break;      /* epoll_wait, epoll_pwait */
     }
 }
 
