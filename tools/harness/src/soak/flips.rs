@@ -59,8 +59,7 @@ impl Unit<'_> {
     fn restart(&self, bytes: &[u8], tag: &str) -> Result<Restart, String> {
         unit::write_sparse(bytes, &self.copy).map_err(|e| format!("writing the copy: {e}"))?;
         let m = Matcher::new(&[], &[])?;
-        let kill_on =
-            r"^check: (ok|FAILED)|^load: FAILED|KERNEL PANIC|KERNEL FAULT|^fault:|panicked at";
+        let kill_on = r"^check: (ok|FAILED)|^load: FAILED|KERNEL PANIC|KERNEL FAULT|^fault:|panicked at|store: domain 'ckptcheck' cannot be prepared";
         let sink = unit::Collect::new(m, Some(kill_on), KEEP)?.lenient();
         let cfg = crate::system::config_with_disk(
             self.ctx.layout,

@@ -3,7 +3,9 @@
 //! consistent — exactly the state of one of the disk's committed
 //! checkpoints, as a restart of the undamaged disk (the newest) or of the
 //! disk with its newest root torn (the older) shows it — or refused with a
-//! clear message; anything else is a failure.
+//! clear message: the whole disk (`KERNEL PANIC: store: …`), or the damaged
+//! object (the store reports it and the checker finds it missing, never
+//! wrong); anything else is a failure.
 
 use serde::Serialize;
 
@@ -44,6 +46,10 @@ pub enum Class {
     Older,
     /// Refused, with the store's message.
     Refused,
+    /// The store reported damage and refused the damaged object: the
+    /// checker could not read (or run) what it needed, and said so — never
+    /// a wrong value (docs/STORE.md, "Damage").
+    Reported,
     /// A wrong state, or one the checker found broken.
     Wrong(String),
     /// The disk was taken for a new store: everything on it dropped.
@@ -61,6 +67,7 @@ impl Class {
             Class::Newest => "consistent",
             Class::Older => "older checkpoint",
             Class::Refused => "refused",
+            Class::Reported => "object refused",
             Class::Wrong(_) => "WRONG",
             Class::Fresh => "NEW STORE",
             Class::Crash(_) => "CRASH",
@@ -70,7 +77,10 @@ impl Class {
 
     /// Whether it is a failure.
     pub fn failed(&self) -> bool {
-        !matches!(self, Class::Newest | Class::Older | Class::Refused)
+        !matches!(
+            self,
+            Class::Newest | Class::Older | Class::Refused | Class::Reported
+        )
     }
 
     /// In words, for a failure report.
@@ -100,7 +110,16 @@ pub fn classify(r: &Restart, newest: &State, older: Option<&State>) -> Class {
         return Class::Fresh;
     }
     if let Some(f) = &r.check_failed {
-        return Class::Wrong(f.clone());
+        // A broken invariant is a wrong state; a read or an order that
+        // failed after the store reported damage is the object refused.
+        let what = f.split_once("FAILED ").map_or("", |(_, w)| w);
+        let invariant = ["data ", "journal ", "header "]
+            .iter()
+            .any(|w| what.starts_with(w));
+        return match (&r.reported, invariant) {
+            (Some(_), false) => Class::Reported,
+            _ => Class::Wrong(f.clone()),
+        };
     }
     match &r.ok {
         Some(s) if s == newest => Class::Newest,
@@ -118,6 +137,9 @@ pub fn classify(r: &Restart, newest: &State, older: Option<&State>) -> Class {
                 o.epoch, o.journal, o.gen
             ))
         )),
+        // No check: the checker could not run (its own objects damaged)
+        // after the store said so, or a hang.
+        None if r.reported.is_some() => Class::Reported,
         None => Class::Hang,
     }
 }
@@ -168,9 +190,11 @@ fn is_report(line: &str) -> bool {
         "checksum",
         "unusable",
         "cannot be read",
+        "cannot be used",
+        "no valid copy",
+        "not used",
         "refus",
         "corrupt",
-        "bad ",
     ]
     .iter()
     .any(|w| l.contains(w))
@@ -228,6 +252,27 @@ mod tests {
         assert!(matches!(classify(&r, &NEW, None), Class::Crash(_)));
         let r = restart(&["fault: domain 3 page fault"]);
         assert!(classify(&r, &NEW, None).failed());
+    }
+
+    #[test]
+    fn a_damaged_object_refused_is_not_a_failure() {
+        let r = restart(&[
+            "store: page 279 in checkpoint 11 fails its checksum; not used",
+            "check: FAILED segment read of heap page 248: invalid address (13)",
+        ]);
+        assert_eq!(classify(&r, &NEW, Some(&OLD)), Class::Reported);
+        assert!(!Class::Reported.failed());
+        // Unless the checker found a wrong value, or the store said nothing.
+        let r = restart(&[
+            "store: page 279 in checkpoint 11 fails its checksum; not used",
+            "check: FAILED data page 3 word 4: expected 0x1 (epoch 2), found 0x3",
+        ]);
+        assert!(classify(&r, &NEW, Some(&OLD)).failed());
+        let r = restart(&["check: FAILED domain stop: void (1)"]);
+        assert!(classify(&r, &NEW, Some(&OLD)).failed());
+        // No check at all, after a report: the checker could not run.
+        let r = restart(&["store: node 5 is damaged (no valid copy); not used"]);
+        assert_eq!(classify(&r, &NEW, None), Class::Reported);
     }
 
     #[test]
