@@ -5,6 +5,9 @@
 #   make test         host unit tests + system tests in QEMU; last line "N passed, M failed"
 #   make test T=name  one system test (tests/system/<name>.toml)
 #   make bench        benchmarks under -icount: instructions per operation
+#   make soak         fuzzers, power cuts, disk damage, driver kills with fresh seeds
+#                     for SOAK_MINUTES (default 3); REPLAY=<token> reruns one failure
+#                     (docs/RELIABILITY.md)
 #   make lint         clippy (host and kernel/user targets) and rustfmt --check
 #   make doc          rustdoc with warnings denied (host and kernel/user targets)
 
@@ -36,7 +39,7 @@ HARNESS := target/release/stet-harness
 KERNEL_CARGO := CARGO_TARGET_X86_64_UNKNOWN_NONE_RUSTFLAGS="$(KERNEL_FLAGS)" cargo
 USER_CARGO := CARGO_TARGET_X86_64_UNKNOWN_NONE_RUSTFLAGS="$(USER_FLAGS)" cargo
 
-.PHONY: all deps kernel kernel-test user unix rootfs harness run test bench lint doc fmt clean
+.PHONY: all deps kernel kernel-test user unix rootfs harness run test bench soak lint doc fmt clean
 
 all: kernel kernel-test user unix rootfs harness
 
@@ -119,6 +122,18 @@ endif
 
 bench: all
 	$(HARNESS) bench $(if $(filter 0,$(LINUX)),--no-linux)
+
+# Not part of `make test`: minutes of campaigns, two QEMUs at a time.
+# SOAK_ONLY=kfuzz,cuts picks campaigns, SOAK_SEED=0x… repeats a soak's
+# seeds, SOAK_AVOID_KNOWN=1 has the system-call fuzzer steer clear of
+# issue 22's known bugs, SOAK_MAX_FAILURES=n lets a campaign go on until
+# n of its units failed (default 5).
+SOAK_MINUTES ?= 3
+soak: all
+	$(HARNESS) soak --minutes $(SOAK_MINUTES) $(if $(REPLAY),--replay $(REPLAY)) \
+	  $(if $(SOAK_ONLY),--only $(SOAK_ONLY)) $(if $(SOAK_SEED),--seed $(SOAK_SEED)) \
+	  $(if $(filter-out 0,$(SOAK_AVOID_KNOWN)),--avoid-known) \
+	  $(if $(SOAK_MAX_FAILURES),--max-failures $(SOAK_MAX_FAILURES))
 
 lint: deps
 	cargo fmt --all --check

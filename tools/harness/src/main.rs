@@ -23,6 +23,7 @@ mod qemu;
 mod report;
 mod root;
 mod runner;
+mod soak;
 mod spec;
 mod steps;
 mod system;
@@ -84,6 +85,35 @@ enum Cmd {
         #[arg(long = "no-linux")]
         no_linux: bool,
     },
+    /// Long runs with fresh seeds (`make soak`): the kernel fuzzer, power
+    /// cuts, the UNIX system-call fuzzer, disk damage and driver kills
+    /// (docs/RELIABILITY.md); a table and build/soak.json.
+    Soak {
+        /// Minutes to run.
+        #[arg(long, default_value_t = 3.0)]
+        minutes: f64,
+        /// QEMUs at once.
+        #[arg(long, default_value_t = 2)]
+        jobs: usize,
+        /// Only these campaigns (kfuzz, cuts, sysfuzz, flips, kills).
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+        /// Run the one unit a failure's token names instead.
+        #[arg(long)]
+        replay: Option<String>,
+        /// The soak's seed (default: a fresh one).
+        #[arg(long, value_parser = parse_seed)]
+        seed: Option<u64>,
+        /// The system-call fuzzer steers clear of issue 22's known bugs.
+        #[arg(long)]
+        avoid_known: bool,
+        /// A campaign stops after this many units failed.
+        #[arg(long, default_value_t = 5)]
+        max_failures: usize,
+        /// Output file (default: build/soak.json under the root).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Boot programs interactively (-nographic; Ctrl-A X quits) on the
     /// persistent disk build/stet.disk (created if missing).
     Run {
@@ -99,6 +129,11 @@ enum Cmd {
         #[arg(long)]
         append: Option<String>,
     },
+}
+
+/// A seed: decimal or 0x hex.
+fn parse_seed(s: &str) -> Result<u64, String> {
+    prng::seed(Some(s), 0)
 }
 
 /// Exit status for usage and environment errors.
@@ -132,6 +167,33 @@ fn dispatch(cli: Cli) -> Result<ExitCode> {
             let out = out.unwrap_or_else(|| layout.bench_json());
             bench::run(&layout, &out, only.as_deref(), !no_linux)?;
             Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Soak {
+            minutes,
+            jobs,
+            only,
+            replay,
+            seed,
+            avoid_known,
+            max_failures,
+            out,
+        } => {
+            let opts = soak::Options {
+                minutes,
+                jobs,
+                only,
+                replay,
+                seed,
+                known: avoid_known,
+                max_failures,
+                out: out.unwrap_or_else(|| layout.root.join("build/soak.json")),
+            };
+            let ok = soak::run(&layout, &opts)?;
+            Ok(if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         Cmd::Run {
             fresh,
