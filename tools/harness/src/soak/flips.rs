@@ -291,7 +291,7 @@ fn tear_newest_root(bytes: &mut Vec<u8>, scratch: &std::path::Path) -> Result<St
     unit::write_sparse(bytes, scratch)
         .map_err(|e| format!("writing {}: {e}", scratch.display()))?;
     let c = Corruption::Object {
-        target: Target::RootNewest,
+        target: Target::RootNewest { flip: false },
         offset: 0,
         len: None,
         xor: 0xff,
