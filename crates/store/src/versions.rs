@@ -23,12 +23,26 @@ pub const ENTRY: usize = 8;
 const CRC_AT: usize = BLOCK - 4;
 
 /// One page's record at home: its version and its home block's checksum.
+/// Make one with [`Entry::new`] or [`Entry::of`]: the checksum field is
+/// never 0 for a page written home (a CRC of 0 is kept as 1), so the
+/// all-zero entry unambiguously means "never written" and such a page is
+/// not read at all.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Entry {
     /// The page's version (keys with another version are void).
     pub version: u32,
-    /// CRC-32C of the page's 4096 bytes as written home.
+    /// CRC-32C of the page's 4096 bytes as written home (1 for a CRC of
+    /// 0).
     pub crc: u32,
+}
+
+/// The checksum field for a CRC: 0 is reserved for pages never written.
+fn field(crc: u32) -> u32 {
+    if crc == 0 {
+        1
+    } else {
+        crc
+    }
 }
 
 /// What a page's home block holds, judged against its [`Entry`].
@@ -47,24 +61,42 @@ impl Entry {
     /// The entry of a page never written home (all of a blank block's).
     pub const NEVER: Entry = Entry { version: 0, crc: 0 };
 
-    /// The entry for `data` written home at `version`.
-    pub fn of(version: u32, data: &[u8]) -> Entry {
+    /// The entry of a page whose entry was lost (a migration found both
+    /// copies of its version block damaged and rebuilt the block): its
+    /// home is never trusted again until a checkpoint writes it. (A page
+    /// really written at version `u32::MAX` with this checksum would be
+    /// refused too: a one-in-2^32 chance on a version no page reaches.)
+    pub const LOST: Entry = Entry {
+        version: u32::MAX,
+        crc: u32::MAX,
+    };
+
+    /// The entry of a page written home at `version` whose contents have
+    /// the CRC-32C `crc`.
+    pub fn new(version: u32, crc: u32) -> Entry {
         Entry {
             version,
-            crc: crate::crc32c(&data[..BLOCK]),
+            crc: field(crc),
         }
     }
 
-    /// What a home block whose CRC-32C is `home_crc` holds. An entry equal
-    /// to [`Entry::NEVER`] is also what a page written at version 0 whose
-    /// contents have the CRC 0 records: such a page's home matches its
-    /// checksum and is used; any other block behind it is a page never
-    /// written (a zero page), as before checksums existed.
+    /// The entry for `data` written home at `version`.
+    pub fn of(version: u32, data: &[u8]) -> Entry {
+        Entry::new(version, crate::crc32c(&data[..BLOCK]))
+    }
+
+    /// Whether the page was never written home: it is a zero page of
+    /// version 0, and its home block need not be read.
+    pub fn never_written(&self) -> bool {
+        *self == Entry::NEVER
+    }
+
+    /// What a home block whose CRC-32C is `home_crc` holds.
     pub fn judge(&self, home_crc: u32) -> Home {
-        if home_crc == self.crc {
-            Home::Use
-        } else if *self == Entry::NEVER {
+        if self.never_written() {
             Home::Zero
+        } else if *self != Entry::LOST && field(home_crc) == self.crc {
+            Home::Use
         } else {
             Home::Damaged
         }

@@ -46,6 +46,11 @@ pub fn open(k: &mut Kernel) -> Opened {
         crate::fatal(format_args!("store: no frames for the store"));
     };
     k.store.scratch = Some((s0, s1));
+    let Some(bitmap) = k.pool.alloc() else {
+        crate::fatal(format_args!("store: no frames for the store"));
+    };
+    phys::zero_frame(bitmap);
+    k.store.blank_versions = Some(bitmap);
     k.store.pressure_mark = k.pool.capacity() / 8;
     if !k.store.w.set_aside(&mut k.pool) {
         crate::fatal(format_args!("store: no frames for the checkpoint writer"));

@@ -78,10 +78,7 @@ pub fn install(k: &mut Kernel, image: &Image<'_>) -> bool {
             return false;
         }
         // The entry carries the home's checksum (reads check it).
-        let entry = Entry {
-            version: p.version,
-            crc: phys::frame_crc32c_called(data),
-        };
+        let entry = Entry::new(p.version, phys::frame_crc32c_called(data));
         let (vb, idx) = versions::version_block_of(p.oid);
         if vers.block != Some(vb) && !switch(k, &mut vers, vb, Area::Versions) {
             return false;
@@ -142,6 +139,9 @@ fn switch(k: &mut Kernel, p: &mut Pending, b: u64, area: Area) -> bool {
 
 fn flush_block(k: &mut Kernel, p: &Pending, area: Area) -> bool {
     let Some(b) = p.block else { return true };
+    if area == Area::Versions {
+        k.store.set_blank(b, false);
+    }
     (0..2).all(|c| {
         let at = place(k, area, b, c);
         write(k, at, p.frame)

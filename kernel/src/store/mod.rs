@@ -79,6 +79,11 @@ pub struct Store {
     /// for the other copy of a node or version block), once the disk is
     /// open.
     pub scratch: Option<(FrameNumber, FrameNumber)>,
+    /// A bitmap (one frame: version blocks 0..32768) of the version blocks
+    /// whose two copies were read blank and not written since: a page of
+    /// one is never written, known without reading copy 1 again (every
+    /// new page of a fresh block would cost a read otherwise).
+    pub blank_versions: Option<FrameNumber>,
     /// The checkpoint writer.
     pub w: Writer,
     /// Statistics of the last committed checkpoint.
@@ -132,6 +137,7 @@ impl Store {
             dir: None,
             dir_slots: None,
             scratch: None,
+            blank_versions: None,
             w: Writer::new(),
             stats: CkptStats::default(),
             period_ms,
@@ -346,6 +352,11 @@ impl Backing for Store {
         }
         let home = self.geo.page_home(oid).ok_or(Miss::Void)?;
         let entry = self.page_entry(oid)?;
+        if entry.never_written() {
+            // A zero page: whatever its home block holds is not a page's.
+            phys::zero_frame(f);
+            return Ok(0);
+        }
         self.read(home, f)?;
         // Every read from home is checked: a damaged home block is
         // reported and refused, like a damaged page in the log.
@@ -380,6 +391,32 @@ impl Backing for Overwritten {
 }
 
 impl Store {
+    /// Whether both copies of version block `k` were read blank and have
+    /// not been written since (`blank_versions`).
+    fn known_blank(&self, k: u64) -> bool {
+        let Some(f) = self.blank_versions else {
+            return false;
+        };
+        k < 8 * 4096 && phys::with_frame(f, |b| b[(k / 8) as usize] & (1 << (k % 8)) != 0)
+    }
+
+    /// Records that version block `k` is blank (both copies), or that it is
+    /// being written (a migration, the scrub, the install): then it is
+    /// read again.
+    pub fn set_blank(&mut self, k: u64, blank: bool) {
+        let Some(f) = self.blank_versions.filter(|_| k < 8 * 4096) else {
+            return;
+        };
+        phys::with_frame_mut(f, |b| {
+            let (at, bit) = ((k / 8) as usize, 1u8 << (k % 8));
+            if blank {
+                b[at] |= bit;
+            } else {
+                b[at] &= !bit;
+            }
+        });
+    }
+
     /// Page `oid`'s entry at home: its version and its home's checksum.
     fn page_entry(&mut self, oid: u64) -> Result<Entry, Miss> {
         let (k, idx) = versions::version_block_of(oid);
@@ -389,11 +426,17 @@ impl Store {
         let b0 = self.geo.version_block(k, 0).ok_or(Miss::Void)?;
         let b1 = self.geo.version_block(k, 1).ok_or(Miss::Void)?;
         self.read(b0, s0)?;
-        if phys::with_frame(s0, |b| versions::classify(&b[..])) == Kind::Valid {
-            return Ok(phys::with_frame(s0, |b| versions::entry_at(&b[..], idx)));
+        match phys::with_frame(s0, |b| versions::classify(&b[..])) {
+            Kind::Valid => return Ok(phys::with_frame(s0, |b| versions::entry_at(&b[..], idx))),
+            Kind::Blank if self.known_blank(k) => return Ok(Entry::NEVER),
+            _ => {}
         }
         self.read(b1, s1)?;
         let pick = phys::with_frame(s0, |a| phys::with_frame(s1, |b| versions::pick(a, b)));
+        if pick == Ok(None) && phys::with_frame(s0, |a| phys::with_frame(s1, |b| a == b)) {
+            // Both blank (a blank copy 0 is all that equals a blank copy 1).
+            self.set_blank(k, true);
+        }
         match pick {
             Ok(Some(_)) => {
                 kprintln!("store: version block {k}: copy 0 is damaged; using copy 1");

@@ -5,7 +5,7 @@
 //! pass goes next; this is the I/O).
 //!
 //! Bounded: at most one step in flight (two reads, then at most two
-//! writes), one step started per `scrub_ms` (default 10 ms), and only while
+//! writes), one step started per `scrub_ms` (default 100 ms), and only while
 //! the checkpoint writer is idle and the journal has no record in flight,
 //! leaving disk slots to the others. The homes are then stable — the copies
 //! of every record must be equal — and a migration that starts meanwhile
@@ -268,6 +268,7 @@ fn judge(k: &mut Kernel) {
                     );
                     phys::copy_frame(good, fe);
                     writes[0] = Some((place, good));
+                    k.store.set_blank(kb, false);
                 }
                 VersionVerdict::Lost => {
                     damaged += 1;

@@ -404,10 +404,7 @@ fn version_blocks() {
     use versions::Entry;
     let mut v = [Entry::NEVER; 511];
     for (i, x) in v.iter_mut().enumerate() {
-        *x = Entry {
-            version: i as u32 * 7 + 1,
-            crc: i as u32 ^ 0xdead_beef,
-        };
+        *x = Entry::new(i as u32 * 7 + 1, i as u32 ^ 0xdead_beef);
     }
     let mut b = [0u8; BLOCK];
     versions::encode_entries(&v, &mut b);
@@ -452,14 +449,24 @@ fn page_homes_are_judged_by_their_entry() {
     let mut flipped = page;
     flipped[1000] ^= 4;
     assert_eq!(e.judge(crate::crc32c(&flipped)), Home::Damaged);
-    // Never written: whatever the block holds, the page is zero...
+    // Never written: whatever the block holds, the page is zero (it need
+    // not be read).
+    assert!(Entry::NEVER.never_written());
     assert_eq!(Entry::NEVER.judge(crate::crc32c(&page)), Home::Zero);
-    assert_eq!(Entry::NEVER.judge(crate::crc32c(&[0u8; BLOCK])), Home::Zero);
-    // ...unless it is a page of version 0 whose checksum is 0, written home.
-    assert_eq!(Entry::NEVER.judge(0), Home::Use);
+    assert_eq!(Entry::NEVER.judge(0), Home::Zero);
+    // A page written at version 0 whose CRC is 0 is not "never written":
+    // its field holds 1, and a home whose CRC is 0 (or 1) matches it.
+    let z = Entry::new(0, 0);
+    assert_eq!(z, Entry { version: 0, crc: 1 });
+    assert!(!z.never_written());
+    assert_eq!(z.judge(0), Home::Use);
+    assert_eq!(z.judge(crate::crc32c(&page)), Home::Damaged);
+    // A lost entry is never trusted, whatever the home holds.
+    assert_eq!(Entry::LOST.judge(u32::MAX), Home::Damaged);
+    assert_eq!(Entry::LOST.judge(crate::crc32c(&page)), Home::Damaged);
     // A page of version 0 with any other contents is an entry like others.
     let z = Entry::of(0, &page);
-    assert_ne!(z, Entry::NEVER);
+    assert!(!z.never_written());
     assert_eq!(z.judge(crate::crc32c(&flipped)), Home::Damaged);
 }
 
@@ -579,4 +586,27 @@ proptest! {
         page[at] ^= 1 << bit;
         prop_assert_eq!(e.judge(crate::crc32c(&page)), versions::Home::Damaged);
     }
+}
+
+#[test]
+fn a_store_of_another_format_is_recognised() {
+    use crate::root::Roots;
+    let r = root(16384, 7);
+    let mut old = r.encode();
+    crate::put32(&mut old, 8, 2);
+    seal(&mut old, ROOT_LEN - 4);
+    let blank = [0u8; ROOT_LEN];
+    let both = Roots::read(&old, &old, 16384);
+    assert_eq!(both.newest, None);
+    assert_eq!(both.other_format(), Some(2));
+    assert_eq!(Roots::read(&old, &blank, 16384).other_format(), Some(2));
+    assert_eq!(Roots::read(&blank, &blank, 16384).other_format(), None);
+    // One root of this format: the store is this format's (a damaged
+    // newest, or a half-written one); nothing to refuse as a whole.
+    let now = Roots::read(&old, &r.encode(), 16384);
+    assert_eq!(now.newest.map(|(b, x)| (b, x.generation)), Some((1, 7)));
+    assert_eq!(now.other_format(), None);
+    let mut torn = r.encode();
+    torn[100] ^= 1;
+    assert_eq!(Roots::read(&old, &torn, 16384).other_format(), None);
 }

@@ -183,6 +183,9 @@ pub(super) fn completed(k: &mut Kernel, j: usize) {
             writing,
         } => {
             if writing {
+                // A read between the merge and this write may have seen
+                // the block blank still: forget that.
+                k.store.set_blank(block, false);
                 release(k, j);
             } else {
                 k.store.reserved -= 1;

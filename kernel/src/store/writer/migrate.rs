@@ -218,14 +218,25 @@ pub(super) fn merge_versions(k: &mut Kernel, j: usize, first: u32, n: u32) -> bo
     let (Some(f0), Some(f1)) = (k.store.w.jobs[j].frames[0], k.store.w.jobs[j].frames[1]) else {
         return false;
     };
+    // Its copies are about to change: page reads look at them again.
+    if let Some(e) = entry(k, first as u64) {
+        k.store
+            .set_blank(versions::version_block_of(e.oid).0, false);
+    }
     let pick = phys::with_frame(f0, |a| phys::with_frame(f1, |b| versions::pick(a, b)));
     match pick {
         Ok(Some(0)) => {}
         Ok(Some(_)) => phys::copy_frame(f1, f0),
         Ok(None) => phys::zero_frame(f0),
         Err(_) => {
-            kprintln!("ckpt: both copies of a version block are damaged; rebuilding it from zero");
-            phys::zero_frame(f0);
+            // Rebuilt with every other page's entry lost: their homes are
+            // refused from now on, never read as zero or unchecked pages.
+            kprintln!(
+                "ckpt: both copies of a version block are damaged; rebuilding it (its other pages are lost)"
+            );
+            phys::with_frame_mut(f0, |b| {
+                versions::encode_entries(&[Entry::LOST; VERSIONS_PER_BLOCK as usize], b)
+            });
         }
     }
     // Each page's entry: its version and the checksum of what goes home
@@ -236,13 +247,7 @@ pub(super) fn merge_versions(k: &mut Kernel, j: usize, first: u32, n: u32) -> bo
         if let Some(e) = entry(k, first as u64 + i) {
             if m < list.len() {
                 let idx = versions::version_block_of(e.oid).1;
-                list[m] = (
-                    idx,
-                    Entry {
-                        version: e.version,
-                        crc: e.crc,
-                    },
-                );
+                list[m] = (idx, Entry::new(e.version, e.crc));
                 m += 1;
             }
         }
