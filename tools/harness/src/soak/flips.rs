@@ -8,7 +8,8 @@
 //! after a checkpoint's commit root is written (`ckpt_halt`: a committed
 //! checkpoint in the log, not migrated, the older one at home), `settled`
 //! lets the workload finish and checkpoints go on a while (the state at
-//! home, read from there). Two control restarts give the states a restart
+//! home, read from there), `migrating` kills QEMU while a checkpoint goes
+//! home (homes part old, part new). Two control restarts give the states a restart
 //! may come back to: the undamaged disk's (the newest checkpoint) and that
 //! of the disk with its newest root torn (the older one; a failure if
 //! wrong, since that is a damaged root too). Then each flip: one byte of
@@ -87,15 +88,33 @@ fn make_base(
 ) -> Result<Vec<u8>, String> {
     unit::prepare(ctx.layout, name, spec)?;
     let mut cfg = crate::system::config(ctx.layout, name, spec);
-    let (kill_on, delay) = if variant == "halted" {
-        cfg.cmdline = format!("{} ckpt_halt={}", cfg.cmdline, 2 + rng.below(8));
-        ("ckpt: halted after writing the commit root", Duration::ZERO)
-    } else {
+    let (kill_on, nth, delay) = match variant {
+        "halted" => {
+            cfg.cmdline = format!("{} ckpt_halt={}", cfg.cmdline, 2 + rng.below(8));
+            (
+                "ckpt: halted after writing the commit root",
+                1,
+                Duration::ZERO,
+            )
+        }
+        // A power cut while a checkpoint goes home: QEMU killed 0-40 ms
+        // after its 3rd to 10th checkpoint started migrating.
+        "migrating" => (
+            "^ckpt: migrating",
+            3 + rng.below(8) as usize,
+            Duration::from_millis(rng.below(41)),
+        ),
         // Checkpoints every 200 ms go on after the workload is done.
-        ("^load: done", Duration::from_millis(1200 + rng.below(800)))
+        _ => (
+            "^load: done",
+            1,
+            Duration::from_millis(1200 + rng.below(800)),
+        ),
     };
     let m = Matcher::new(&[], &spec.forbid)?;
-    let sink = unit::Collect::new(m, Some(kill_on), &[r"^(check|load):"])?.with_kill_delay(delay);
+    let sink = unit::Collect::new(m, Some(kill_on), &[r"^(check|load):"])?
+        .with_kill_delay(delay)
+        .with_kill_at(nth);
     let out = unit::boot(
         &cfg,
         &ctx.layout.boot_log(name, "base"),
@@ -140,7 +159,7 @@ impl Campaign for DiskFlips {
     }
 
     fn variant(&self, index: u64, _: &Ctx<'_>) -> &'static str {
-        ["halted", "settled"][(index % 2) as usize]
+        ["halted", "settled", "migrating"][(index % 3) as usize]
     }
 
     fn run(&self, ctx: &Ctx<'_>, variant: &str, seed: u64, detail: Option<u64>) -> Outcome {

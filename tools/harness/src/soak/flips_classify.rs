@@ -31,8 +31,10 @@ pub struct Restart {
     pub new_store: bool,
     /// `KERNEL PANIC: store: …`: the store refused the disk.
     pub store_panic: Option<String>,
-    /// Any other panic, fault or crash line.
+    /// Any other panic, or a kernel fault.
     pub crash: Option<String>,
+    /// A domain's fault (`fault: domain …`).
+    pub domain_fault: Option<String>,
     /// A store line about damage (damaged, checksum, unusable, …).
     pub reported: Option<String>,
 }
@@ -109,6 +111,15 @@ pub fn classify(r: &Restart, newest: &State, older: Option<&State>) -> Class {
     if r.new_store {
         return Class::Fresh;
     }
+    // A domain that faults on an object the store refused (its stack
+    // page, say) is that refusal; one that faults without a word from the
+    // store ran on damage.
+    if let Some(f) = &r.domain_fault {
+        return match (&r.reported, &r.ok) {
+            (Some(_), None) => Class::Reported,
+            _ => Class::Crash(f.clone()),
+        };
+    }
     if let Some(f) = &r.check_failed {
         // A broken invariant is a wrong state; a read or an order that
         // failed after the store reported damage is the object refused.
@@ -172,10 +183,11 @@ pub fn feed(r: &mut Restart, line: &str) {
         r.store_panic.get_or_insert_with(|| line.to_string());
     } else if line.contains("KERNEL PANIC")
         || line.contains("KERNEL FAULT")
-        || line.starts_with("fault:")
         || line.contains("panicked at")
     {
         r.crash.get_or_insert_with(|| line.to_string());
+    } else if line.starts_with("fault:") {
+        r.domain_fault.get_or_insert_with(|| line.to_string());
     }
     if line.starts_with("store:") && is_report(line) {
         r.reported.get_or_insert_with(|| line.to_string());
@@ -252,6 +264,12 @@ mod tests {
         assert!(matches!(classify(&r, &NEW, None), Class::Crash(_)));
         let r = restart(&["fault: domain 3 page fault"]);
         assert!(classify(&r, &NEW, None).failed());
+        // After the store refused its page, the same fault is the refusal.
+        let r = restart(&[
+            "store: page 304 in checkpoint 15 fails its checksum; not used",
+            "fault: domain 1 'ckptload' page fault at rip=0x400cd0: write access to 0x7ffffffefeb8 (not present)",
+        ]);
+        assert_eq!(classify(&r, &NEW, None), Class::Reported);
     }
 
     #[test]

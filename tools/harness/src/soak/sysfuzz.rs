@@ -83,7 +83,17 @@ const TIMED: [u64; 14] = [
 pub fn read(lines: &[String]) -> Reading {
     let batch = Regex::new(r"^sysfuzz: batch (\d+): (\d+) calls, (.*); check ok").expect("regex");
     let mut r = Reading::default();
+    let mut panic_next = false;
     for l in lines {
+        let was_panic = panic_next;
+        panic_next = false;
+        if was_panic && !l.starts_with("sysfuzz: ") {
+            if let Some(p) = r.panic.as_mut() {
+                p.push(' ');
+                p.push_str(l.trim());
+            }
+            continue;
+        }
         if let Some(c) = batch.captures(l) {
             r.last_batch = c[1].parse().ok();
             r.calls += c[2].parse::<u64>().unwrap_or(0);
@@ -95,6 +105,8 @@ pub fn read(lines: &[String]) -> Reading {
             r.failed = Some(l.clone());
         } else if l.contains("panicked at") && r.panic.is_none() {
             r.panic = Some(l.clone());
+            // Its message is on the next line.
+            panic_next = true;
         } else if let Some(t) = l.strip_prefix("sysfuzz:   the last call with a time: ") {
             r.timed = Some(t.to_string());
         } else if let Some(call) = l.strip_prefix("sysfuzz: #") {
@@ -249,12 +261,8 @@ fn boot(
     unit::prepare(ctx.layout, &name, &spec)?;
     let matcher =
         Matcher::new(&spec.expect, &spec.forbid).map_err(|e| format!("spec error: {e}"))?;
-    let keep = [
-        r"^sysfuzz: ",
-        r"panicked at",
-        r"^unix: pid \d+ killed",
-        r"PANIC|FAULT|^fault:",
-    ];
+    // Every line (a panic's message is on the line after it).
+    let keep = [""];
     // Past a forbidden line (a keeper's panic) the fuzzer still says
     // which call it was: its failure line, then its replay line.
     let sink = unit::Collect::new(matcher, Some(r"^sysfuzz: replay:"), &keep)?
@@ -305,6 +313,7 @@ mod tests {
             "sysfuzz: batch 3: 171 calls, signal 8 at #171 (234); check ok",
             "sysfuzz: batch 4: 9 calls, killed after 3000 ms at #9 (34); check ok",
             "panic: panicked at user/unix/src/bin/unixkeeper/fds.rs:220:23:",
+            "index out of bounds: the len is 256 but the index is 68719476736",
             "sysfuzz: FAILED seed 0x2 batch 5: the batch's child: pid 20 still there 5000 ms after SIGKILL; last call #34: 17(0x100000000000)",
             "sysfuzz: #1 37(0xffffffff, 0x1, 0x2, 0x3, 0x4, 0x5)",
             "sysfuzz: #2 125(0x1, 0x1, 0x2, 0x3, 0x4, 0x5)",
@@ -315,7 +324,10 @@ mod tests {
         assert_eq!(r.calls, 32 + 183 + 200 + 171 + 9);
         assert_eq!(r.last_batch, Some(4));
         assert_eq!((r.killed, r.signalled, r.resumed), (1, 1, 1));
-        assert!(r.panic.as_deref().unwrap().contains("fds.rs:220"));
+        assert_eq!(
+            r.panic.as_deref(),
+            Some("panic: panicked at user/unix/src/bin/unixkeeper/fds.rs:220:23: index out of bounds: the len is 256 but the index is 68719476736")
+        );
         assert_eq!(failed_batch(&r, 0), 5);
         assert_eq!(
             r.last_call.as_deref(),

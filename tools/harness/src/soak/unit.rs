@@ -41,6 +41,8 @@ pub struct Collect {
     lenient: bool,
     /// The kill comes this long after the `kill_on` line.
     kill_delay: Duration,
+    /// `kill_on` lines to let pass before the one that kills.
+    kill_skip: usize,
 }
 
 impl Collect {
@@ -59,7 +61,14 @@ impl Collect {
             went_quiet: false,
             lenient: false,
             kill_delay: Duration::ZERO,
+            kill_skip: 0,
         })
+    }
+
+    /// Kill at the `n`-th line matching `kill_on` (1: the first).
+    pub fn with_kill_at(mut self, n: usize) -> Self {
+        self.kill_skip = n.saturating_sub(1);
+        self
     }
 
     /// Kill this long after the `kill_on` line (the guest goes on a while).
@@ -115,6 +124,10 @@ impl LineSink for Collect {
             self.killed_on = Some(line.to_string());
             self.switch.arm(Instant::now());
         } else if self.kill_on.as_ref().is_some_and(|re| re.is_match(line)) {
+            if self.kill_skip > 0 {
+                self.kill_skip -= 1;
+                return;
+            }
             self.killed_on = Some(line.to_string());
             self.switch.arm(Instant::now() + self.kill_delay);
         } else if let Some(idle) = self.idle {
@@ -273,6 +286,15 @@ mod tests {
         assert_eq!(c.lines, 5);
         let re = Regex::new(r"^k(\d)").unwrap();
         assert_eq!(number(&c, &re), Some(1));
+    }
+
+    #[test]
+    fn the_nth_kill_on_line_kills() {
+        let mut c = collect(Some("^b")).with_kill_at(2);
+        c.line("b1");
+        assert_eq!(c.killed_on, None);
+        c.line("b2");
+        assert_eq!(c.killed_on.as_deref(), Some("b2"));
     }
 
     #[test]
