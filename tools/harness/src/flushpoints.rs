@@ -67,6 +67,10 @@ where
     let _ = fs::remove_dir_all(dir);
     fs::create_dir_all(dir)?;
     let stop = AtomicBool::new(false);
+    // The lowest failing sample so far: a job queued before it still
+    // boots (a worker that took it late must not skip it, or the failure
+    // reported would depend on the scheduling), a later one is skipped.
+    let lowest = AtomicUsize::new(usize::MAX);
     let booted = AtomicUsize::new(0);
     let failures = Mutex::new(Vec::new());
     let mut queued = 0usize;
@@ -74,11 +78,12 @@ where
     let rx = Mutex::new(rx);
     let replayed = thread::scope(|scope| {
         for _ in 0..jobs.max(1) {
-            let (rx, stop, booted, failures, boot) = (&rx, &stop, &booted, &failures, &boot);
+            let (rx, stop, lowest, booted, failures, boot) =
+                (&rx, &stop, &lowest, &booted, &failures, &boot);
             scope.spawn(move || loop {
                 let job = rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
                 let Ok((point, image)) = job else { break };
-                if stop.load(Ordering::SeqCst) {
+                if point.sample > lowest.load(Ordering::SeqCst) {
                     let _ = fs::remove_file(&image);
                     continue;
                 }
@@ -88,6 +93,7 @@ where
                         booted.fetch_add(1, Ordering::SeqCst);
                     }
                     Err(failure) => {
+                        lowest.fetch_min(point.sample, Ordering::SeqCst);
                         stop.store(true, Ordering::SeqCst);
                         failures
                             .lock()
