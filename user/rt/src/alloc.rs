@@ -8,7 +8,7 @@
 //! server's. Past `HEAP_SIZE` an allocation fails (`try_reserve` gives the
 //! caller an error to answer with, never a fault).
 //!
-//! A program installs it with [`global_heap!`]; the first allocation
+//! A program installs it with [`global_heap!`](crate::global_heap); the first allocation
 //! claims the heap (`mem::claim`), so it can never also be used as shared
 //! words or to carry a value. The allocator is `linked_list_allocator`'s
 //! first-fit list, which touches the area from the bottom up: the pages a
@@ -20,7 +20,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use linked_list_allocator::LockedHeap;
 use stet_abi::layout::{HEAP_SIZE, HEAP_START};
 
-/// The allocator [`global_heap!`] installs.
+/// The allocator [`global_heap!`](crate::global_heap) installs.
 pub struct GrowingHeap {
     heap: LockedHeap,
     started: AtomicBool,
