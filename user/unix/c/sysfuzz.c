@@ -17,7 +17,9 @@
  * The parent only forks, reaps and checks. It reaps with a timeout: a
  * child still there after BATCH_MS is sent SIGKILL (a child may block for
  * good, legitimately: pause, a futex nobody wakes, a pipe it holds both
- * ends of), and one still there GRACE_MS after SIGKILL is a failure. After
+ * ends of), and one still there GRACE_MS after SIGKILL is a failure, as is
+ * one killed so in a call that never waits (a memory or identity call) or
+ * in a forged rt_sigreturn (Linux ends it with SIGSEGV). After
  * each batch it checks that the system still works: a pipeline of three
  * processes (a writer, a filter, the parent) moves a seeded pattern
  * exactly, a file makes a round trip (write, reopen, read, stat, unlink),
@@ -644,6 +646,20 @@ static void nap(void)
 
 static unsigned long orphans;
 
+/* Calls that never wait on Linux: a child killed by the time limit in one
+ * of them hung where it must not (the memory calls, the identity and clock
+ * calls). */
+static int never_waits(u64 nr)
+{
+    switch (nr) {
+    case 9: case 10: case 11: case 12: case 25: case 28: /* mmap .. madvise */
+    case 39: case 63: case 96: case 102: case 104: case 107: case 108: case 110:
+    case 186: case 201: case 228: /* getpid uname gettimeofday ids gettid time clock_gettime */
+        return 1;
+    }
+    return 0;
+}
+
 /* Reaps whatever has ended of the batch child's children (they exit at
  * once and come to this process, pid 1, when the batch child ends). */
 static void reap_orphans(void)
@@ -870,6 +886,12 @@ int main(int argc, char **argv)
         int killed;
         int st = reap(c, BATCH_MS, &killed, "the batch's child");
         reap_orphans();
+        if (killed && rep->what == 1)
+            failed("a forged rt_sigreturn frame left the child hung until SIGKILL after %d ms "
+                   "(Linux ends it with SIGSEGV)", BATCH_MS);
+        if (killed && rep->what == 0 && never_waits(rep->nr))
+            failed("call %llu never returned: the child was still in it after %d ms (it never waits)",
+                   (unsigned long long)rep->nr, BATCH_MS);
         u64 made = rep->made;
         total += made;
         char how[64];

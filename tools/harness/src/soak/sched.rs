@@ -154,6 +154,7 @@ fn worker(plan: &Plan<'_>, slot: usize, state: &Mutex<State>) {
         let seed = c.seed(seeds::unit(plan.soak_seed, c.name(), index));
         let variant = c.variant(index, &ctx);
         let t0 = Instant::now();
+        let began = std::time::SystemTime::now();
         let out = c.run(&ctx, variant, seed, None);
         let secs = t0.elapsed().as_secs_f64();
         let failures: Vec<FailureRecord> = out
@@ -171,7 +172,7 @@ fn worker(plan: &Plan<'_>, slot: usize, state: &Mutex<State>) {
                     token: token.to_string(),
                     what: f.what.clone(),
                     replay: seeds::replay_command(&token),
-                    kept: unit::keep(plan.layout, &ctx.name(c.name()), &f.keep, &dir),
+                    kept: unit::keep(plan.layout, &ctx.name(c.name()), &f.keep, &dir, began),
                 }
             })
             .collect();

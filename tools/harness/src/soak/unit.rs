@@ -193,16 +193,26 @@ pub fn failure_dir(layout: &Layout, token: &str) -> PathBuf {
 }
 
 /// Copies the logs of unit `name` (`build/logs/<name>.log`,
-/// `<name>.<tag>.log`) and the `extra` files into `dir`; returns `dir`
-/// as text (or why it could not).
-pub fn keep(layout: &Layout, name: &str, extra: &[PathBuf], dir: &Path) -> String {
+/// `<name>.<tag>.log`) written since `since` (not an earlier unit's) and
+/// the `extra` files into `dir`; returns `dir` as text (or why it could
+/// not).
+pub fn keep(
+    layout: &Layout,
+    name: &str,
+    extra: &[PathBuf],
+    dir: &Path,
+    since: std::time::SystemTime,
+) -> String {
     let copy = || -> std::io::Result<()> {
         fs::create_dir_all(dir)?;
         let logs = layout.root.join("build/logs");
         for entry in fs::read_dir(&logs)? {
             let path = entry?.path();
             let file = path.file_name().and_then(|f| f.to_str()).unwrap_or("");
-            if file == format!("{name}.log") || file.starts_with(&format!("{name}.")) {
+            let fresh = fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t >= since);
+            if fresh && (file == format!("{name}.log") || file.starts_with(&format!("{name}."))) {
                 fs::copy(&path, dir.join(file))?;
             }
         }
