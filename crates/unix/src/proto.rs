@@ -124,8 +124,10 @@ pub const SETPGID: u64 = 35;
 pub const GETPGID: u64 = 36;
 /// `setsid`.
 pub const SETSID: u64 = 37;
-/// From the domain's clock helper, every 10 ms: retry signals a busy
-/// keeper could not take, fire alarms, end sleeps.
+/// From one of the domain's two clock helpers (`w1` which: 0 or 1):
+/// retry signals a busy keeper could not take, fire alarms, end sleeps →
+/// `w0` when to tick next (0: nothing to time; with `w0` 1 the caller is
+/// parked until there is, or while the other helper's sleep covers it).
 pub const TICK: u64 = 38;
 /// Sleep until `w0` (ns since boot); parks; a signal ends it early
 /// (`-EINTR`).
@@ -201,6 +203,11 @@ pub const SHARE: u64 = 52;
 /// writer that is not copies the page first and lets go after, so no
 /// other holder can free it during the copy).
 pub const UNSHARE: u64 = 53;
+/// A `fork` that failed after `FORK` gave the child its pid (the keeper
+/// could not build it): child `w0` goes as if it never was — no zombie,
+/// no `SIGCHLD`. Only the child's parent may ask, before the child has
+/// started (`HELLO`).
+pub const UNFORK: u64 = 54;
 
 /// A call that may park carries in `w3` the signals that end the wait
 /// (those neither blocked nor ignored): a signal among them answers the

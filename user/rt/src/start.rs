@@ -2,6 +2,8 @@
 //! argument the image gave it in `rdi`; [`restart`] enters it again.
 #![allow(unsafe_code)]
 
+use core::sync::atomic::{AtomicU64, Ordering};
+
 unsafe extern "C" {
     fn __stet_main(arg: u64) -> i64;
 }
@@ -47,8 +49,37 @@ extern "C" fn rust_start(arg: u64) -> ! {
     crate::kernel::exit(code)
 }
 
+/// The argument `_start` gets again when the program panics (0: a panic
+/// ends the program), and how many panics this domain has had.
+static PANIC_ARG: AtomicU64 = AtomicU64::new(0);
+static PANICS: AtomicU64 = AtomicU64::new(0);
+
+/// At most this many panics restart the program; the next one ends it.
+const PANIC_RESTARTS: u64 = 2;
+
+/// Asks that a panic start this program again at `_start` with `arg` on a
+/// fresh stack (`restart`) instead of ending it: for a program that must
+/// report its own failure to someone who waits on it (a UNIX keeper ends
+/// its process, so the parent's `wait` returns). [`panics`] tells the new
+/// start what happened. After [`PANIC_RESTARTS`] panics the program ends
+/// as any other.
+pub fn restart_on_panic(arg: u64) {
+    PANIC_ARG.store(arg, Ordering::Relaxed);
+}
+
+/// How many times this domain has panicked (and been restarted).
+pub fn panics() -> u64 {
+    PANICS.load(Ordering::Relaxed)
+}
+
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
     crate::println!("panic: {}", info);
+    let n = PANICS.fetch_add(1, Ordering::Relaxed) + 1;
+    let arg = PANIC_ARG.load(Ordering::Relaxed);
+    if arg != 0 && n <= PANIC_RESTARTS {
+        // The panicking frames are abandoned, never returned to (`restart`).
+        restart(arg)
+    }
     crate::kernel::exit(101)
 }

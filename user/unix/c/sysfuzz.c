@@ -29,7 +29,8 @@
  * the only exclusions):
  *  - signal anyone but itself: kill, tkill, tgkill, rt_sigqueueinfo,
  *    rt_tgsigqueueinfo, pidfd_send_signal, ptrace and prlimit64 get its own
- *    pid, its own group (it is a group leader), or a pid no process has;
+ *    pid, its own group (it is a group leader), or a pid no process has,
+ *    and setpgid cannot move it into another process's group;
  *  - reboot (it is skipped);
  *  - unmap, protect, move or advise its own text, data, stack or the report
  *    page: memory calls get addresses in a scratch area or wild ones;
@@ -440,6 +441,11 @@ static int draw(u64 *s, u64 *nr, u64 a[6])
         a[0] = own_pid(s);
         if (*nr != 101 && *nr != 302)
             a[1] = chance(s, 90) ? any_signal(s) : a[1];
+        break;
+    case 109: /* setpgid: joining another group (pid 1's) would make "its
+               * own group" someone else's */
+        a[0] = chance(s, 50) ? 0 : (u64)me;
+        a[1] = chance(s, 50) ? 0 : own_pid(s);
         break;
     case 234: /* tgkill */
     case 297: /* rt_tgsigqueueinfo */

@@ -249,6 +249,11 @@ impl Unixd<'_> {
             p::MKDIR => {
                 let now = self.time();
                 let par = self.fs.parent(self.base(w[0])?, s)?;
+                // `/` (no last name), `.` and `..` name directories that
+                // exist (Linux: EEXIST, which `mkdir -p` relies on).
+                if matches!(par.name, b"" | b"." | b"..") {
+                    return Err(EEXIST);
+                }
                 self.fs
                     .create(par.dir, par.name, mode::DIR | (w[1] as u32 & 0o7777), now)?;
                 word(Ok(0))

@@ -113,6 +113,9 @@ pub struct Unixd<'a> {
     /// The slot the message being served brought its resume key in, which
     /// is where the next one's goes unless `park` leaves a call there.
     resume: Slot,
+    /// Until when each clock helper sleeps (0: parked, or on its way to
+    /// `TICK`): `wait::Unixd::kick`.
+    tick_at: [u64; 2],
     /// The `FILES` bank's page limit (`limits`).
     files_limit: u64,
     /// The percentage of it one process may hold (`limits`).
@@ -150,6 +153,7 @@ impl Unixd<'_> {
         match a.code {
             // Only a process (through its forwarder) may ask these.
             p::FORK
+            | p::UNFORK
             | p::EXIT
             | p::WAIT4
             | p::GETPPID
@@ -198,6 +202,7 @@ impl Unixd<'_> {
             | p::TTY
             | p::ISATTY => self.io_order(a, s, out),
             p::FORK
+            | p::UNFORK
             | p::EXIT
             | p::WAIT4
             | p::GETPPID
@@ -241,6 +246,7 @@ fn main(arg: u64) -> i64 {
         caller: 0,
         intr: 0,
         resume: RESUME,
+        tick_at: [0; 2],
         files_limit: Unixd::make_files_bank(file_shares),
         file_share: file_shares.process,
         tty: &mut tty,

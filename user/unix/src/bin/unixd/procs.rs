@@ -175,6 +175,26 @@ impl Unixd<'_> {
         Ok(Reply::Now([pid as u64, 0, 0], 0, true))
     }
 
+    /// `UNFORK`: the caller's `fork` of `child` failed after `FORK`; the
+    /// child goes as if it never was (Linux's failed `fork` leaves no
+    /// child to reap). Its references to open files went back with the
+    /// keeper's `CLOSE`s.
+    fn unfork(&mut self, parent: u32, child: u64) -> Result<u64, i64> {
+        let i = (0..self.procs.len())
+            .find(|&i| {
+                let p = &self.procs[i];
+                p.pid != 0 && p.pid as u64 == child && p.ppid == parent && !p.keeper && !p.zombie
+            })
+            .ok_or(ESRCH)?;
+        for w in 0..self.waiters.len() {
+            if self.waiters[w].on != Wait::Free && self.waiters[w].pid == self.procs[i].pid {
+                self.wake(w);
+            }
+        }
+        self.reap(i, false);
+        Ok(0)
+    }
+
     /// `EXIT`: the caller becomes a zombie; its parent's waits wake.
     fn exit(&mut self, pid: u32, status: u32) -> Result<u64, i64> {
         let i = self.proc_of(pid)?;
@@ -261,11 +281,17 @@ impl Unixd<'_> {
     /// `WAIT4` for the caller `pid`.
     fn wait4(&mut self, pid: u32, which: i64, options: u64) -> Result<Reply, i64> {
         const WNOHANG: u64 = 1;
-        self.proc_of(pid)?;
+        let me = self.proc_of(pid)?;
+        let my_pgid = self.procs[me].pgid;
         let matches = |p: &Proc| {
             p.pid != 0
                 && p.ppid == pid
-                && (which == -1 || which == p.pid as i64 || which == 0 || which < -1)
+                && match which {
+                    -1 => true,
+                    0 => p.pgid == my_pgid,
+                    w if w < -1 => p.pgid as i64 == -w,
+                    w => p.pid as i64 == w,
+                }
         };
         let mut any = false;
         for i in 0..self.procs.len() {
@@ -303,6 +329,7 @@ impl Unixd<'_> {
         let w = a.w;
         match a.code {
             p::FORK => self.fork(a.label, w[0], s),
+            p::UNFORK => word(self.unfork(a.label, w[0])),
             p::EXIT => {
                 // A forked keeper sends its `KEYS` node and waits as a
                 // spare for its parent's next fork (its process's memory
@@ -333,7 +360,18 @@ impl Unixd<'_> {
                 if self.procs[t].sid != self.procs[me].sid {
                     return Err(EPERM);
                 }
-                self.procs[t].pgid = if w[1] == 0 { target } else { w[1] as u32 };
+                let pgid = if w[1] == 0 { target } else { w[1] as u32 };
+                // Another group must exist, in the same session (Linux).
+                let sid = self.procs[me].sid;
+                if pgid != target
+                    && !self
+                        .procs
+                        .iter()
+                        .any(|p| p.pid != 0 && !p.zombie && p.pgid == pgid && p.sid == sid)
+                {
+                    return Err(EPERM);
+                }
+                self.procs[t].pgid = pgid;
                 word(Ok(0))
             }
             p::GETPGID => {

@@ -75,18 +75,21 @@ impl Unixd<'_> {
         let mut found = false;
         for i in 0..self.procs.len() {
             let p = self.procs[i];
-            if p.pid == 0 || p.zombie {
+            if p.pid == 0 {
                 continue;
             }
+            // Linux: `-1` is every process but pid 1 and the caller; a
+            // zombie is there to be found (`kill(zombie, 0)` is 0) but
+            // takes no signal.
             let hit = match which {
-                -1 => p.pid != 1 || from == 1,
+                -1 => p.pid != 1 && p.pid != from,
                 0 => p.pgid == my_pgid,
                 w if w < -1 => p.pgid as i64 == -w,
                 w => p.pid as i64 == w,
             };
             if hit {
                 found = true;
-                if sig != 0 {
+                if sig != 0 && !p.zombie {
                     self.signal(i, sig);
                 }
             }
@@ -107,7 +110,11 @@ impl Unixd<'_> {
                 let i = self.proc_of(a.label)?;
                 let now = now_ns();
                 let old = self.procs[i].alarm;
-                self.procs[i].alarm = if w[0] == 0 { 0 } else { now + w[0] };
+                self.procs[i].alarm = if w[0] == 0 {
+                    0
+                } else {
+                    now.saturating_add(w[0])
+                };
                 self.kick();
                 word(Ok(if old == 0 { 0 } else { old.saturating_sub(now) }))
             }

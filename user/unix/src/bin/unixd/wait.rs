@@ -3,9 +3,9 @@
 //! arrived if one of the `RESUME_SLOTS` is free for the next message (no
 //! invocation at all), else goes in unixd's key directory (`keys`). The table of parked calls grows
 //! from the heap (`table`): a process has one call at a time, so there are
-//! never more than there are processes (and the clock helper). The clock
-//! helper (`unixtick`) calls `TICK` to time sleeps, futex timeouts and
-//! alarms.
+//! never more than there are processes (and the clock helpers). The two
+//! clock helpers (`unixtick`) call `TICK` to time sleeps, futex timeouts
+//! and alarms (`kick` says why two).
 
 use crate::signals::SIGALRM;
 use crate::slots::{ARCHIVE, RESUME, STORE, T};
@@ -61,6 +61,16 @@ pub(crate) const NO_WAITER: Waiter = Waiter {
     read_len: 0,
     slot: 0,
 };
+
+/// The longest a clock helper sleeps while the other one sleeps too
+/// (`kick`): the most a time can be late when three come in ever earlier.
+const SHORT_NAP: u64 = 10_000_000;
+
+/// The longest a clock helper sleeps at all: the time it was sleeping
+/// for may go (an alarm cancelled, a process killed), and a helper asleep
+/// for nothing keeps the system from idling. A far alarm costs one `TICK`
+/// a second.
+const LONG_NAP: u64 = 1_000_000_000;
 
 /// General slots a resume key can wait in: `RESUME`, and two used only at
 /// boot (the archive, and the data store publisher) and free after.
@@ -154,8 +164,22 @@ impl Unixd<'_> {
         }
     }
 
-    /// The clock helper is needed: answer it if it is parked.
+    /// Something new may need timing sooner (a sleep, an alarm, a futex
+    /// timeout, a signal for a busy keeper): unless a clock helper already
+    /// sleeps until that time or earlier, wake a parked one.
+    ///
+    /// The kernel cannot cut a sleep short, so one helper asleep until a
+    /// far alarm would otherwise hold every shorter sleep behind it (one
+    /// process's `alarm(290)` stalled every `nanosleep` in the system).
+    /// There are two helpers: while one sleeps long, the other times what
+    /// comes sooner; and while both sleep, the second never sleeps longer
+    /// than [`SHORT_NAP`], so a third, still earlier time waits at most
+    /// that long. Neither sleeps longer than [`LONG_NAP`].
     pub(crate) fn kick(&mut self) {
+        let next = self.next_tick();
+        if next == 0 || self.tick_at.iter().any(|&t| t != 0 && t <= next) {
+            return;
+        }
         if let Some(w) = (0..self.waiters.len()).find(|&w| self.waiters[w].on == Wait::Ticker) {
             self.answer(w, 0);
         }
@@ -214,12 +238,25 @@ impl Unixd<'_> {
         let w = a.w;
         match a.code {
             p::TICK => {
+                let me = (w[1] & 1) as usize;
+                self.tick_at[me] = 0;
                 self.tick();
                 let next = self.next_tick();
-                if next == 0 && w[0] == 1 {
-                    self.park(Wait::Ticker)
+                let other = self.tick_at[1 - me];
+                if next == 0 || (other != 0 && other <= next) {
+                    // Nothing to time, or the other helper wakes first.
+                    if w[0] == 1 {
+                        self.park(Wait::Ticker)
+                    } else {
+                        word(Ok(0))
+                    }
                 } else {
-                    word(Ok(next))
+                    // With the other helper asleep too, this one naps
+                    // short so that a still earlier time is not missed.
+                    let nap = if other != 0 { SHORT_NAP } else { LONG_NAP };
+                    let at = next.min(now_ns().saturating_add(nap));
+                    self.tick_at[me] = at;
+                    word(Ok(at))
                 }
             }
             p::SLEEP => {

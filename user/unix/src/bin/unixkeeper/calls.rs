@@ -42,6 +42,11 @@ fn int(v: u64) -> u64 {
 
 /// unixd's answer as a system call's result (its signals noted): `w0`,
 /// or `-errno` in it; `EIO` if unixd could not be invoked.
+/// A system call number no Linux has: with `Keeper::testing`, it makes
+/// the keeper panic (fault injection: the process must still end and its
+/// parent's `wait` return).
+pub const PANIC_KEEPER: u64 = 0x5354_0001;
+
 pub(crate) fn result(a: &stet_rt::key::Answer) -> R {
     crate::signals::note(a.w[proto::INTR_WORD]);
     let v = a.w[0] as i64;
@@ -81,6 +86,9 @@ impl Keeper {
             );
         }
         let r = match n {
+            PANIC_KEEPER if self.testing => {
+                panic!("pid {}: a keeper panic asked for by a test", self.pid)
+            }
             nr::EXIT | nr::EXIT_GROUP => return Next::Exit(a[0] as u8),
             nr::RT_SIGRETURN => {
                 return match self.sigreturn(regs) {
@@ -92,6 +100,11 @@ impl Keeper {
                 }
             }
             nr::KILL => self.kill(int(a[0]) as i64, a[1] as u32 as u64),
+            // A thread id is a pid here (one thread per process); 0 or a
+            // negative one is no thread (Linux: EINVAL), never a group.
+            nr::TKILL if int(a[0]) as i64 <= 0 => Err(EINVAL),
+            nr::TGKILL if int(a[0]) as i64 <= 0 || int(a[1]) as i64 <= 0 => Err(EINVAL),
+            nr::TGKILL if int(a[0]) != int(a[1]) => Err(ESRCH),
             nr::TKILL => self.kill(int(a[0]) as i64, a[1] as u32 as u64),
             nr::TGKILL => self.kill(int(a[1]) as i64, a[2] as u32 as u64),
             nr::PAUSE => self.pause(),

@@ -201,7 +201,7 @@ impl Keeper {
     /// `close`.
     pub fn close(&mut self, fd: u64) -> R {
         let fid = self.fid(fd)?;
-        self.fds[fd as usize] = CLOSED;
+        self.fds[fd as u32 as usize] = CLOSED;
         ux(p::CLOSE, [fid, 0, 0, 0], &[]).0
     }
 
@@ -217,7 +217,7 @@ impl Keeper {
     /// `read`, or `pread64` when `at` is given.
     pub fn read(&mut self, fd: u64, buf: u64, len: u64, at: Option<u64>) -> R {
         let fid = self.fid(fd)?;
-        let regular = self.fds[fd as usize].regular;
+        let regular = self.fds[fd as u32 as usize].regular;
         if len > isize::MAX as u64 {
             return Err(EINVAL);
         }
@@ -493,7 +493,7 @@ impl Keeper {
             .call_into(&mut out);
         let n = result(&a).unwrap_or(Err(EIO))?.min(size);
         self.space
-            .write(buf, &out[..n as usize])
+            .write(buf, out.get(..n as usize).ok_or(EIO)?)
             .map_err(Touch::errno)?;
         Ok(n)
     }
@@ -509,7 +509,7 @@ impl Keeper {
             return Err(ERANGE);
         }
         self.space
-            .write(buf, &out[..n as usize])
+            .write(buf, out.get(..n as usize).ok_or(EIO)?)
             .map_err(Touch::errno)?;
         Ok(n)
     }
@@ -548,6 +548,13 @@ impl Keeper {
     /// `dup`, `dup2`, `dup3` and `fcntl(F_DUPFD*)`: `new` a fixed target or
     /// `None` for the lowest free at or above `from`.
     pub fn dup(&mut self, old: u64, new: Option<u64>, from: u64, cloexec: bool) -> R {
+        // Descriptors are C `unsigned int`s: a register's upper half is not
+        // part of them.
+        let (old, new, from) = (
+            old as u32 as u64,
+            new.map(|n| n as u32 as u64),
+            from as u32 as u64,
+        );
         let fid = self.fid(old)?;
         let fd = match new {
             Some(n) if n >= self.fd_limit() as u64 => return Err(EBADF),
@@ -580,9 +587,9 @@ impl Keeper {
         match cmd {
             F_DUPFD => self.dup(fd, None, arg, false),
             F_DUPFD_CLOEXEC => self.dup(fd, None, arg, true),
-            F_GETFD => Ok(self.fds[fd as usize].cloexec as u64),
+            F_GETFD => Ok(self.fds[fd as u32 as usize].cloexec as u64),
             F_SETFD => {
-                self.fds[fd as usize].cloexec = arg & 1 != 0;
+                self.fds[fd as u32 as usize].cloexec = arg & 1 != 0;
                 Ok(0)
             }
             F_GETFL => ux(p::FLAGS, [fid, 0, 0, 0], &[]).0,
@@ -685,7 +692,7 @@ impl Keeper {
                 Err(e) if done == 0 => return Err(e),
                 Err(_) => break,
             };
-            let put = ux(p::WRITE, [fo, 0, 0, 0], &buf[..got as usize]).0;
+            let put = ux(p::WRITE, [fo, 0, 0, 0], buf.get(..got as usize).ok_or(EIO)?).0;
             match put {
                 Ok(k) => {
                     done += k;

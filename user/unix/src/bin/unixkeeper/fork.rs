@@ -117,14 +117,20 @@ impl Keeper {
         // in both, before anything is built (slot MEMBANK is still the
         // bank here).
         let copied = self.space.share_own_pages();
-        swap(KEYS, CHILD_UNIXD, T3, 0).map_err(|_| ENOMEM)?;
-        for (i, s) in [1u8, 2, 3, 4].into_iter().enumerate() {
-            swap(KEYS, STASH + i as u64, s, 0).map_err(|_| ENOMEM)?;
+        let mut stashed = 0;
+        if swap(KEYS, CHILD_UNIXD, T3, 0).is_ok() {
+            while stashed < 4 && swap(KEYS, STASH + stashed as u64, stashed + 1, 0).is_ok() {
+                stashed += 1;
+            }
         }
-        let r = self.build_child(pid, regs, copied);
+        let r = if stashed == 4 {
+            self.build_child(pid, regs, copied)
+        } else {
+            Err(code::Code::NoSpace.into())
+        };
         // The stashed keys come back whatever happened.
-        for (i, s) in [1u8, 2, 3, 4].into_iter().enumerate() {
-            let _ = fetch(KEYS, STASH + i as u64, s);
+        for i in 0..stashed {
+            let _ = fetch(KEYS, STASH + i as u64, i + 1);
         }
         // MEMBANK served as the child keeper's bank.
         let _ = fetch(KEYS, keys::BANK, crate::slots::MEMBANK);
@@ -142,11 +148,9 @@ impl Keeper {
                     let fid = u32::from_le_bytes([f[0], f[1], f[2], f[3]]) as u64;
                     let _ = Msg::new(UNIXD, proto::CLOSE).w0(fid).call();
                 }
-                // The child never ran: it ends at once, so the pid is
-                // freed when the caller's wait reaps it.
-                if fetch(KEYS, CHILD_UNIXD, T).is_ok() {
-                    let _ = Msg::new(T, proto::EXIT).w0(0x7f00).call();
-                }
+                // The child never ran: it goes as if it never was (Linux
+                // leaves no child to reap after a failed fork).
+                let _ = Msg::new(UNIXD, proto::UNFORK).w0(pid).call();
                 Err(ENOMEM)
             }
         }

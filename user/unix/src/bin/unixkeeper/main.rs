@@ -78,6 +78,10 @@ pub struct Keeper {
     /// Print nothing when a process ends but a crash (argument bit 61 of
     /// the first keeper, `make run`; children inherit it).
     pub quiet: bool,
+    /// Fault injection for tests (argument bit 57 of the first keeper;
+    /// children inherit it): system call [`calls::PANIC_KEEPER`] makes
+    /// this keeper panic, to show that its process still ends.
+    pub testing: bool,
     /// `struct sigaction` of each signal, as the process gave it (written
     /// only through `Keeper::set_action`, which keeps `ignored` true).
     pub actions: [[u8; 32]; 64],
@@ -134,6 +138,7 @@ impl Keeper {
             umask: 0o022,
             trace: false,
             quiet: false,
+            testing: false,
             name: [0; 16],
             suspend_mask: None,
             actions: [[0; 32]; 64],
@@ -442,13 +447,49 @@ fn bytes_of(r: &[u64; NREGS]) -> [u8; REGS_SIZE] {
 
 /// Argument bit: trace every system call.
 const TRACE: u64 = 1 << 62;
+/// Argument bit: fault injection for tests (see `Keeper::testing`).
+const TESTING: u64 = 1 << 57;
 /// Argument bit: quiet (see `Keeper::quiet`).
 const QUIET: u64 = 1 << 61;
 
 /// The tag of the keeper's state in its heap (`stet_rt::carry`).
 const TAG: u64 = u64::from_le_bytes(*b"UNIXKPR1");
 
+/// Argument bit: this keeper panicked and was started again
+/// (`stet_rt::start::restart_on_panic`) to end its process.
+const FAILED: u64 = 1 << 58;
+
+/// A keeper that panicked ends its process as if by SIGKILL: a keeper's
+/// bug must harm only its own process, and never leave a parent waiting
+/// forever. The first start after the panic runs the ordinary end
+/// (descriptors closed, pages back, `EXIT` to unixd, which tells the
+/// parent) on the state the panic left; if that panics too, the second
+/// does only what needs no state: the process's bank goes and unixd hears
+/// of the end. A third panic stops the keeper (`stet_rt::start`).
+fn failed(arg: u64) -> i64 {
+    let pid = arg & 0xffff_ffff;
+    if stet_rt::start::panics() == 1 {
+        if let Some(k) = stet_rt::carry::reclaim_after_panic::<Keeper>(TAG) {
+            println!("unix: pid {pid}: its keeper failed; the process is killed");
+            k.end(End::Signal(sig::SIGKILL as u8, "keeper failure", 0, 0));
+            return 1;
+        }
+    }
+    println!("unix: pid {pid}: its keeper failed again; the process is killed");
+    let _ = bank::destroy(PBANK);
+    let _ = Msg::new(UNIXD, stet_unix::proto::EXIT)
+        .w0(sig::SIGKILL)
+        .call();
+    if arg & fork::FORKED != 0 && keydir::fetch(KEYS, slots::keys::OWN_BANK, T).is_ok() {
+        let _ = bank::destroy(T);
+    }
+    1
+}
+
 fn main(arg: u64) -> i64 {
+    if arg & FAILED != 0 && stet_rt::start::panics() > 0 {
+        return failed(arg);
+    }
     let k: &'static mut Keeper = if arg & fork::FORKED != 0 {
         // A copy made by `fork`: the parent's state, a new pid.
         let Some(k) = stet_rt::carry::resume::<Keeper>(TAG) else {
@@ -488,11 +529,12 @@ fn main(arg: u64) -> i64 {
         signals::PENDING.store(0, core::sync::atomic::Ordering::Relaxed);
         k
     } else {
-        let k = stet_rt::carry::place(TAG, Keeper::new(arg & !(TRACE | QUIET)));
+        let k = stet_rt::carry::place(TAG, Keeper::new(arg & !(TRACE | QUIET | TESTING)));
         k.trace = arg & TRACE != 0;
         k.quiet = arg & QUIET != 0;
+        k.testing = arg & TESTING != 0;
         k.size_limits();
-        let arg = arg & !(TRACE | QUIET);
+        let arg = arg & !(TRACE | QUIET | TESTING);
         if let Err(e) = exec::start(k) {
             println!("unix: cannot start pid {arg}: {e}");
             let _ = bank::destroy(PBANK);
@@ -501,6 +543,8 @@ fn main(arg: u64) -> i64 {
         k
     };
     let pid = k.pid;
+    // A panic from here on ends the process (`failed`).
+    stet_rt::start::restart_on_panic(FAILED | (arg & fork::FORKED) | pid);
     // Where unixd sends this process's signals.
     if keydir::fetch(KEYS, slots::keys::SELF_START, T).is_ok() {
         let a = Msg::new(UNIXD, stet_unix::proto::HELLO)
@@ -549,6 +593,17 @@ fn main(arg: u64) -> i64 {
                 }
                 a = wait_regs(&mut regs, Msg::new(0, 0));
                 continue;
+            }
+            _ if a.source == stet_rt::abi::invoke::Source::Kernel => {
+                // The kernel refused to resume the process as the keeper
+                // asked (registers it cannot load): the process cannot go
+                // on, and Linux would have killed it with SIGSEGV.
+                Some(End::Signal(
+                    SIGSEGV,
+                    "registers refused, code",
+                    a.code,
+                    regs[Reg::Rip as usize],
+                ))
             }
             other => {
                 println!("unix: pid {pid}: unexpected message {other}; ignored");

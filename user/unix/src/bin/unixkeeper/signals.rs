@@ -244,11 +244,21 @@ impl Keeper {
             regs[*reg as usize] = get(MCONTEXT + 8 * i as u64);
         }
         self.sigmask = get(SIGMASK) & !UNBLOCKABLE;
+        // A forged frame: a `rip` in the upper half (or not canonical)
+        // cannot be returned to; Linux's return faults and the process
+        // gets SIGSEGV, which the kernel here would refuse to resume.
+        if regs[Reg::Rip as usize] >= 1 << 47 {
+            return Err(11);
+        }
         let fpstate = get(MCONTEXT + 184);
         if fpstate != 0 {
             let mut fpu = [0u8; 1024];
             self.space.read(fpstate, &mut fpu).map_err(|_| 11u8)?;
-            Msg::new(PROC, domain::SET_FPU).string(&fpu).call();
+            // A save area that would not load (reserved bits): SIGSEGV,
+            // as Linux's `restore_fpregs` gives.
+            if !Msg::new(PROC, domain::SET_FPU).string(&fpu).call().ok() {
+                return Err(11);
+            }
         }
         Ok(())
     }
