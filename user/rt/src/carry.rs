@@ -64,12 +64,12 @@ pub fn place<T>(tag: u64, v: T) -> &'static mut T {
 }
 
 /// The value this domain itself placed or resumed, once more, after a
-/// panic restarted it (`start::restart_on_panic`): the frames that held
-/// the first reference were abandoned with the old stack, so this is
-/// again the only one. `None` if the domain has not panicked, or the
+/// panic started it again at `_start` (`start::restart_on_panic`): the frames
+/// that held the first reference were abandoned with the old stack, so
+/// this is again the only one. `None` if the domain has not failed, or the
 /// header does not match.
-pub fn reclaim_after_panic<T>(tag: u64) -> Option<&'static mut T> {
-    if crate::start::panics() == 0 || !crate::mem::carried() {
+pub fn reclaim_after_failure<T>(tag: u64) -> Option<&'static mut T> {
+    if crate::start::failures() == 0 || !crate::mem::carried() {
         return None;
     }
     TAKEN.store(false, Ordering::Relaxed);

@@ -50,9 +50,9 @@ extern "C" fn rust_start(arg: u64) -> ! {
 }
 
 /// The argument `_start` gets again when the program panics (0: a panic
-/// ends the program), and how many panics this domain has had.
+/// ends the program), and how many times this domain has panicked.
 static PANIC_ARG: AtomicU64 = AtomicU64::new(0);
-static PANICS: AtomicU64 = AtomicU64::new(0);
+static FAILURES: AtomicU64 = AtomicU64::new(0);
 
 /// At most this many panics restart the program; the next one ends it.
 const PANIC_RESTARTS: u64 = 2;
@@ -61,21 +61,22 @@ const PANIC_RESTARTS: u64 = 2;
 /// fresh stack (`restart`) instead of ending it: for a program that must
 /// report its own failure to someone who waits on it (a UNIX keeper ends
 /// its process, so the parent's `wait` returns). [`panics`] tells the new
-/// start what happened. After [`PANIC_RESTARTS`] panics the program ends
-/// as any other.
+/// start what happened. After [`PANIC_RESTARTS`] failures the program
+/// ends as any other.
 pub fn restart_on_panic(arg: u64) {
     PANIC_ARG.store(arg, Ordering::Relaxed);
 }
 
-/// How many times this domain has panicked (and been restarted).
-pub fn panics() -> u64 {
-    PANICS.load(Ordering::Relaxed)
+/// How many times this domain has panicked and been started again (its
+/// statics survive that).
+pub fn failures() -> u64 {
+    FAILURES.load(Ordering::Relaxed)
 }
 
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
     crate::println!("panic: {}", info);
-    let n = PANICS.fetch_add(1, Ordering::Relaxed) + 1;
+    let n = FAILURES.fetch_add(1, Ordering::Relaxed) + 1;
     let arg = PANIC_ARG.load(Ordering::Relaxed);
     if arg != 0 && n <= PANIC_RESTARTS {
         // The panicking frames are abandoned, never returned to (`restart`).

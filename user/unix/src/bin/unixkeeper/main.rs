@@ -465,30 +465,35 @@ const FAILED: u64 = 1 << 58;
 /// (descriptors closed, pages back, `EXIT` to unixd, which tells the
 /// parent) on the state the panic left; if that panics too, the second
 /// does only what needs no state: the process's bank goes and unixd hears
-/// of the end. A third panic stops the keeper (`stet_rt::start`).
-fn failed(arg: u64) -> i64 {
-    let pid = arg & 0xffff_ffff;
-    if stet_rt::start::panics() == 1 {
-        if let Some(k) = stet_rt::carry::reclaim_after_panic::<Keeper>(TAG) {
-            println!("unix: pid {pid}: its keeper failed; the process is killed");
+/// of the end; a third panic stops the keeper (`stet_rt::start`).
+fn failed() -> i64 {
+    let n = stet_rt::start::failures();
+    if n == 1 {
+        if let Some(k) = stet_rt::carry::reclaim_after_failure::<Keeper>(TAG) {
+            println!("unix: pid {}: its keeper failed; the process is killed", k.pid);
             k.end(End::Signal(sig::SIGKILL as u8, "keeper failure", 0, 0));
             return 1;
         }
     }
-    println!("unix: pid {pid}: its keeper failed again; the process is killed");
+    if n > 2 {
+        return 1;
+    }
+    println!("unix: a keeper failed again; its process is killed");
     let _ = bank::destroy(PBANK);
     let _ = Msg::new(UNIXD, stet_unix::proto::EXIT)
         .w0(sig::SIGKILL)
         .call();
-    if arg & fork::FORKED != 0 && keydir::fetch(KEYS, slots::keys::OWN_BANK, T).is_ok() {
+    // A forked keeper's own bank (void for one the image made) goes too,
+    // and this keeper with it.
+    if keydir::fetch(KEYS, slots::keys::OWN_BANK, T).is_ok() {
         let _ = bank::destroy(T);
     }
     1
 }
 
 fn main(arg: u64) -> i64 {
-    if arg & FAILED != 0 && stet_rt::start::panics() > 0 {
-        return failed(arg);
+    if arg & FAILED != 0 && stet_rt::start::failures() > 0 {
+        return failed();
     }
     let k: &'static mut Keeper = if arg & fork::FORKED != 0 {
         // A copy made by `fork`: the parent's state, a new pid.
@@ -544,7 +549,7 @@ fn main(arg: u64) -> i64 {
     };
     let pid = k.pid;
     // A panic from here on ends the process (`failed`).
-    stet_rt::start::restart_on_panic(FAILED | (arg & fork::FORKED) | pid);
+    stet_rt::start::restart_on_panic(FAILED | pid);
     // Where unixd sends this process's signals.
     if keydir::fetch(KEYS, slots::keys::SELF_START, T).is_ok() {
         let a = Msg::new(UNIXD, stet_unix::proto::HELLO)
