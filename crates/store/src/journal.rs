@@ -248,7 +248,10 @@ impl Journal {
 /// * a `boot` no smaller than the previous record's, and
 /// * page data matching the header's CRC-32C;
 ///
-/// the first record that fails any of these ends the journal.
+/// the first record that fails any of these ends the journal. A record
+/// whose page fails its CRC, or whose header is unreadable while the next
+/// slot holds the next record, ends it too, but is reported
+/// ([`ScanEnd::damaged`]): the restart must not use the damage silently.
 ///
 /// Sequence numbers alone are not enough, because a crash can lose a
 /// record and keep the next one (both unacknowledged), and the next boot
@@ -282,6 +285,7 @@ pub struct Scan {
     last_boot: u64,
     found: u64,
     done: bool,
+    damaged: Option<Damage>,
 }
 
 /// Where a scan ended.
@@ -293,6 +297,26 @@ pub struct ScanEnd {
     pub seq: u64,
     /// Records found (to apply).
     pub records: u64,
+    /// The journal ended on a record that looks damaged, not at its end:
+    /// the restart must say so (nothing from it on is applied).
+    pub damaged: Option<Damage>,
+}
+
+/// A journal record the scan stopped at that was written but does not
+/// read back whole. Damage, or writes a power failure cut short (an
+/// unacknowledged record): a scan cannot tell them apart, so it reports
+/// both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Damage {
+    /// Its header is sound and names the record expected, but its page
+    /// fails the header's CRC-32C.
+    Data,
+    /// Its header fails its own CRC-32C (or magic), and the next slot
+    /// holds the record after it: the journal went on past it.
+    Header {
+        /// The sequence number of the record found after it.
+        next_seq: u64,
+    },
 }
 
 impl Scan {
@@ -307,7 +331,16 @@ impl Scan {
             last_boot: 0,
             found: 0,
             done: !ring.is_record(journal_head),
+            damaged: None,
         }
+    }
+
+    /// Whether `h` is the record the scan expects next.
+    fn expected(&self, h: &Header, seq: u64) -> bool {
+        h.seq == seq
+            && h.base_generation >= self.ckpt_generation
+            && h.committed <= self.ckpt_generation
+            && h.boot >= self.last_boot
     }
 
     /// The next record to apply: its header, with its page read into
@@ -324,22 +357,33 @@ impl Scan {
         }
         read(self.pos, data)?;
         let h = match decode_header(data) {
-            Ok(h)
-                if h.seq == self.seq
-                    && h.base_generation >= self.ckpt_generation
-                    && h.committed <= self.ckpt_generation
-                    && h.boot >= self.last_boot =>
-            {
-                h
-            }
-            _ => {
+            Ok(h) if self.expected(&h, self.seq) => h,
+            // A sound header of another record: the journal's end.
+            Ok(_) => {
                 self.done = true;
+                return Ok(None);
+            }
+            // An unreadable header is the end too, unless the next slot
+            // holds the next record: then this one was written and is
+            // damaged (or torn while the next one was not).
+            Err(_) => {
+                self.done = true;
+                let next = self.ring.next(self.pos);
+                if self.found + 1 < self.ring.slots() && next != self.pos {
+                    read(next, data)?;
+                    if let Ok(n) = decode_header(data) {
+                        if self.expected(&n, self.seq + 1) {
+                            self.damaged = Some(Damage::Header { next_seq: n.seq });
+                        }
+                    }
+                }
                 return Ok(None);
             }
         };
         read(self.pos + 1, data)?;
         if crate::crc32c(data) != h.data_crc {
             self.done = true;
+            self.damaged = Some(Damage::Data);
             return Ok(None);
         }
         self.last_boot = h.boot;
@@ -355,6 +399,7 @@ impl Scan {
             pos: self.pos,
             seq: self.seq,
             records: self.found,
+            damaged: self.damaged,
         }
     }
 }

@@ -272,6 +272,19 @@ pub fn restore(k: &mut Kernel) -> u64 {
         applied += 1;
     }
     let end = scan.end();
+    // A record that was written but does not read back whole ends the
+    // journal; the restart says so rather than use it, or hide it.
+    match end.damaged {
+        Some(stet_store::journal::Damage::Data) => kprintln!(
+            "store: journal record {} fails its data checksum; it and any after it are not applied (damage, or a write the power failure cut short)",
+            end.seq
+        ),
+        Some(stet_store::journal::Damage::Header { next_seq }) => kprintln!(
+            "store: journal record {} fails its header checksum, and record {next_seq} follows it; neither is applied, nor any after them (damage, or writes the power failure cut short)",
+            end.seq
+        ),
+        None => {}
+    }
     k.store.j.ring = Some(Journal::recovered(
         ring,
         r.journal_head,

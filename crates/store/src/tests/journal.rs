@@ -170,7 +170,8 @@ fn scan_stops_at_the_first_bad_record() {
         ScanEnd {
             pos: 26,
             seq: 10,
-            records: 5
+            records: 5,
+            damaged: None,
         },
         "full ring: stops after one lap"
     );
@@ -188,13 +189,22 @@ fn scan_stops_at_the_first_bad_record() {
         ScanEnd {
             pos: 20,
             seq: 7,
-            records: 2
+            records: 2,
+            damaged: Some(Damage::Data),
         }
     );
-    // A header with a bad CRC.
+    // A header with a bad CRC, record 9 after it: damage, reported.
     let mut bad = d.0.clone();
     bad.get_mut(&22).unwrap()[9] ^= 1;
-    assert_eq!(Blocks(bad).scan(r, 26, 5, 3).0, [5, 6, 7]);
+    let (seen, end) = Blocks(bad.clone()).scan(r, 26, 5, 3);
+    assert_eq!(seen, [5, 6, 7]);
+    assert_eq!(end.damaged, Some(Damage::Header { next_seq: 9 }));
+    // The last record's header unreadable: the end (a torn write), unreported.
+    let mut last = d.0.clone();
+    last.get_mut(&24).unwrap()[9] ^= 1;
+    let (seen, end) = Blocks(last).scan(r, 26, 5, 3);
+    assert_eq!(seen, [5, 6, 7, 8]);
+    assert_eq!(end.damaged, None);
     // A record of an earlier boot after one of a later boot.
     let mut stale = Blocks(d.0.clone());
     stale.put(&r, 20, header(7, 3, 2, 7, &data(70)), &data(70));
@@ -225,7 +235,8 @@ fn scan_stops_at_the_first_bad_record() {
         ScanEnd {
             pos: 27,
             seq: 5,
-            records: 0
+            records: 0,
+            damaged: None,
         }
     );
 }

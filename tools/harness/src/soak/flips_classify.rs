@@ -114,9 +114,15 @@ pub fn classify(r: &Restart, newest: &State, older: Option<&State>) -> Class {
     // A domain that faults on an object the store refused (its stack
     // page, say) is that refusal; one that faults without a word from the
     // store ran on damage.
+    // The checker may still pass after another domain (the workload)
+    // faulted on a page it lost: then its state must be a checkpoint's.
     if let Some(f) = &r.domain_fault {
         return match (&r.reported, &r.ok) {
             (Some(_), None) => Class::Reported,
+            (Some(_), Some(s)) if s == newest || Some(s) == older => Class::Reported,
+            (Some(_), Some(_)) => Class::Wrong(format!(
+                "{f}, and the check passed on a state of no checkpoint"
+            )),
             _ => Class::Crash(f.clone()),
         };
     }
@@ -132,9 +138,24 @@ pub fn classify(r: &Restart, newest: &State, older: Option<&State>) -> Class {
             _ => Class::Wrong(f.clone()),
         };
     }
+    // A damaged journal record refused, with the records after it: the
+    // state of a checkpoint with fewer of its journal records, each an
+    // earlier committed state, and said.
+    let journal_cut =
+        |s: &State, c: &State| s.epoch == c.epoch && s.gen == c.gen && s.journal < c.journal;
+    let journal_report = r
+        .reported
+        .as_deref()
+        .is_some_and(|l| l.contains("journal record"));
     match &r.ok {
         Some(s) if s == newest => Class::Newest,
         Some(s) if Some(s) == older => Class::Older,
+        Some(s)
+            if journal_report
+                && (journal_cut(s, newest) || older.is_some_and(|o| journal_cut(s, o))) =>
+        {
+            Class::Reported
+        }
         Some(s) => Class::Wrong(format!(
             "restarted to epoch={} journal={} gen={}, but the checkpoints hold epoch={} journal={} gen={}{}",
             s.epoch,
@@ -270,6 +291,20 @@ mod tests {
             "fault: domain 1 'ckptload' page fault at rip=0x400cd0: write access to 0x7ffffffefeb8 (not present)",
         ]);
         assert_eq!(classify(&r, &NEW, None), Class::Reported);
+        // The workload lost its stack page, and the checker still found
+        // the newest checkpoint's state (soak flips/migrating 0xb1ac…).
+        let r = restart(&[
+            "store: page 304 in checkpoint 57 fails its checksum; not used",
+            "fault: domain 1 'ckptload' page fault at rip=0x4009f0: write access to 0x7ffffffefeb8 (not present); no keeper, domain stopped",
+            "check: ok epoch=12 journal=40 gen=9",
+        ]);
+        assert_eq!(classify(&r, &NEW, Some(&OLD)), Class::Reported);
+        let r = restart(&[
+            "store: page 304 in checkpoint 57 fails its checksum; not used",
+            "fault: domain 1 'ckptload' page fault",
+            "check: ok epoch=12 journal=41 gen=9",
+        ]);
+        assert!(classify(&r, &NEW, Some(&OLD)).failed());
     }
 
     #[test]
@@ -291,6 +326,25 @@ mod tests {
         // No check at all, after a report: the checker could not run.
         let r = restart(&["store: node 5 is damaged (no valid copy); not used"]);
         assert_eq!(classify(&r, &NEW, None), Class::Reported);
+    }
+
+    #[test]
+    fn a_damaged_journal_record_refused_is_said_and_not_a_failure() {
+        // soak flips/migrating 0x32f6…: the last record's page flipped.
+        let r = restart(&[
+            "store: journal record 4 fails its data checksum; it and any after it are not applied (damage, or a write the power failure cut short)",
+            "check: ok epoch=12 journal=38 gen=9",
+        ]);
+        assert_eq!(classify(&r, &NEW, Some(&OLD)), Class::Reported);
+        // Silently, it is wrong; and a cut journal is no excuse for
+        // another epoch.
+        let r = restart(&["check: ok epoch=12 journal=38 gen=9"]);
+        assert!(classify(&r, &NEW, Some(&OLD)).failed());
+        let r = restart(&[
+            "store: journal record 4 fails its data checksum; it and any after it are not applied (damage, or a write the power failure cut short)",
+            "check: ok epoch=11 journal=38 gen=9",
+        ]);
+        assert!(classify(&r, &NEW, Some(&OLD)).failed());
     }
 
     #[test]

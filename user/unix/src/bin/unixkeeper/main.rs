@@ -470,7 +470,10 @@ fn failed() -> i64 {
     let n = stet_rt::start::failures();
     if n == 1 {
         if let Some(k) = stet_rt::carry::reclaim_after_failure::<Keeper>(TAG) {
-            println!("unix: pid {}: its keeper failed; the process is killed", k.pid);
+            println!(
+                "unix: pid {}: its keeper failed; the process is killed",
+                k.pid
+            );
             k.end(End::Signal(sig::SIGKILL as u8, "keeper failure", 0, 0));
             return 1;
         }
