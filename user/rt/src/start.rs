@@ -60,9 +60,9 @@ const PANIC_RESTARTS: u64 = 2;
 /// Asks that a panic start this program again at `_start` with `arg` on a
 /// fresh stack (`restart`) instead of ending it: for a program that must
 /// report its own failure to someone who waits on it (a UNIX keeper ends
-/// its process, so the parent's `wait` returns). [`panics`] tells the new
-/// start what happened. After [`PANIC_RESTARTS`] failures the program
-/// ends as any other.
+/// its process, so the parent's `wait` returns). [`failures`] tells the new
+/// start what happened. After two such restarts a panic ends the program
+/// as any other.
 pub fn restart_on_panic(arg: u64) {
     PANIC_ARG.store(arg, Ordering::Relaxed);
 }
