@@ -114,7 +114,8 @@ pub const GETPPID: u64 = 31;
 /// (`POLLIN` 1, `POLLOUT` 4, `POLLERR` 8, `POLLHUP` 0x10).
 pub const POLL: u64 = 32;
 /// A keeper says where it is: key 0 its start key (signals for its
-/// process are sent there).
+/// process are sent there); `w0` its program's entry (`_start`), where
+/// unixd starts a keeper again after a fault ([`KEEPER_FAULT`]).
 pub const HELLO: u64 = 33;
 /// `kill(w0 pid as Linux's argument, w1 signal)`: 0 for "exists".
 pub const KILL: u64 = 34;
@@ -208,6 +209,22 @@ pub const UNSHARE: u64 = 53;
 /// no `SIGCHLD`. Only the child's parent may ask, before the child has
 /// started (`HELLO`).
 pub const UNFORK: u64 = 54;
+/// → key 0: the start key to unixd that a keeper's domain keeper must be
+/// ([`KEEPER_FAULT`]), for a keeper building a child keeper. `ENOENT` if
+/// unixd has none (a system made before it had one).
+pub const KEEPER_KEY: u64 = 55;
+
+/// The key info of the start key to unixd that is every UNIX keeper's own
+/// domain keeper: a message through it is a keeper's fault (an exception
+/// or an invalid reference; key 0 the keeper's domain key). unixd answers
+/// it through its resume key by starting the keeper again at its entry
+/// (`HELLO`'s `w0`) on a fresh stack with [`KEEPER_FAILED`] as its
+/// argument: the keeper then ends its process as if by SIGKILL.
+pub const KEEPER_FAULT: u8 = 1;
+
+/// The argument of a keeper started again after a fault (its `FAILED` and
+/// `FAULTED` bits).
+pub const KEEPER_FAILED: u64 = (1 << 58) | (1 << 56);
 
 /// A call that may park carries in `w3` the signals that end the wait
 /// (those neither blocked nor ignored): a signal among them answers the

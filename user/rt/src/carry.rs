@@ -64,7 +64,8 @@ pub fn place<T>(tag: u64, v: T) -> &'static mut T {
 }
 
 /// The value this domain itself placed or resumed, once more, after a
-/// panic started it again at `_start` (`start::restart_on_panic`): the frames
+/// failure started it again at `_start` (a panic: `start::restart_on_panic`;
+/// a fault its keeper answered so: `start::fault_restarted`): the frames
 /// that held the first reference were abandoned with the old stack, so
 /// this is again the only one. `None` if the domain has not failed, or the
 /// header does not match.

@@ -67,10 +67,17 @@ pub fn restart_on_panic(arg: u64) {
     PANIC_ARG.store(arg, Ordering::Relaxed);
 }
 
-/// How many times this domain has panicked and been started again (its
-/// statics survive that).
+/// How many times this domain has failed and been started again: panicked,
+/// or faulted and was restarted by its keeper ([`fault_restarted`]). Its
+/// statics survive both.
 pub fn failures() -> u64 {
     FAILURES.load(Ordering::Relaxed)
+}
+
+/// A program its keeper started again at `_start` after a fault (its
+/// argument tells it) counts the failure, as a panic counts itself.
+pub fn fault_restarted() {
+    FAILURES.fetch_add(1, Ordering::Relaxed);
 }
 
 #[panic_handler]

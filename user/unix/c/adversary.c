@@ -390,6 +390,7 @@ static void kill_details(void)
 /* ---- 3b. a keeper that fails still ends its process ---- */
 
 #define PANIC_KEEPER 0x53540001L
+#define FAULT_KEEPER 0x53540002L
 
 static void keeper_panics(void)
 {
@@ -399,19 +400,27 @@ static void keeper_panics(void)
     _exit(5); /* not reached: the keeper is gone */
 }
 
+static void keeper_faults(void)
+{
+    close(pfd[0]);
+    write(pfd[1], "x", 1);
+    syscall(FAULT_KEEPER);
+    _exit(6); /* not reached */
+}
+
 static void failing_keepers(void)
 {
-    for (int round = 0; round < 3; round++) {
+    for (int round = 0; round < 6; round++) {
         pipe(pfd);
-        pid_t p = spawn(keeper_panics);
+        pid_t p = spawn(round < 3 ? keeper_panics : keeper_faults);
         close(pfd[1]);
         char buf[4];
         long n1 = read(pfd[0], buf, sizeof buf);
         long n2 = read(pfd[0], buf, sizeof buf); /* EOF once the process is gone */
         close(pfd[0]);
         char b[32];
-        printf("adversary: a child whose keeper failed ended by %s; its pipe read %ld then %ld\n",
-               how(p, b), n1, n2);
+        printf("adversary: a child whose keeper %s ended by %s; its pipe read %ld then %ld\n",
+               round < 3 ? "panicked" : "faulted", how(p, b), n1, n2);
     }
     /* A fork after that still works. */
     pid_t p = spawn(in_pause);

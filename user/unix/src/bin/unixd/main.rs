@@ -25,7 +25,9 @@
 //! `procs` (fork, exit, wait, ids), `signals` (kill, alarm), `wait`
 //! (parked calls, sleeps, the clock), `memory` (file pages, memfd,
 //! futexes, shared pages) and `procfs` (`/proc`); `content` keeps regular
-//! files' bytes and `boot` builds the first file system.
+//! files' bytes and `boot` builds the first file system. A message through
+//! the start key with key info `KEEPER_FAULT` is a keeper's fault
+//! (`faults`).
 #![no_std]
 #![no_main]
 
@@ -33,6 +35,7 @@ extern crate alloc;
 
 mod boot;
 mod content;
+mod faults;
 mod files;
 mod io;
 mod keys;
@@ -113,6 +116,9 @@ pub struct Unixd<'a> {
     /// The slot the message being served brought its resume key in, which
     /// is where the next one's goes unless `park` leaves a call there.
     resume: Slot,
+    /// Where a keeper starts (`HELLO`): a faulted keeper is started there
+    /// again (`faults`).
+    keeper_entry: u64,
     /// Until when each clock helper sleeps (0: parked, or on its way to
     /// `TICK`): `wait::Unixd::kick`.
     tick_at: [u64; 2],
@@ -154,6 +160,7 @@ impl Unixd<'_> {
             // Only a process (through its forwarder) may ask these.
             p::FORK
             | p::UNFORK
+            | p::KEEPER_KEY
             | p::EXIT
             | p::WAIT4
             | p::GETPPID
@@ -215,6 +222,7 @@ impl Unixd<'_> {
             | p::STATUS
             | p::SYSINFO => self.process_order(a, s, out),
             p::KILL | p::ALARM => self.signal_order(a),
+            p::KEEPER_KEY => Ok(self.keeper_key()),
             p::TICK | p::SLEEP | p::PAUSE => self.wait_order(a),
             p::MAP_PAGE | p::MEMFD | p::SHARE | p::UNSHARE | p::FUTEX_WAIT | p::FUTEX_WAKE => {
                 self.memory_order(a, s, out)
@@ -247,6 +255,7 @@ fn main(arg: u64) -> i64 {
         intr: 0,
         resume: RESUME,
         tick_at: [0; 2],
+        keeper_entry: 0,
         files_limit: Unixd::make_files_bank(file_shares),
         file_share: file_shares.process,
         tty: &mut tty,
@@ -257,6 +266,9 @@ fn main(arg: u64) -> i64 {
         infos: &mut infos,
         proc_pending: false,
     };
+    // The keepers' domain keeper (`faults`), if the image gave one (in
+    // `K0`, free until the first message).
+    let _ = d.put_key(keys::FAULT_KEY, K0);
     match boot::build(&mut d) {
         Ok(s) => println!(
             "unixd: {} files, {} directories, {} links from the archive; {} KiB of file data",
@@ -287,9 +299,13 @@ fn main(arg: u64) -> i64 {
         let forwarded = a.source == Source::Forwarded;
         d.caller = if forwarded { a.label } else { 0 };
         d.intr = a.w[p::INTR_WORD];
-        let reply = match d.charged(a.code, |d| d.handle(&a, s, &mut out)) {
-            Ok(r) => r,
-            Err(e) => Reply::Now(ret(Err(e)), 0, false),
+        let reply = if a.source == Source::Start && a.info == p::KEEPER_FAULT {
+            d.keeper_fault(&a)
+        } else {
+            match d.charged(a.code, |d| d.handle(&a, s, &mut out)) {
+                Ok(r) => r,
+                Err(e) => Reply::Now(ret(Err(e)), 0, false),
+            }
         };
         a = match reply {
             Reply::Now(w, len, key) => Msg::new(d.resume, Code::Ok.into())

@@ -105,8 +105,11 @@ impl Unixd<'_> {
     }
 
     /// `HELLO`: the caller's keeper's start key (in `K0`).
-    fn hello(&mut self, pid: u32) -> Result<u64, i64> {
+    fn hello(&mut self, pid: u32, entry: u64) -> Result<u64, i64> {
         let i = self.proc_of(pid)?;
+        if entry != 0 {
+            self.keeper_entry = entry;
+        }
         self.put_key(keys::keeper(i), K0).map_err(|_| EIO)?;
         self.procs[i].keeper = true;
         Ok(0)
@@ -347,7 +350,7 @@ impl Unixd<'_> {
                 let i = self.proc_of(a.label)?;
                 word(Ok(self.procs[i].ppid as u64))
             }
-            p::HELLO => word(self.hello(a.label)),
+            p::HELLO => word(self.hello(a.label, w[0])),
             p::SETPGID => {
                 let me = self.proc_of(a.label)?;
                 let target = if w[0] == 0 { a.label } else { w[0] as u32 };

@@ -46,6 +46,9 @@ fn int(v: u64) -> u64 {
 /// the keeper panic (fault injection: the process must still end and its
 /// parent's `wait` return).
 pub const PANIC_KEEPER: u64 = 0x5354_0001;
+/// Likewise: makes the keeper fault (a read through its window of a page
+/// its process does not have).
+pub const FAULT_KEEPER: u64 = 0x5354_0002;
 
 pub(crate) fn result(a: &stet_rt::key::Answer) -> R {
     crate::signals::note(a.w[proto::INTR_WORD]);
@@ -88,6 +91,16 @@ impl Keeper {
         let r = match n {
             PANIC_KEEPER if self.testing => {
                 panic!("pid {}: a keeper panic asked for by a test", self.pid)
+            }
+            FAULT_KEEPER if self.testing => {
+                // A touch of a page the process does not have, through
+                // the window (what `Space::touch` exists to prevent): the
+                // keeper itself faults.
+                let mut b = [0u8; 8];
+                self.space
+                    .win
+                    .read(stet_unix::layout::USER_END - 4096, &mut b);
+                Err(EFAULT)
             }
             nr::EXIT | nr::EXIT_GROUP => return Next::Exit(a[0] as u8),
             nr::RT_SIGRETURN => {

@@ -522,6 +522,15 @@ impl Keeper {
         ok(Msg::new(CPROC, domain::SET_KEEPER)
             .keys([T, 0, 0, 0])
             .call())?;
+        // Its own keeper: unixd, which starts it again should it fault, so
+        // that it ends its process (`proto::KEEPER_FAULT`). Asked through
+        // the child's forwarder (this keeper's is stashed); a system whose
+        // unixd has no such key goes without.
+        fetch(KEYS, CHILD_UNIXD, T)?;
+        let a = Msg::new(T, proto::KEEPER_KEY).recv([T, 0, 0, 0]).call();
+        if a.ok() && a.w[0] == 0 {
+            ok(Msg::new(CPB, domain::SET_KEEPER).keys([T, 0, 0, 0]).call())?;
+        }
 
         // Registers: `_start`, the stack top, rdi = FORKED | pid.
         let mut r = [0u64; NREGS];

@@ -455,18 +455,27 @@ const QUIET: u64 = 1 << 61;
 /// The tag of the keeper's state in its heap (`stet_rt::carry`).
 const TAG: u64 = u64::from_le_bytes(*b"UNIXKPR1");
 
-/// Argument bit: this keeper panicked and was started again
-/// (`stet_rt::start::restart_on_panic`) to end its process.
+/// Argument bit: this keeper failed and was started again to end its
+/// process: after a panic (`stet_rt::start::restart_on_panic`), or, with
+/// [`FAULTED`], after a fault its own keeper (unixd:
+/// `proto::KEEPER_FAULT`) answered so.
 const FAILED: u64 = 1 << 58;
+/// Argument bit, with [`FAILED`]: the failure was a fault, not a panic.
+const FAULTED: u64 = 1 << 56;
+const _: () = assert!(stet_unix::proto::KEEPER_FAILED == FAILED | FAULTED);
 
-/// A keeper that panicked ends its process as if by SIGKILL: a keeper's
-/// bug must harm only its own process, and never leave a parent waiting
-/// forever. The first start after the panic runs the ordinary end
-/// (descriptors closed, pages back, `EXIT` to unixd, which tells the
-/// parent) on the state the panic left; if that panics too, the second
-/// does only what needs no state: the process's bank goes and unixd hears
-/// of the end; a third panic stops the keeper (`stet_rt::start`).
-fn failed() -> i64 {
+/// A keeper that failed (a panic, or a fault unixd answered by starting
+/// it again) ends its process as if by SIGKILL: a keeper's bug must harm
+/// only its own process, and never leave a parent waiting forever. The
+/// first start after the failure runs the ordinary end (descriptors
+/// closed, pages back, `EXIT` to unixd, which tells the parent) on the
+/// state the failure left; if that fails too, the second does only what
+/// needs no state: the process's bank goes and unixd hears of the end;
+/// after a third the keeper only waits.
+fn failed(arg: u64) -> i64 {
+    if arg & FAULTED != 0 {
+        stet_rt::start::fault_restarted();
+    }
     let n = stet_rt::start::failures();
     if n == 1 {
         if let Some(k) = stet_rt::carry::reclaim_after_failure::<Keeper>(TAG) {
@@ -495,8 +504,8 @@ fn failed() -> i64 {
 }
 
 fn main(arg: u64) -> i64 {
-    if arg & FAILED != 0 && stet_rt::start::failures() > 0 {
-        return failed();
+    if arg & FAILED != 0 && (arg & FAULTED != 0 || stet_rt::start::failures() > 0) {
+        return failed(arg);
     }
     let k: &'static mut Keeper = if arg & fork::FORKED != 0 {
         // A copy made by `fork`: the parent's state, a new pid.
@@ -555,7 +564,10 @@ fn main(arg: u64) -> i64 {
     stet_rt::start::restart_on_panic(FAILED | pid);
     // Where unixd sends this process's signals.
     if keydir::fetch(KEYS, slots::keys::SELF_START, T).is_ok() {
+        // With where to start this program again after a fault
+        // (`proto::KEEPER_FAULT`).
         let a = Msg::new(UNIXD, stet_unix::proto::HELLO)
+            .w0(stet_rt::image::entry())
             .keys([T, 0, 0, 0])
             .call();
         signals::note(a.w[stet_unix::proto::INTR_WORD]);
