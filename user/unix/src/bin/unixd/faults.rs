@@ -52,18 +52,10 @@ impl Unixd<'_> {
 
     /// `KEEPER_KEY`: the keepers' domain keeper into `T` (void on a system
     /// made before unixd had one).
-    pub(crate) fn keeper_key(&mut self) -> Reply {
-        if self.keys.get(FAULT_KEY, T).is_err() {
-            return Reply::Now(
-                [
-                    stet_unix::sys::ret(Err(stet_unix::sys::errno::ENOENT)),
-                    0,
-                    0,
-                ],
-                0,
-                false,
-            );
-        }
-        Reply::Now([0; 3], 0, true)
+    pub(crate) fn keeper_key(&mut self) -> Result<Reply, i64> {
+        self.keys
+            .get(FAULT_KEY, T)
+            .map_err(|_| stet_unix::sys::errno::ENOENT)?;
+        Ok(Reply::Now([0; 3], 0, true))
     }
 }

@@ -222,7 +222,7 @@ impl Unixd<'_> {
             | p::STATUS
             | p::SYSINFO => self.process_order(a, s, out),
             p::KILL | p::ALARM => self.signal_order(a),
-            p::KEEPER_KEY => Ok(self.keeper_key()),
+            p::KEEPER_KEY => self.keeper_key(),
             p::TICK | p::SLEEP | p::PAUSE => self.wait_order(a),
             p::MAP_PAGE | p::MEMFD | p::SHARE | p::UNSHARE | p::FUTEX_WAIT | p::FUTEX_WAKE => {
                 self.memory_order(a, s, out)
