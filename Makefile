@@ -96,6 +96,7 @@ $(BUILD)/user/unix-%: user/unix/c/%.c
 rootfs: unix
 	@rm -rf $(BUILD)/rootfs && mkdir -p $(BUILD)/rootfs/bin
 	@cp -a user/rootfs/. $(BUILD)/rootfs/
+	@chmod 640 $(BUILD)/rootfs/etc/shadow
 	@for f in $(UNIX_BINS); do cp $$f $(BUILD)/rootfs/bin/$${f#$(BUILD)/user/unix-}; done
 	@cp $(BUILD)/user/linuxbench-bench $(BUILD)/rootfs/bin/linuxbench
 	@cp $(BUILD)/user/linuxbench-true $(BUILD)/rootfs/bin/true

@@ -30,6 +30,12 @@ pub mod mode {
     pub const CHR: u32 = 0o020000;
     /// FIFO.
     pub const FIFO: u32 = 0o010000;
+    /// Set-user-ID.
+    pub const SUID: u32 = 0o4000;
+    /// Set-group-ID (on a directory: new entries take its group).
+    pub const SGID: u32 = 0o2000;
+    /// Sticky (on a directory: only owners remove names).
+    pub const VTX: u32 = 0o1000;
 }
 
 /// One inode. `mode` 0: free.
@@ -37,6 +43,10 @@ pub mod mode {
 pub struct Inode {
     /// Type and permission bits.
     pub mode: u32,
+    /// Owner.
+    pub uid: u32,
+    /// Group.
+    pub gid: u32,
     /// Names that refer to it (a directory counts its "." and each
     /// subdirectory's "..", as on Linux).
     pub nlink: u32,
@@ -61,9 +71,20 @@ pub struct Inode {
 }
 
 impl Inode {
+    /// Its owner, group and mode, as [`crate::cred`]'s rules take them.
+    pub fn owner(&self) -> crate::cred::Owner {
+        crate::cred::Owner {
+            uid: self.uid,
+            gid: self.gid,
+            mode: self.mode,
+        }
+    }
+
     /// A free inode.
     pub const FREE: Inode = Inode {
         mode: 0,
+        uid: 0,
+        gid: 0,
         nlink: 0,
         size: 0,
         mtime: 0,
@@ -76,7 +97,7 @@ impl Inode {
     };
 }
 
-/// `struct stat` for an inode (dev 1, uid and gid 0, blksize 4096).
+/// `struct stat` for an inode (dev 1, blksize 4096).
 pub fn stat_bytes(ino: u32, i: &Inode) -> [u8; 144] {
     let mut b = [0u8; 144];
     let mut put =
@@ -85,6 +106,8 @@ pub fn stat_bytes(ino: u32, i: &Inode) -> [u8; 144] {
     put(8, ino as u64, 8);
     put(16, i.nlink as u64, 8);
     put(24, i.mode as u64, 4);
+    put(28, i.uid as u64, 4);
+    put(32, i.gid as u64, 4);
     put(40, i.rdev as u64, 8);
     put(48, i.size, 8);
     put(56, 4096, 8);

@@ -13,6 +13,7 @@
 extern crate std;
 
 pub mod cpio;
+pub mod cred;
 pub mod elf;
 pub mod fs;
 pub mod layout;

@@ -213,6 +213,49 @@ pub const UNFORK: u64 = 54;
 /// ([`KEEPER_FAULT`]), for a keeper building a child keeper. `ENOENT` if
 /// unixd has none (a system made before it had one).
 pub const KEEPER_KEY: u64 = 55;
+/// `fchownat`: the string relative to `w0` (fid `w0` when the string is
+/// empty), `w1` the new owner in the low half and group in the high half
+/// (each `u32::MAX`: unchanged), `w2` flags (`AT_SYMLINK_NOFOLLOW`).
+pub const CHOWN: u64 = 56;
+/// The caller's users and groups (`stet_unix::cred`): `w0` what
+/// ([`cred_op`]), `w1` and `w2` its ids → `w0` the call's result, and `w1`
+/// `w2` the kind's ids after it (`Cred::pack`: real | effective << 32,
+/// saved | file-system << 32).
+pub const CRED: u64 = 57;
+
+/// What [`CRED`] does.
+pub mod cred_op {
+    /// → the user ids.
+    pub const GET_UIDS: u64 = 0;
+    /// → the group ids.
+    pub const GET_GIDS: u64 = 1;
+    /// `setuid(w1)`.
+    pub const SETUID: u64 = 2;
+    /// `setgid(w1)`.
+    pub const SETGID: u64 = 3;
+    /// `setreuid(w1 low, w1 high)`.
+    pub const SETREUID: u64 = 4;
+    /// `setregid(w1 low, w1 high)`.
+    pub const SETREGID: u64 = 5;
+    /// `setresuid(w1 low, w1 high, w2)`.
+    pub const SETRESUID: u64 = 6;
+    /// `setresgid(w1 low, w1 high, w2)`.
+    pub const SETRESGID: u64 = 7;
+    /// `setfsuid(w1)` → `w0` the old file-system user id.
+    pub const SETFSUID: u64 = 8;
+    /// `setfsgid(w1)` → `w0` the old file-system group id.
+    pub const SETFSGID: u64 = 9;
+    /// → the supplementary groups (string: `u32`s), `w0` how many.
+    pub const GETGROUPS: u64 = 10;
+    /// `setgroups` of the string's `u32`s.
+    pub const SETGROUPS: u64 = 11;
+    /// `execve` of inode `w1` has begun the new program: its set-user-ID
+    /// and set-group-ID bits apply → `w0` 1 when the ids now differ from
+    /// the real ones (`AT_SECURE`), `w1` real | effective user << 32, `w2`
+    /// real | effective group << 32 (the saved and file-system ids are
+    /// the effective ones).
+    pub const EXEC: u64 = 12;
+}
 
 /// The key info of the start key to unixd that is every UNIX keeper's own
 /// domain keeper: a message through it is a keeper's fault (an exception
@@ -240,9 +283,9 @@ pub const SIGNAL: u64 = 0x5160;
 /// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only
 /// before one of these; before one of [`LOOKS_UP`] only if the path goes
 /// through `/proc`).
-pub const NAMES_FILES: [u64; 14] = [
+pub const NAMES_FILES: [u64; 15] = [
     OPEN, STAT, GETDENTS, MKDIR, UNLINK, RENAME, LINK, SYMLINK, READLINK, CHMOD, TRUNCATE, ACCESS,
-    EXEC, UTIMENS,
+    EXEC, UTIMENS, CHOWN,
 ];
 
 /// The orders of [`NAMES_FILES`] that only look one path up.
@@ -274,6 +317,8 @@ pub mod at {
     pub const FDCWD: i64 = -100;
     pub const SYMLINK_NOFOLLOW: u64 = 0x100;
     pub const REMOVEDIR: u64 = 0x200;
+    /// `faccessat2`: check with the effective ids (same bit as `REMOVEDIR`).
+    pub const EACCESS: u64 = 0x200;
     pub const SYMLINK_FOLLOW: u64 = 0x400;
     pub const EMPTY_PATH: u64 = 0x1000;
 }

@@ -90,6 +90,9 @@ pub struct Start<'a> {
     pub loaded: Loaded,
     /// Real and effective user and group ids.
     pub ids: [u64; 4],
+    /// `AT_SECURE`: the program runs with ids other than its caller's
+    /// (set-user-ID or set-group-ID).
+    pub secure: bool,
     /// AT_HWCAP and AT_HWCAP2.
     pub hwcap: [u64; 2],
     /// Clock ticks per second (AT_CLKTCK; Linux says 100).
@@ -191,7 +194,7 @@ pub fn build(s: &Start<'_>, stack_top: u64, mem: &mut [u8]) -> Result<u64, Error
         (at::EUID, s.ids[1]),
         (at::GID, s.ids[2]),
         (at::EGID, s.ids[3]),
-        (at::SECURE, 0),
+        (at::SECURE, s.secure as u64),
         (at::RANDOM, random),
         (at::HWCAP2, s.hwcap[1]),
         (at::EXECFN, execfn),

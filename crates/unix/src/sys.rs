@@ -67,6 +67,8 @@ pub mod nr {
     pub const CHMOD: u64 = 90;
     pub const FCHMOD: u64 = 91;
     pub const CHOWN: u64 = 92;
+    pub const FCHOWN: u64 = 93;
+    pub const LCHOWN: u64 = 94;
     pub const UMASK: u64 = 95;
     pub const GETTIMEOFDAY: u64 = 96;
     pub const GETRLIMIT: u64 = 97;
@@ -81,7 +83,16 @@ pub mod nr {
     pub const GETPPID: u64 = 110;
     pub const GETPGRP: u64 = 111;
     pub const SETSID: u64 = 112;
+    pub const SETREUID: u64 = 113;
+    pub const SETREGID: u64 = 114;
     pub const GETGROUPS: u64 = 115;
+    pub const SETGROUPS: u64 = 116;
+    pub const SETRESUID: u64 = 117;
+    pub const GETRESUID: u64 = 118;
+    pub const SETRESGID: u64 = 119;
+    pub const GETRESGID: u64 = 120;
+    pub const SETFSUID: u64 = 122;
+    pub const SETFSGID: u64 = 123;
     pub const GETPGID: u64 = 121;
     pub const GETSID: u64 = 124;
     pub const RT_SIGPENDING: u64 = 127;

@@ -25,6 +25,7 @@
 
 use alloc::vec::Vec;
 use core::mem::size_of;
+use stet_unix::cred::{want, Cred};
 use stet_unix::sys::errno::*;
 
 pub use stet_unix::fs::{mode, stat_bytes, Inode, MAX_FOLLOW, MAX_LINK, MAX_NAME, MAX_PATH, ROOT};
@@ -101,6 +102,10 @@ pub struct Fs {
     /// they may.
     bytes: usize,
     limit: usize,
+    /// Whose call is being served: every check of search, write and
+    /// ownership asks these credentials (unixd sets them for each
+    /// message; [`Cred::ROOT`] otherwise).
+    pub who: Cred,
 }
 
 /// A path walk's state: symbolic links it may still follow, and the
@@ -209,6 +214,7 @@ impl Fs {
             free_link: NONE,
             bytes: 0,
             limit,
+            who: Cred::ROOT,
         };
         if room(&mut fs.inodes, &mut fs.bytes, limit).is_ok() {
             fs.inodes.push(FREE_INODE);
@@ -351,6 +357,7 @@ impl Fs {
                 return Err(ENAMETOOLONG);
             }
             w.seen |= w.watch == Some(at);
+            self.who.check(self.inodes[at as usize].owner(), want::X)?;
             let next = self.lookup(at, c).ok_or(ENOENT)?;
             let last = i + 1 == n;
             match self.link_target(next) {
@@ -605,7 +612,12 @@ impl Fs {
         if self.lookup(dir, name).is_some() {
             return Err(EEXIST);
         }
-        let ino = self.alloc_inode(m, now)?;
+        let d = self.inodes[dir as usize].owner();
+        self.who.check(d, want::W | want::X)?;
+        let o = self.who.new_inode(d, m);
+        let ino = self.alloc_inode(o.mode, now)?;
+        self.inodes[ino as usize].uid = o.uid;
+        self.inodes[ino as usize].gid = o.gid;
         if let Err(e) = self.add_entry(dir, name, ino) {
             self.release_inode(ino);
             return Err(e);
@@ -684,6 +696,11 @@ impl Fs {
             return Err(ENOTDIR);
         }
         new_name(name)?;
+        if self.lookup(dir, name).is_some() {
+            return Err(EEXIST);
+        }
+        self.who
+            .check(self.inodes[dir as usize].owner(), want::W | want::X)?;
         self.add_entry(dir, name, ino)?;
         let i = &mut self.inodes[ino as usize];
         i.nlink += 1;
@@ -703,6 +720,7 @@ impl Fs {
             return Err(if name == b"." { EINVAL } else { ENOTEMPTY });
         }
         let ino = self.lookup(dir, name).ok_or(ENOENT)?;
+        self.may_delete(dir, ino)?;
         if self.is_dir(ino) {
             return Err(EISDIR);
         }
@@ -724,6 +742,7 @@ impl Fs {
             return Err(ENOTEMPTY);
         }
         let ino = self.lookup(dir, name).ok_or(ENOENT)?;
+        self.may_delete(dir, ino)?;
         if !self.is_dir(ino) {
             return Err(ENOTDIR);
         }
@@ -738,6 +757,15 @@ impl Fs {
         self.inodes[dir as usize].nlink -= 1;
         self.touch(dir, now);
         Ok(ino)
+    }
+
+    /// Whether the caller may remove the name of `ino` from `dir`
+    /// ([`Cred::may_delete`]: the sticky bit's rule).
+    fn may_delete(&self, dir: u32, ino: u32) -> Result<(), i64> {
+        self.who.may_delete(
+            self.inodes[dir as usize].owner(),
+            self.inodes[ino as usize].owner(),
+        )
     }
 
     /// Whether `a` is `b` or inside it.
@@ -780,6 +808,17 @@ impl Fs {
             return Err(EINVAL);
         }
         let dst = self.lookup(d2, n2);
+        self.may_delete(d1, src)?;
+        match dst {
+            Some(t) => self.may_delete(d2, t)?,
+            None => self
+                .who
+                .check(self.inodes[d2 as usize].owner(), want::W | want::X)?,
+        }
+        // A directory moving to another parent has its ".." rewritten.
+        if src_dir && d1 != d2 {
+            self.who.check(self.inodes[src as usize].owner(), want::W)?;
+        }
         if dst == Some(src) {
             return Ok(None);
         }

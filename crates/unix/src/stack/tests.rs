@@ -65,6 +65,7 @@ fn start<'a>(argv: &'a [&'a [u8]], envp: &'a [&'a [u8]]) -> Start<'a> {
             base: 0,
         },
         ids: [1000, 1001, 100, 101],
+        secure: false,
         hwcap: [0x178b_fbff, 2],
         clktck: 100,
         random: *b"0123456789abcdef",

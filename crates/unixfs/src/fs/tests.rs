@@ -512,3 +512,54 @@ mod model {
         }
     }
 }
+
+#[test]
+fn permissions_on_every_path_operation() {
+    use stet_unix::cred::Cred;
+    let mut f = fs();
+    let tmp = f.create(ROOT, b"tmp", mode::DIR | 0o1777, 6).unwrap();
+    let etc = f.create(ROOT, b"etc", mode::DIR | 0o755, 6).unwrap();
+    let secret = f.create(ROOT, b"secret", mode::DIR | 0o700, 6).unwrap();
+    f.create(secret, b"key", mode::REG | 0o644, 6).unwrap();
+    f.create(etc, b"passwd", mode::REG | 0o644, 6).unwrap();
+    let alice = Cred::user(1000, 1000);
+    let bob = Cred::user(1001, 1001);
+
+    f.who = alice;
+    // Search permission on each directory of the path.
+    assert_eq!(f.resolve(ROOT, b"/secret/key", true), Err(EACCES));
+    assert!(f.resolve(ROOT, b"/etc/passwd", true).is_ok());
+    // Write on the parent to make, link or remove a name.
+    assert_eq!(f.create(etc, b"x", mode::REG | 0o644, 7), Err(EACCES));
+    assert_eq!(f.unlink(etc, b"passwd", 7), Err(EACCES));
+    assert_eq!(
+        f.create(etc, b"passwd", mode::REG, 7),
+        Err(EEXIST),
+        "EEXIST first"
+    );
+    let mine = f.create(tmp, b"alice", mode::REG | 0o644, 7).unwrap();
+    let st = f.inode(mine).unwrap();
+    assert_eq!((st.uid, st.gid), (1000, 1000));
+    let p = f.resolve(ROOT, b"/etc/passwd", true).unwrap();
+    assert_eq!(f.link(etc, b"p2", p, 7), Err(EACCES));
+    // The sticky /tmp: bob cannot remove or rename over alice's file.
+    f.who = bob;
+    assert_eq!(f.unlink(tmp, b"alice", 8), Err(EPERM));
+    f.create(tmp, b"bob", mode::REG | 0o644, 8).unwrap();
+    assert_eq!(f.rename(tmp, b"bob", tmp, b"alice", 8), Err(EPERM));
+    assert_eq!(f.rename(tmp, b"alice", tmp, b"x", 8), Err(EPERM));
+    f.who = alice;
+    assert!(f.rename(tmp, b"alice", tmp, b"a2", 8).is_ok());
+    let d = f.create(tmp, b"dir", mode::DIR | 0o555, 8).unwrap();
+    let sub = f.create(tmp, b"sub", mode::DIR | 0o755, 8).unwrap();
+    assert_eq!(
+        f.rename(tmp, b"sub", d, b"s", 8),
+        Err(EACCES),
+        "no write on the new parent"
+    );
+    assert_eq!(f.rmdir(tmp, b"dir", 8), Ok(d));
+    let _ = sub;
+    f.who = Cred::ROOT;
+    assert!(f.unlink(tmp, b"bob", 9).is_ok());
+    assert!(f.resolve(ROOT, b"/secret/key", true).is_ok());
+}

@@ -8,6 +8,7 @@ use crate::open::{Kind, Open, FREE};
 use crate::slots::T;
 use crate::{word, Reply, Unixd};
 use stet_rt::key::Answer;
+use stet_unix::cred;
 use stet_unix::fs;
 use stet_unix::fs::{mode, ROOT};
 use stet_unix::proto as p;
@@ -79,6 +80,7 @@ impl Unixd<'_> {
         let dir = self.base(base)?;
         let follow = flags & o::NOFOLLOW == 0;
         let now = self.time();
+        let mut made = false;
         let ino = match self.fs.resolve(dir, path, follow) {
             Ok(ino) => {
                 if flags & o::CREAT != 0 && flags & o::EXCL != 0 {
@@ -88,6 +90,7 @@ impl Unixd<'_> {
             }
             Err(ENOENT) if flags & o::CREAT != 0 => {
                 let par = self.fs.parent(dir, path)?;
+                made = true;
                 self.fs
                     .create(par.dir, par.name, mode::REG | (perm as u32 & 0o7777), now)?
             }
@@ -107,6 +110,18 @@ impl Unixd<'_> {
         }
         if flags & o::DIRECTORY != 0 && fmt != mode::DIR {
             return Err(ENOTDIR);
+        }
+        // The file's mode bits (a file this call made opens as asked).
+        if flags & o::PATH == 0 && !made {
+            let mut want = match acc {
+                o::RDONLY => cred::want::R,
+                o::WRONLY => cred::want::W,
+                _ => cred::want::R | cred::want::W,
+            };
+            if flags & o::TRUNC != 0 {
+                want |= cred::want::W;
+            }
+            self.fs.who.check(i.owner(), want)?;
         }
         let kind = if fmt == mode::CHR {
             match i.rdev {
@@ -210,7 +225,9 @@ impl Unixd<'_> {
         out: &mut [u8; 4096],
     ) -> Result<Reply, i64> {
         let w = a.w;
+        self.act_as_caller();
         match a.code {
+            p::CHOWN => word(self.chown(a, s)),
             p::OPEN => match self.open_path(w[0], w[1], w[2], s) {
                 Ok(v) => Ok(Reply::Now(v, 0, false)),
                 Err(e) => word(Err(e)),
@@ -314,10 +331,16 @@ impl Unixd<'_> {
                 } else {
                     self.fs.resolve(self.base(w[0])?, s, true)?
                 };
+                let who = self.fs.who;
                 let i = self.fs.inode_mut(ino).ok_or(ENOENT)?;
                 if a.code == p::CHMOD {
-                    i.mode = (i.mode & mode::FMT) | (w[1] as u32 & 0o7777);
+                    i.mode = who.chmod(i.owner(), w[1] as u32)?;
                 } else {
+                    let explicit = |v: u64| v < u64::MAX - 1;
+                    if w[1] == u64::MAX - 1 && w[2] == u64::MAX - 1 {
+                        return word(Ok(0));
+                    }
+                    who.may_touch(i.owner(), explicit(w[1]) || explicit(w[2]))?;
                     let pick = |v: u64, old: u64| match v {
                         u64::MAX => now,
                         x if x == u64::MAX - 1 => old,
@@ -347,20 +370,32 @@ impl Unixd<'_> {
                 if i.mode & mode::FMT != mode::REG {
                     return Err(EINVAL);
                 }
+                if !s.is_empty() {
+                    self.fs.who.check(i.owner(), cred::want::W)?;
+                }
                 self.content.truncate(ino, i.size, w[1])?;
-                if let Some(m) = self.fs.inode_mut(ino) {
-                    m.size = w[1];
-                    m.mtime = now;
+                let m = self.fs.who.after_write(i.owner());
+                if let Some(n) = self.fs.inode_mut(ino) {
+                    n.size = w[1];
+                    n.mtime = now;
+                    n.ctime = now;
+                    n.mode = m;
                 }
                 word(Ok(0))
             }
             p::ACCESS => {
-                let ino = self.resolve_seeing_proc(self.base(w[0])?, s, true)?;
-                let i = self.fs.inode(ino).ok_or(ENOENT)?;
-                // Everyone is root: X needs some execute bit.
-                if w[1] & 1 != 0 && i.mode & 0o111 == 0 && i.mode & mode::FMT != mode::DIR {
-                    return Err(EACCES);
+                // `access` asks as the real user (`AT_EACCESS`: as the
+                // effective one), from the walk on.
+                if w[2] & at::EACCESS == 0 {
+                    self.fs.who = self.fs.who.as_real();
                 }
+                if w[1] & !7 != 0 {
+                    return Err(EINVAL);
+                }
+                let follow = w[2] & at::SYMLINK_NOFOLLOW == 0;
+                let ino = self.resolve_seeing_proc(self.base(w[0])?, s, follow)?;
+                let i = self.fs.inode(ino).ok_or(ENOENT)?;
+                self.fs.who.check(i.owner(), w[1] as u32)?;
                 word(Ok(0))
             }
             p::GETCWD => {
@@ -396,9 +431,10 @@ impl Unixd<'_> {
                 if i.mode & mode::FMT == mode::DIR {
                     return Err(EACCES);
                 }
-                if i.mode & mode::FMT != mode::REG || i.mode & 0o111 == 0 {
+                if i.mode & mode::FMT != mode::REG {
                     return Err(EACCES);
                 }
+                self.fs.who.check(i.owner(), cred::want::X)?;
                 self.content.segment(ino, T)?;
                 Ok(Reply::Now([0, i.size, ino as u64], 0, true))
             }

@@ -101,9 +101,17 @@ impl Unixd<'_> {
                 };
                 self.content.write(ino, off, data)?;
                 let now = self.time();
-                if let Some(m) = self.fs.inode_mut(ino) {
-                    m.size = m.size.max(off + data.len() as u64);
-                    m.mtime = now;
+                // A writer without privilege clears set-user-ID (Linux's
+                // `file_remove_privs`); only a file with those bits asks.
+                let m = if i.mode & (mode::SUID | mode::SGID) != 0 {
+                    self.caller_cred().after_write(i.owner())
+                } else {
+                    i.mode
+                };
+                if let Some(n) = self.fs.inode_mut(ino) {
+                    n.size = n.size.max(off + data.len() as u64);
+                    n.mtime = now;
+                    n.mode = m;
                 }
                 if at.is_none() {
                     self.open[f].off = off + data.len() as u64;

@@ -35,6 +35,7 @@ extern crate alloc;
 
 mod boot;
 mod content;
+mod creds;
 mod faults;
 mod files;
 mod io;
@@ -151,6 +152,9 @@ impl Unixd<'_> {
 
     /// Answers one message: the area that serves its order does.
     fn handle(&mut self, a: &Answer, s: &[u8], out: &mut [u8; 4096]) -> Result<Reply, i64> {
+        // The file system checks as the superuser unless an order says
+        // whose call it serves (`act_as_caller`).
+        self.fs.who = stet_unix::cred::Cred::ROOT;
         // (Orders that only look a path up make the waiting directories
         // only if the path goes through `/proc`: `resolve_seeing_proc`.)
         if self.proc_pending && p::NAMES_FILES.contains(&a.code) && !p::LOOKS_UP.contains(&a.code) {
@@ -175,6 +179,7 @@ impl Unixd<'_> {
             | p::FUTEX_WAIT
             | p::FUTEX_WAKE
             | p::PROCINFO
+            | p::CRED
                 if a.source != Source::Forwarded =>
             {
                 Err(EPERM)
@@ -198,7 +203,9 @@ impl Unixd<'_> {
             | p::GETCWD
             | p::DUP
             | p::FLAGS
+            | p::CHOWN
             | p::EXEC => self.file_order(a, s, out),
+            p::CRED => self.cred_order(a, s, out),
             p::READ
             | p::PREAD
             | p::WRITE

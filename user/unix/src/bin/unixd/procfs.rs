@@ -170,7 +170,10 @@ impl Unixd<'_> {
                 if !seen {
                     return r;
                 }
+                // The system makes them, not the caller.
+                let who = core::mem::replace(&mut self.fs.who, stet_unix::cred::Cred::ROOT);
                 self.proc_flush();
+                self.fs.who = who;
             }
         }
         self.fs.resolve(dir, path, follow)

@@ -13,6 +13,7 @@ use crate::{word, Reply, Unixd};
 use stet_rt::abi::order::node;
 use stet_rt::bank;
 use stet_rt::key::{Answer, Msg};
+use stet_unix::cred::Cred;
 use stet_unix::proto as p;
 use stet_unix::sys::errno::*;
 use stet_unix_personality::keydir::{fetch, swap};
@@ -51,6 +52,8 @@ pub(crate) struct Proc {
     pub(crate) comm: [u8; 16],
     /// File pages it made and has not freed (`limits`).
     pub(crate) file_pages: u64,
+    /// Its users and groups (`creds`).
+    pub(crate) cred: Cred,
 }
 
 pub(crate) const NO_PROC: Proc = Proc {
@@ -69,6 +72,7 @@ pub(crate) const NO_PROC: Proc = Proc {
     proc_pending: false,
     comm: [0; 16],
     file_pages: 0,
+    cred: Cred::ROOT,
 };
 
 /// The slot of a forked process's forwarder node (slots 2–15 are free)
@@ -170,6 +174,7 @@ impl Unixd<'_> {
             sid,
             fwd: true,
             comm: self.procs[pi].comm,
+            cred: self.procs[pi].cred,
             proc_pending: true,
             ..NO_PROC
         };

@@ -10,7 +10,7 @@ use stet_unix::proto as p;
 use stet_unix::sys::errno::*;
 
 /// Signals unixd sends itself.
-pub(crate) use stet_unix::sys::sig::{SIGALRM, SIGCHLD};
+pub(crate) use stet_unix::sys::sig::{SIGALRM, SIGCHLD, SIGCONT};
 
 fn bit(sig: u64) -> u64 {
     1 << (sig - 1)
@@ -72,7 +72,9 @@ impl Unixd<'_> {
         }
         let me = self.proc_of(from)?;
         let my_pgid = self.procs[me].pgid;
+        let (my_cred, my_sid) = (self.procs[me].cred, self.procs[me].sid);
         let mut found = false;
+        let mut refused = false;
         for i in 0..self.procs.len() {
             let p = self.procs[i];
             if p.pid == 0 {
@@ -87,15 +89,25 @@ impl Unixd<'_> {
                 w if w < -1 => p.pgid as i64 == -w,
                 w => p.pid as i64 == w,
             };
-            if hit {
-                found = true;
-                if sig != 0 && !p.zombie {
-                    self.signal(i, sig);
-                }
+            if !hit {
+                continue;
+            }
+            // Linux: a user signals its own processes (SIGCONT: any in
+            // its session); root signals all.
+            let allowed = my_cred.may_signal(&p.cred) || (sig == SIGCONT && p.sid == my_sid);
+            if !allowed {
+                refused = true;
+                continue;
+            }
+            found = true;
+            if sig != 0 && !p.zombie {
+                self.signal(i, sig);
             }
         }
         if found {
             Ok(0)
+        } else if refused {
+            Err(EPERM)
         } else {
             Err(ESRCH)
         }

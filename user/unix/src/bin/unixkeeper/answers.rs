@@ -22,25 +22,32 @@ pub const LIMIT: u64 = 511;
 /// them (a call made once is cheaper answered than installed).
 pub const AFTER: u8 = 2;
 
-/// The answers of a process with id `pid` (ids of users and groups are
-/// all 0: there are no users).
-fn table(pid: u64) -> [(u64, u64); 6] {
+/// The answers of a process with id `pid` and real and effective user
+/// and group ids `ids` (they change only through the keeper, which takes
+/// the answers back then: `ids`).
+fn table(pid: u64, ids: [u64; 4]) -> [(u64, u64); 6] {
     [
         (nr::GETPID, pid),
         (nr::GETTID, pid),
-        (nr::GETUID, 0),
-        (nr::GETEUID, 0),
-        (nr::GETGID, 0),
-        (nr::GETEGID, 0),
+        (nr::GETUID, ids[0]),
+        (nr::GETEUID, ids[1]),
+        (nr::GETGID, ids[2]),
+        (nr::GETEGID, ids[3]),
     ]
 }
 
 /// Gives process domain `proc` its answers, in a node from `bank` (held
 /// in `scratch` meanwhile). All or nothing for the process: on an error
 /// it simply has none, and the keeper answers everything.
-pub fn install(proc: Slot, bank_slot: Slot, scratch: Slot, pid: u64) -> Result<(), u64> {
+pub fn install(
+    proc: Slot,
+    bank_slot: Slot,
+    scratch: Slot,
+    pid: u64,
+    ids: [u64; 4],
+) -> Result<(), u64> {
     bank::alloc_node(bank_slot, scratch)?;
-    for (n, v) in table(pid) {
+    for (n, v) in table(pid, ids) {
         let a = Msg::new(scratch, node::WRITE_NUMBER)
             .words([slot(n) as u64, v, n, 0])
             .call();

@@ -89,6 +89,26 @@ impl Keeper {
             );
         }
         let r = match n {
+            nr::GETUID
+            | nr::GETEUID
+            | nr::GETGID
+            | nr::GETEGID
+            | nr::GETRESUID
+            | nr::GETRESGID
+            | nr::SETUID
+            | nr::SETGID
+            | nr::SETREUID
+            | nr::SETREGID
+            | nr::SETRESUID
+            | nr::SETRESGID
+            | nr::SETFSUID
+            | nr::SETFSGID
+            | nr::GETGROUPS
+            | nr::SETGROUPS => self.id_call(n, &a).unwrap_or(Err(ENOSYS)),
+            nr::CHOWN => self.chown(cwd, Some(a[0]), a[1], a[2], 0),
+            nr::LCHOWN => self.chown(cwd, Some(a[0]), a[1], a[2], at::SYMLINK_NOFOLLOW),
+            nr::FCHOWN => self.chown(a[0], None, a[1], a[2], 0),
+            nr::FCHOWNAT => self.chown(a[0], Some(a[1]), a[2], a[3], a[4]),
             PANIC_KEEPER if self.testing => {
                 panic!("pid {}: a keeper panic asked for by a test", self.pid)
             }
@@ -176,7 +196,13 @@ impl Keeper {
                 .fid(a[0])
                 .and_then(|f| self.unixd(proto::TRUNCATE, [f, a[1], 0, 0])),
             nr::ACCESS => self.path_call(proto::ACCESS, cwd, a[0], a[1], 0),
-            nr::FACCESSAT | nr::FACCESSAT2 => self.path_call(proto::ACCESS, a[0], a[1], a[2], 0),
+            nr::FACCESSAT => self.path_call(proto::ACCESS, a[0], a[1], a[2], 0),
+            nr::FACCESSAT2
+                if a[3] & !(at::EACCESS | at::SYMLINK_NOFOLLOW | at::EMPTY_PATH) != 0 =>
+            {
+                Err(EINVAL)
+            }
+            nr::FACCESSAT2 => self.path_call(proto::ACCESS, a[0], a[1], a[2], a[3]),
             nr::UTIMENSAT => self.utimensat(a[0], a[1], a[2]),
             nr::GETCWD => self.getcwd(a[0], a[1]),
             nr::CHDIR => self.chdir(Some(a[0]), 0),
@@ -224,10 +250,6 @@ impl Keeper {
                 Ok(self.pid)
             }
             nr::GETPPID => self.unixd(proto::GETPPID, [0; 4]),
-            nr::GETUID | nr::GETEUID | nr::GETGID | nr::GETEGID => {
-                self.leave_answers();
-                Ok(0)
-            }
             nr::GETPGRP => self.unixd(proto::GETPGID, [0; 4]),
             nr::UMASK => Ok(core::mem::replace(&mut self.umask, a[0] & 0o777)),
             nr::UNAME => self.uname(a[0]),

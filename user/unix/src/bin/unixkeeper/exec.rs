@@ -259,7 +259,7 @@ fn load<const N: usize, const M: usize>(
     if v < 0 {
         return Err(-v);
     }
-    let len = a.w[1];
+    let (len, ino) = (a.w[1], a.w[2]);
     let mut head = [0u8; 4096];
     let hl = (len as usize).min(head.len());
     let r = Msg::new(T3, segment::READ)
@@ -274,6 +274,7 @@ fn load<const N: usize, const M: usize>(
     // plain copy of its parent (for the parent's next `fork`: a shell's
     // `fork` then `execve` need build no copy next time), else destroyed.
     k.collect_enosys();
+    let secure = k.exec_ids(ino);
     if k.keepable() && k.keep_process() {
         k.kept_at_exec = true;
     } else {
@@ -354,7 +355,8 @@ fn load<const N: usize, const M: usize>(
             entry: plan.entry,
             base: 0,
         },
-        ids: [0; 4],
+        ids: [k.cred.uid[0], k.cred.uid[1], k.cred.gid[0], k.cred.gid[1]].map(u64::from),
+        secure,
         hwcap: [hwcap(), 0],
         clktck: 100,
         random,

@@ -45,7 +45,7 @@ pub const CLOSED: Fd = Fd {
 
 /// The domain's answer as a system call result; `None` for `BUSY` (ask
 /// again).
-fn result(a: &Answer) -> Option<R> {
+pub(crate) fn result(a: &Answer) -> Option<R> {
     if a.code == Code::Ok {
         crate::signals::note(a.w[proto::INTR_WORD]);
     }
@@ -64,7 +64,7 @@ fn result(a: &Answer) -> Option<R> {
 }
 
 /// Calls the domain with words and a string of this domain's memory.
-fn ux(order: u64, w: [u64; 4], s: &[u8]) -> (R, Answer) {
+pub(crate) fn ux(order: u64, w: [u64; 4], s: &[u8]) -> (R, Answer) {
     loop {
         let a = Msg::new(UNIXD, order).words(w).string(s).call();
         if let Some(r) = result(&a) {
@@ -439,6 +439,18 @@ impl Keeper {
             return Err(ENOENT);
         }
         ux(order, [base, w1, w2, 0], path).0
+    }
+
+    /// `fchownat` of a path (`ids`: owner | group << 32); an empty path
+    /// with `AT_EMPTY_PATH` is the descriptor itself.
+    pub fn chown_path(&mut self, dirfd: u64, path: u64, ids: u64, flags: u64) -> R {
+        let base = self.dirfd(dirfd)?;
+        let mut b = [0u8; 4096];
+        let path = self.path(path, &mut b)?;
+        if path.is_empty() && flags & at::EMPTY_PATH == 0 {
+            return Err(ENOENT);
+        }
+        ux(p::CHOWN, [base, ids, flags, 0], path).0
     }
 
     /// Calls taking two paths: rename and link (`old\0new`).

@@ -19,6 +19,7 @@ mod calls;
 mod exec;
 mod fds;
 mod fork;
+mod ids;
 mod limits;
 mod memory;
 mod poll;
@@ -123,6 +124,9 @@ pub struct Keeper {
     rng: XorShift64Star,
     /// Resource limits, (soft, hard) by resource (`limits`).
     pub rlimits: [[u64; 2]; limits::RESOURCES],
+    /// A copy of the process's users and groups, which unixd holds
+    /// (`ids`).
+    pub cred: stet_unix::cred::Cred,
 }
 
 impl Keeper {
@@ -153,6 +157,7 @@ impl Keeper {
             kept_at_exec: false,
             rng: XorShift64Star::new(stet_rt::cpu::rdtsc()),
             rlimits: limits::defaults(),
+            cred: ids::FIRST,
         }
     }
 
@@ -223,7 +228,9 @@ impl Keeper {
         if self.answered < answers::AFTER {
             self.answered += 1;
             if self.answered == answers::AFTER {
-                let _ = answers::install(slots::PROC, PBANK, T, self.pid);
+                let c = &self.cred;
+                let ids = [c.uid[0], c.uid[1], c.gid[0], c.gid[1]].map(u64::from);
+                let _ = answers::install(slots::PROC, PBANK, T, self.pid, ids);
             }
         }
     }
