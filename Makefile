@@ -35,6 +35,13 @@ UNIX_BINS := $(patsubst user/unix/c/%.c,$(BUILD)/user/unix-%,$(UNIX_C)) $(patsub
 MUSL := /usr/lib/x86_64-linux-musl
 UNIX_CFLAGS := -O2 -Wall -Werror
 LINUXBENCH := $(BUILD)/user/linuxbench-bench $(BUILD)/user/linuxbench-true
+# The dynamic-linking test (user/unix/c/dyn): a program musl's dynamic
+# loader links with three shared libraries (A needs B; C has TLS) and a
+# plugin it loads with dlopen; all go to /lib of the UNIX file system,
+# beside musl's loader (/lib/ld-musl-x86_64.so.1, from the musl package).
+DYN := $(BUILD)/user/dyn
+DYN_LIBS := $(DYN)/libstet-b.so $(DYN)/libstet-a.so $(DYN)/libstet-c.so $(DYN)/libstet-plugin.so
+DYN_BINS := $(DYN_LIBS) $(DYN)/dyntest
 HARNESS := target/release/stet-harness
 KERNEL_CARGO := CARGO_TARGET_X86_64_UNKNOWN_NONE_RUSTFLAGS="$(KERNEL_FLAGS)" cargo
 USER_CARGO := CARGO_TARGET_X86_64_UNKNOWN_NONE_RUSTFLAGS="$(USER_FLAGS)" cargo
@@ -67,7 +74,24 @@ user: deps
 	@mkdir -p $(BUILD)/user
 	@for p in $(PROGRAMS); do cp target/user/$(TARGET)/release/$$p $(BUILD)/user/$$p; done
 
-unix: deps $(UNIX_BINS) $(LINUXBENCH)
+unix: deps $(UNIX_BINS) $(LINUXBENCH) $(DYN_BINS)
+
+$(DYN)/libstet-b.so: user/unix/c/dyn/libb.c
+	@mkdir -p $(DYN)
+	musl-gcc $(UNIX_CFLAGS) -shared -fPIC $< -o $@
+
+$(DYN)/libstet-c.so: user/unix/c/dyn/libc3.c
+	@mkdir -p $(DYN)
+	musl-gcc $(UNIX_CFLAGS) -shared -fPIC $< -o $@
+
+$(DYN)/libstet-a.so: user/unix/c/dyn/liba.c $(DYN)/libstet-b.so
+	musl-gcc $(UNIX_CFLAGS) -shared -fPIC $< -L$(DYN) -lstet-b -o $@
+
+$(DYN)/libstet-plugin.so: user/unix/c/dyn/plugin.c $(DYN)/libstet-b.so
+	musl-gcc $(UNIX_CFLAGS) -shared -fPIC $< -L$(DYN) -lstet-b -o $@
+
+$(DYN)/dyntest: user/unix/c/dyn/dyntest.c $(DYN)/libstet-a.so $(DYN)/libstet-c.so
+	musl-gcc $(UNIX_CFLAGS) $< -L$(DYN) -Wl,-rpath-link,$(DYN) -lstet-a -lstet-c -o $@
 
 # The Linux benchmark's programs (tools/linuxbench), built with the very
 # command its build.sh uses, so the UNIX personality runs the same bytes
@@ -101,6 +125,10 @@ rootfs: unix
 	@cp $(BUILD)/user/linuxbench-bench $(BUILD)/rootfs/bin/linuxbench
 	@cp $(BUILD)/user/linuxbench-true $(BUILD)/rootfs/bin/true
 	@cp /bin/busybox $(BUILD)/rootfs/bin/busybox
+	@mkdir -p $(BUILD)/rootfs/lib
+	@cp $(MUSL)/libc.so $(BUILD)/rootfs/lib/ld-musl-x86_64.so.1
+	@cp $(DYN_LIBS) $(BUILD)/rootfs/lib/
+	@cp $(DYN)/dyntest $(BUILD)/rootfs/bin/dyntest
 	@cd $(BUILD)/rootfs/bin && for a in $$(./busybox --list); do [ -e $$a ] || ln busybox $$a; done
 	@cd $(BUILD)/rootfs && find . | LC_ALL=C sort | cpio -o -H newc --quiet --reproducible > ../user/rootfs.cpio
 

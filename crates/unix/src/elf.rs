@@ -2,12 +2,14 @@
 //! mapped where, checked so a hostile file cannot make the keeper map
 //! anything outside the process's space or read beyond the file.
 //!
-//! Both kinds of static program Linux runs are accepted: `ET_EXEC`
-//! (linked at fixed addresses, e.g. `musl-gcc -static`, Debian's
-//! `busybox-static`) and static-PIE `ET_DYN` without an interpreter
-//! (`-static-pie`), which is placed at [`crate::layout::PIE_BASE`] and
-//! relocates itself. A program with `PT_INTERP` (dynamically linked) is
-//! refused with `ENOEXEC`: there is no dynamic loader.
+//! Every kind of program Linux runs is accepted: `ET_EXEC` (linked at
+//! fixed addresses, e.g. `musl-gcc -static`, Debian's `busybox-static`),
+//! static-PIE `ET_DYN` without an interpreter (`-static-pie`), which is
+//! placed at [`crate::layout::PIE_BASE`] and relocates itself, and a
+//! dynamically linked program (`PT_INTERP`, [`Plan::interp`]): the keeper
+//! loads the interpreter it names (`ld.so`, itself an `ET_DYN` without an
+//! interpreter, planned with [`plan_at`] at a base of the keeper's choice)
+//! and starts that, which loads the rest.
 //!
 //! Only the headers are parsed (the `elf` crate's parsers over the first
 //! bytes of the file), so the keeper reads one page, not the file.
@@ -91,6 +93,9 @@ pub struct Plan {
     pub brk: u64,
     /// Whether `PT_GNU_STACK` asks for an executable stack.
     pub exec_stack: bool,
+    /// `PT_INTERP`: the file offset and length (its NUL included) of the
+    /// interpreter's path.
+    pub interp: Option<(u64, u64)>,
 }
 
 impl Plan {
@@ -98,6 +103,26 @@ impl Plan {
     pub fn loads(&self) -> &[Load] {
         &self.loads[..self.nloads]
     }
+
+    /// The page-aligned span `[start, end)` all load segments occupy.
+    pub fn extent(&self) -> (u64, u64) {
+        let l = self.loads();
+        match (l.first(), l.last()) {
+            (Some(a), Some(b)) => (a.span().0, b.span().1),
+            _ => (0, 0),
+        }
+    }
+}
+
+/// The interpreter's path from the bytes of its `PT_INTERP` (`bytes`,
+/// as [`Plan::interp`] locates them): up to the first NUL, which must be
+/// there, and not empty.
+pub fn interp_path(bytes: &[u8]) -> Result<&[u8], Error> {
+    let end = bytes.iter().position(|&b| b == 0).ok_or(Error::Dynamic)?;
+    if end == 0 {
+        return Err(Error::Dynamic);
+    }
+    Ok(&bytes[..end])
 }
 
 /// Why a file cannot be executed (each maps to an errno for `execve`).
@@ -105,7 +130,8 @@ impl Plan {
 pub enum Error {
     /// Not an ELF64 little-endian x86_64 executable (`ENOEXEC`).
     NotElf,
-    /// Dynamically linked (has `PT_INTERP`) (`ENOEXEC`).
+    /// An interpreter that itself asks for one, or an unusable
+    /// `PT_INTERP` (`ENOEXEC`).
     Dynamic,
     /// The headers are malformed or lie outside the bytes given (`ENOEXEC`).
     Malformed,
@@ -128,6 +154,12 @@ impl Error {
 /// within `head` (they do in every linker's output: right after the
 /// 64-byte file header).
 pub fn plan(head: &[u8], file_len: u64) -> Result<Plan, Error> {
+    plan_at(head, file_len, PIE_BASE)
+}
+
+/// [`plan`], with an `ET_DYN` file placed at `dyn_base` (an interpreter:
+/// wherever the keeper finds room; see [`Plan::extent`]).
+pub fn plan_at(head: &[u8], file_len: u64, dyn_base: u64) -> Result<Plan, Error> {
     // `parse_ident` indexes the 16 identification bytes unchecked.
     let id = head.get(..16).ok_or(Error::NotElf)?;
     let ident = parse_ident::<LittleEndian>(id).map_err(|_| Error::NotElf)?;
@@ -159,7 +191,7 @@ pub fn plan(head: &[u8], file_len: u64) -> Result<Plan, Error> {
         .get(eh.e_phoff as usize..ph_end as usize)
         .ok_or(Error::Malformed)?;
     let phdrs = SegmentTable::new(LittleEndian, Class::ELF64, table);
-    let bias = if pie { PIE_BASE } else { 0 };
+    let bias = if pie { dyn_base } else { 0 };
 
     let mut p = Plan {
         pie,
@@ -171,11 +203,24 @@ pub fn plan(head: &[u8], file_len: u64) -> Result<Plan, Error> {
         nloads: 0,
         brk: 0,
         exec_stack: false,
+        interp: None,
     };
     let mut phdr_vaddr = None;
     for ph in phdrs.iter() {
         match ph.p_type {
-            PT_INTERP => return Err(Error::Dynamic),
+            // A path of at most PATH_MAX bytes, NUL-terminated, in the file.
+            PT_INTERP => {
+                if p.interp.is_some()
+                    || !(2..=4096).contains(&ph.p_filesz)
+                    || ph
+                        .p_offset
+                        .checked_add(ph.p_filesz)
+                        .is_none_or(|e| e > file_len)
+                {
+                    return Err(Error::Dynamic);
+                }
+                p.interp = Some((ph.p_offset, ph.p_filesz));
+            }
             PT_PHDR => phdr_vaddr = Some(ph.p_vaddr),
             PT_GNU_STACK => p.exec_stack = ph.p_flags & PF_X != 0,
             // The program sets up its own TLS from these headers (AT_PHDR);

@@ -182,6 +182,7 @@ pub mod errno {
     pub const ENOSYS: i64 = 38;
     pub const ENOTEMPTY: i64 = 39;
     pub const ELOOP: i64 = 40;
+    pub const ELIBBAD: i64 = 80;
     pub const ETIMEDOUT: i64 = 110;
 }
 

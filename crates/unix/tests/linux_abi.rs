@@ -181,6 +181,7 @@ fn linux_rows() -> Vec<Row> {
         sys::errno::ENXIO => errno::ENXIO,
         sys::errno::E2BIG => errno::E2BIG,
         sys::errno::ENOEXEC => errno::ENOEXEC,
+        sys::errno::ELIBBAD => errno::ELIBBAD,
         sys::errno::EBADF => errno::EBADF,
         sys::errno::ECHILD => errno::ECHILD,
         sys::errno::EAGAIN => errno::EAGAIN,

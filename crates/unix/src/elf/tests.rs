@@ -99,8 +99,15 @@ fn refusals() {
     assert_eq!(plan(&b, 0x3100), Err(Error::NotElf));
     assert_eq!(plan(b"\x7fELF", 4), Err(Error::NotElf));
     assert_eq!(plan(b"#!/bin/sh\n", 10), Err(Error::NotElf));
-    // Dynamic.
+    // An interpreter path that does not fit the file, or two of them.
     let mut d = good.clone();
+    d.push((PT_INTERP, PF_R, 0x3000, 0x403000, 0x200, 0x200));
+    assert_eq!(
+        plan(&elf(ET_EXEC, EM_X86_64, 0x401000, &d), 0x3100),
+        Err(Error::Dynamic)
+    );
+    let mut d = good.clone();
+    d.push((PT_INTERP, PF_R, 0x200, 0x400200, 28, 28));
     d.push((PT_INTERP, PF_R, 0x200, 0x400200, 28, 28));
     assert_eq!(
         plan(&elf(ET_EXEC, EM_X86_64, 0x401000, &d), 0x3100),
@@ -213,4 +220,33 @@ proptest::proptest! {
             }
         }
     }
+}
+
+#[test]
+fn dynamic_program_names_its_interpreter() {
+    let mut d = musl_exec();
+    d.push((PT_INTERP, PF_R, 0x200, 0x400200, 28, 28));
+    let p = plan(&elf(ET_EXEC, EM_X86_64, 0x401000, &d), 0x3100).unwrap();
+    assert_eq!(p.interp, Some((0x200, 28)));
+    assert_eq!(interp_path(b"/lib/ld-musl-x86_64.so.1\0\0"), Ok(&b"/lib/ld-musl-x86_64.so.1"[..]));
+    assert_eq!(interp_path(b"no nul"), Err(Error::Dynamic));
+    assert_eq!(interp_path(b"\0"), Err(Error::Dynamic));
+}
+
+#[test]
+fn interpreter_is_placed_where_asked() {
+    // An ld.so: ET_DYN from 0, text then data and bss.
+    let phs: Vec<Ph> = vec![
+        (PT_LOAD, PF_R, 0, 0, 0x1000, 0x1000),
+        (PT_LOAD, RX, 0x1000, 0x1000, 0x5000, 0x5000),
+        (PT_LOAD, RW, 0x6f00, 0x7f00, 0x200, 0x1300),
+    ];
+    let b = elf(ET_DYN, EM_X86_64, 0x1100, &phs);
+    let p = plan_at(&b, 0x7100, 0x7_0000_0000).unwrap();
+    assert_eq!(p.extent(), (0x7_0000_0000, 0x7_0000_a000));
+    assert_eq!(p.entry, 0x7_0000_1100);
+    assert_eq!(p.loads()[2].file_end(), 0x7_0000_8100);
+    assert_eq!(p.interp, None);
+    // At PIE_BASE by default, as a static PIE.
+    assert_eq!(plan(&b, 0x7100).unwrap().extent().0, PIE_BASE);
 }

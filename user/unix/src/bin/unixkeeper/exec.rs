@@ -269,6 +269,12 @@ fn load<const N: usize, const M: usize>(
         return Err(ENOEXEC);
     }
     let plan = stet_unix::elf::plan(&head[..hl], len).map_err(|e| e.errno())?;
+    // A dynamically linked program: its interpreter, opened while the old
+    // image can still take an error.
+    let interp = match plan.interp {
+        Some((off, n)) => Some(crate::interp::open(k, off, n)?),
+        None => None,
+    };
 
     // Past this point the old image goes: kept, if it is a forked child's
     // plain copy of its parent (for the parent's next `fork`: a shell's
@@ -336,6 +342,12 @@ fn load<const N: usize, const M: usize>(
         })?;
     }
 
+    // The interpreter, which starts first.
+    let (base, start) = match &interp {
+        Some(i) => k.map_interp(i)?,
+        None => (0, plan.entry),
+    };
+
     // The start-up stack.
     let mut random = [0u8; 16];
     random[..8].copy_from_slice(&k.random().to_le_bytes());
@@ -353,7 +365,7 @@ fn load<const N: usize, const M: usize>(
             phent: stet_unix::elf::PHENT,
             phnum: plan.phnum,
             entry: plan.entry,
-            base: 0,
+            base,
         },
         ids: [k.cred.uid[0], k.cred.uid[1], k.cred.gid[0], k.cred.gid[1]].map(u64::from),
         secure,
@@ -372,7 +384,7 @@ fn load<const N: usize, const M: usize>(
 
     // Registers as Linux leaves them at a static program's entry.
     let mut r = [0u64; NREGS];
-    r[Reg::Rip as usize] = plan.entry;
+    r[Reg::Rip as usize] = start;
     r[Reg::Rsp as usize] = sp;
     r[Reg::Rflags as usize] = 0x202;
     let mut b = [0u8; REGS_SIZE];

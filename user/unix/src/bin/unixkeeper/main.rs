@@ -20,6 +20,7 @@ mod exec;
 mod fds;
 mod fork;
 mod ids;
+mod interp;
 mod limits;
 mod memory;
 mod poll;

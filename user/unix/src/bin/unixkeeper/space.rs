@@ -309,7 +309,11 @@ impl Space {
         self.keys.leaf(leaf).map_err(|_| Touch::NoMemory)?;
         let writable = v.prot & prot::WRITE != 0;
         let flags = match v.backing {
-            Backing::File { file, offset, .. } if file != 0 => {
+            Backing::File {
+                file,
+                offset,
+                zero_from,
+            } if file != 0 => {
                 // A mapped file: its own page. Private and written: a
                 // copy, made below once the file's page is in place.
                 let fid = self.file_fid(file).ok_or(Touch::Fault)?;
@@ -323,7 +327,20 @@ impl Space {
                     // Past the end of the file: SIGBUS, as Linux.
                     return Err(Touch::NoMemory);
                 }
-                if v.shared {
+                if !v.shared && base + PAGE > zero_from {
+                    // The last page of an interpreter's data: the file's
+                    // bytes up to `zero_from`, zeros after (its bss).
+                    let n = zero_from.saturating_sub(base) as usize;
+                    let mut b = [0u8; PAGE as usize];
+                    let r = Msg::new(T, page::READ)
+                        .words([0, n as u64, 0, 0])
+                        .call_into(&mut b[..n]);
+                    ok(r).map_err(|_| Touch::NoMemory)?;
+                    bank::alloc_page(MEMBANK, T).map_err(|_| Touch::NoMemory)?;
+                    ok(Msg::new(T, page::WRITE).w0(0).string(&b[..n]).call())
+                        .map_err(|_| Touch::NoMemory)?;
+                    pf::OWNED | pf::WRITABLE
+                } else if v.shared {
                     pf::WRITABLE
                 } else {
                     ok(Msg::new(T, page::MAKE_RO).recv([T, 0, 0, 0]).call())
