@@ -134,6 +134,26 @@ impl KeyDir {
         }
     }
 
+    /// Forgets every directory node over entries from `first` on (a
+    /// multiple of 256) without touching them: a copy of this directory's
+    /// state that describes another directory, whose tree has only the
+    /// entries below `first` (a forked keeper's), makes them afresh.
+    pub fn forget_from(&mut self, first: u16) {
+        let (g1, g2) = ((first >> 4) as usize, (first >> 8) as usize);
+        for b in g1..self.made1.len() * 64 {
+            self.made1[b / 64] &= !(1 << (b % 64));
+        }
+        for b in g2..self.made2.len() * 64 {
+            self.made2[b / 64] &= !(1 << (b % 64));
+        }
+        if self.cached.is_some_and(|c| c >= first) {
+            self.cached = None;
+        }
+        if self.group.is_some_and(|g| g >= first >> 4) {
+            self.group = None;
+        }
+    }
+
     /// A fourth level: a new root whose slot 0 is the old one (whose
     /// entries keep their numbers), in `s.root` (uses `scratch`).
     fn grow(&mut self) -> Result<(), Code> {

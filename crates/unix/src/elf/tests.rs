@@ -228,7 +228,10 @@ fn dynamic_program_names_its_interpreter() {
     d.push((PT_INTERP, PF_R, 0x200, 0x400200, 28, 28));
     let p = plan(&elf(ET_EXEC, EM_X86_64, 0x401000, &d), 0x3100).unwrap();
     assert_eq!(p.interp, Some((0x200, 28)));
-    assert_eq!(interp_path(b"/lib/ld-musl-x86_64.so.1\0\0"), Ok(&b"/lib/ld-musl-x86_64.so.1"[..]));
+    assert_eq!(
+        interp_path(b"/lib/ld-musl-x86_64.so.1\0\0"),
+        Ok(&b"/lib/ld-musl-x86_64.so.1"[..])
+    );
     assert_eq!(interp_path(b"no nul"), Err(Error::Dynamic));
     assert_eq!(interp_path(b"\0"), Err(Error::Dynamic));
 }

@@ -91,6 +91,24 @@ impl Keeper {
     /// `fork` (and `vfork`, and `clone` with only `SIGCHLD`): → the child's
     /// pid; the child process resumes with 0.
     pub fn fork(&mut self, regs: &[u64; NREGS]) -> Result<u64, i64> {
+        // Pages parked by `mprotect(PROT_NONE)` are copied like the rest,
+        // then parked again on both sides.
+        // The child keeper parks its own before its process runs
+        // (`fork_parked`: the child's process is started by its keeper).
+        let parked = self.space.any_parked();
+        if parked {
+            self.space.unpark(0, stet_unix::layout::USER_END);
+        }
+        self.fork_parked = parked;
+        let r = self.fork_inner(regs);
+        self.fork_parked = false;
+        if parked {
+            self.space.park_none();
+        }
+        r
+    }
+
+    fn fork_inner(&mut self, regs: &[u64; NREGS]) -> Result<u64, i64> {
         self.drop_kept();
         // The child's pid and its references to the open files.
         let mut fids = [0u8; 4 * (crate::fds::MAX_FDS + 1 + crate::space::MAX_FILES)];
@@ -210,9 +228,11 @@ impl Keeper {
         swap(KEYS, CHILD_PBANK, CPB, 0)?;
         swap(KEYS, CHILD_DIR, CDIR, 0)?;
         self.build_keeper(pid)?;
-        ok(Msg::new(CPROC, domain::SET_STATE)
-            .words([state::RUNNING, state::FOREIGN as u64, 0, 0])
-            .call())?;
+        if !self.fork_parked {
+            ok(Msg::new(CPROC, domain::SET_STATE)
+                .words([state::RUNNING, state::FOREIGN as u64, 0, 0])
+                .call())?;
+        }
         Ok(())
     }
 

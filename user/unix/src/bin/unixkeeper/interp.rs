@@ -20,20 +20,20 @@ use stet_unix::proto::{self, at, o};
 use stet_unix::sys::errno::*;
 use stet_unix::vm::{Backing, Vma};
 
-/// An interpreter opened for `execve`.
+/// An interpreter opened for `execve` (small: it lives in `execve`'s
+/// frame while the start-up stack is built).
 pub struct Interp {
     /// Its open file (a reference the space takes over once mapped).
     pub fid: u64,
     /// Its length.
     pub len: u64,
-    /// Its first page (the ELF and program headers).
-    pub head: [u8; PAGE as usize],
-    /// Its plan at `PIE_BASE`, for its size.
-    pub plan: Plan,
+    /// Its span at `PIE_BASE`.
+    pub extent: (u64, u64),
 }
 
 /// Opens the interpreter whose path is at `off` (`n` bytes) of the
 /// executable (its segment key in `T3`).
+#[inline(never)]
 pub fn open(k: &Keeper, off: u64, n: u64) -> Result<Interp, i64> {
     let mut buf = [0u8; 4096];
     let n = n.min(buf.len() as u64) as usize;
@@ -57,7 +57,9 @@ pub fn open(k: &Keeper, off: u64, n: u64) -> Result<Interp, i64> {
     }
 }
 
-fn read_head(fid: u64) -> Result<Interp, i64> {
+/// Its length and its plan at `base`.
+#[inline(never)]
+fn plan_of(fid: u64, base: u64) -> Result<(u64, Plan), i64> {
     let mut st = [0u8; 144];
     let a = Msg::new(UNIXD, proto::FSTAT)
         .words([fid, 0, 0, 0])
@@ -70,16 +72,20 @@ fn read_head(fid: u64) -> Result<Interp, i64> {
         .words([fid, hl as u64, 0, 0])
         .call_into(&mut head[..hl]);
     let got = result(&a).unwrap_or(Err(EIO))? as usize;
-    let plan = elf::plan_at(&head[..got.min(hl)], len, PIE_BASE).map_err(|e| e.errno())?;
+    let plan = elf::plan_at(&head[..got.min(hl)], len, base).map_err(|e| e.errno())?;
     // An interpreter is position-independent and needs none of its own.
     if !plan.pie || plan.interp.is_some() {
         return Err(ELIBBAD);
     }
+    Ok((len, plan))
+}
+
+fn read_head(fid: u64) -> Result<Interp, i64> {
+    let (len, plan) = plan_of(fid, PIE_BASE)?;
     Ok(Interp {
         fid,
         len,
-        head,
-        plan,
+        extent: plan.extent(),
     })
 }
 
@@ -88,10 +94,11 @@ impl Keeper {
     /// program) → its base (`AT_BASE`) and entry. Its file's reference
     /// goes to the space.
     pub fn map_interp(&mut self, i: &Interp) -> Result<(u64, u64), i64> {
-        let (s, e) = i.plan.extent();
+        let (s, e) = i.extent;
         let base = self.space.map.place(0, e - s)?;
-        let p = elf::plan_at(&i.head[..(i.len.min(PAGE)) as usize], i.len, base)
-            .map_err(|e| e.errno())?;
+        // Its headers again, checked again (kept, they would fill the
+        // frame that builds the start-up stack).
+        let (_, p) = plan_of(i.fid, base)?;
         let file = self.space.add_file(i.fid as u32).ok_or(ENOMEM)?;
         for l in p.loads() {
             let (start, end) = l.span();

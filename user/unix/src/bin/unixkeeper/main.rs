@@ -128,6 +128,12 @@ pub struct Keeper {
     /// A copy of the process's users and groups, which unixd holds
     /// (`ids`).
     pub cred: stet_unix::cred::Cred,
+    /// The fault behind the signal being delivered: (signal, `si_code`,
+    /// `si_addr`), for its frame's `siginfo` (signal 0: none).
+    pub fault_si: (u64, u64, u64),
+    /// A `fork` whose process had pages out of its tree (`PROT_NONE`):
+    /// the child keeper parks them too, then starts its process itself.
+    pub fork_parked: bool,
 }
 
 impl Keeper {
@@ -159,6 +165,8 @@ impl Keeper {
             rng: XorShift64Star::new(stet_rt::cpu::rdtsc()),
             rlimits: limits::defaults(),
             cred: ids::FIRST,
+            fault_si: (0, 0, 0),
+            fork_parked: false,
         }
     }
 
@@ -538,6 +546,23 @@ fn main(arg: u64) -> i64 {
         } else {
             None
         };
+        // Its parent's `PROT_NONE` pages came in place: out they go, before
+        // its process runs (which its keeper starts then, unless a spare
+        // does below).
+        k.space.forget_parking();
+        if core::mem::take(&mut k.fork_parked) {
+            k.space.park_none();
+            if arg & fork::REUSED == 0 {
+                let _ = Msg::new(slots::PROC, stet_rt::abi::order::domain::SET_STATE)
+                    .words([
+                        stet_rt::abi::domain::state::RUNNING,
+                        stet_rt::abi::domain::state::FOREIGN as u64,
+                        0,
+                        0,
+                    ])
+                    .call();
+            }
+        }
         // A spare woken by `fork` finishes what a fresh keeper's builder
         // does for it: its process is still stopped.
         if arg & fork::REUSED != 0 {
@@ -600,9 +625,15 @@ fn main(arg: u64) -> i64 {
             },
             fault::code::MEMORY => match k.memory_fault(a.w[0], a.w[1], a.w[2]) {
                 Ok(()) => None,
-                Err(s) => k
-                    .fault_signal(s, &mut regs, &mut with_regs)
-                    .map(|s| End::Signal(s, "memory fault at", a.w[0], a.w[3])),
+                Err(s) => {
+                    // SEGV_MAPERR (1) where nothing is mapped, SEGV_ACCERR
+                    // (2) where the access is not allowed; BUS_ADRERR (2).
+                    let mapped = k.space.map.find(a.w[0]).is_some();
+                    let code = if s == SIGSEGV && !mapped { 1 } else { 2 };
+                    k.fault_si = (s as u64, code, a.w[0]);
+                    k.fault_signal(s, &mut regs, &mut with_regs)
+                        .map(|s| End::Signal(s, "memory fault at", a.w[0], a.w[3]))
+                }
             },
             fault::code::EXCEPTION => {
                 let s = match a.w[0] {

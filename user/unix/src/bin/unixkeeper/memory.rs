@@ -162,6 +162,11 @@ impl Keeper {
         }
         let (a, b) = vm::range(addr, len)?;
         self.space.map.protect(a, b, p as u8)?;
+        if p == 0 {
+            // No access: the pages that exist leave the tree.
+            return self.space.park(a, b).map(|_| 0);
+        }
+        self.space.unpark(a, b);
         if p as u8 & prot::WRITE == 0 {
             self.space.write_protect(a, b);
         }

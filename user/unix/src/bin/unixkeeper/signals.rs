@@ -221,6 +221,12 @@ impl Keeper {
         put(MCONTEXT + 168, old); // oldmask
         put(MCONTEXT + 184, fpstate);
         put(SIGMASK, old);
+        // A fault's signal says why and where (`si_code`, `si_addr`).
+        if self.fault_si.0 == sig {
+            let (_, code, addr) = core::mem::take(&mut self.fault_si);
+            put(INFO + 8, code);
+            put(INFO + 16, addr);
+        }
         f[INFO as usize..INFO as usize + 4].copy_from_slice(&(sig as u32).to_le_bytes());
         self.space.write(fpstate, &fpu)?;
         self.space.write(frame, &f)?;

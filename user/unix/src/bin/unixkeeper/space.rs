@@ -127,7 +127,24 @@ pub struct Space {
     /// The fids of the mapped files (`Backing::File`'s `file`; 0 is the
     /// executable, in `EXEC`), each holding one reference.
     files: [u32; MAX_FILES],
+    /// Pages taken out of the tree by `mprotect(PROT_NONE)` (`park`):
+    /// entry `i` is the page number << 8 | its shadow flags (a page number
+    /// has 24 bits), its key in directory entry `PARK_BASE + i`;
+    /// `NO_PAGE` is a free entry.
+    parked: [u32; MAX_PARKED],
+    /// How many entries of `parked` are in use (most processes: none,
+    /// and `munmap` need not look).
+    nparked: u16,
 }
+
+/// Most pages `mprotect(PROT_NONE)` holds out of a process's tree at once
+/// (more: `ENOMEM`, which Linux's `mprotect` may answer too).
+pub const MAX_PARKED: usize = 1024;
+/// The key directory's entries for parked pages (the shadow's nodes use
+/// those below `shadow::MAX_NODES`; the directory holds 4,096).
+const PARK_BASE: u16 = 2048;
+/// A free [`Space::parked`] entry.
+const NO_PAGE: u32 = u32::MAX;
 
 /// Fewest own pages a process has for `fork` to share them copy-on-write
 /// rather than copy them (`share_own_pages`).
@@ -185,6 +202,8 @@ impl Space {
             exec_len: 0,
             rss_pages: u64::MAX,
             files: [NO_FILE; MAX_FILES],
+            parked: [NO_PAGE; MAX_PARKED],
+            nparked: 0,
         }
     }
 
@@ -196,6 +215,8 @@ impl Space {
         self.keys = Keys::new();
         self.exec_len = 0;
         self.files = [NO_FILE; MAX_FILES];
+        self.parked = [NO_PAGE; MAX_PARKED];
+        self.nparked = 0;
     }
 
     /// Records mapped file `fid` (whose reference the space now holds) →
@@ -318,27 +339,24 @@ impl Space {
                 // copy, made below once the file's page is in place.
                 let fid = self.file_fid(file).ok_or(Touch::Fault)?;
                 let fo = offset + (base - v.start);
+                // The last page of an interpreter's data: a page of its
+                // own with the file's bytes up to `zero_from`, zeros after
+                // (its bss); the file's page only passes through `T2`.
+                let tail = !v.shared && base + PAGE > zero_from;
+                if tail {
+                    bank::alloc_page(MEMBANK, T).map_err(|_| Touch::NoMemory)?;
+                }
                 let a = Msg::new(UNIXD, proto::MAP_PAGE)
                     .words([fid as u64, fo / PAGE, 0, 0])
-                    .recv([T, 0, 0, 0])
+                    .recv([if tail { T2 } else { T }, 0, 0, 0])
                     .call();
                 crate::signals::note(a.w[proto::INTR_WORD]);
                 if a.code != code::Code::Ok || (a.w[0] as i64) < 0 {
                     // Past the end of the file: SIGBUS, as Linux.
                     return Err(Touch::NoMemory);
                 }
-                if !v.shared && base + PAGE > zero_from {
-                    // The last page of an interpreter's data: the file's
-                    // bytes up to `zero_from`, zeros after (its bss).
-                    let n = zero_from.saturating_sub(base) as usize;
-                    let mut b = [0u8; PAGE as usize];
-                    let r = Msg::new(T, page::READ)
-                        .words([0, n as u64, 0, 0])
-                        .call_into(&mut b[..n]);
-                    ok(r).map_err(|_| Touch::NoMemory)?;
-                    bank::alloc_page(MEMBANK, T).map_err(|_| Touch::NoMemory)?;
-                    ok(Msg::new(T, page::WRITE).w0(0).string(&b[..n]).call())
-                        .map_err(|_| Touch::NoMemory)?;
+                if tail {
+                    copy_head(zero_from.saturating_sub(base))?;
                     pf::OWNED | pf::WRITABLE
                 } else if v.shared {
                     pf::WRITABLE
@@ -578,6 +596,8 @@ impl Space {
     /// `[a, b)` is freed (shared ones only by their last holder); with
     /// `clear`, every page also leaves the tree.
     fn for_own_pages(&mut self, a: u64, b: u64, clear: bool) {
+        // Parked pages go back first, to be freed as any other.
+        self.unpark(a, b);
         let mut found = [(0u64, 0u16, 0u8, 0u8); 64];
         let mut from = a / PAGE;
         let end = b.div_ceil(PAGE);
@@ -746,6 +766,103 @@ impl Space {
         self.for_own_pages(a, b, true);
     }
 
+    /// `mprotect(PROT_NONE)` of `[a, b)`: each page that exists leaves the
+    /// process's tree (the segment model has no "no access" right), its
+    /// key kept in the key directory, so a touch faults (`SIGSEGV`, the
+    /// map says no access) until access comes back ([`Space::unpark`]).
+    /// `ENOMEM` when more than [`MAX_PARKED`] would be out.
+    pub fn park(&mut self, a: u64, b: u64) -> Result<(), i64> {
+        let mut found = [(0u64, 0u16, 0u8, 0u8); 16];
+        loop {
+            let mut n = 0;
+            self.tree
+                .pages(a / PAGE, b.div_ceil(PAGE), |p, leaf, slot, flags| {
+                    if n < found.len() {
+                        found[n] = (p, leaf, slot, flags);
+                        n += 1;
+                    }
+                });
+            if n == 0 {
+                return Ok(());
+            }
+            for &(p, leaf, slot, flags) in &found[..n] {
+                let i = self
+                    .parked
+                    .iter()
+                    .position(|&e| e == NO_PAGE)
+                    .ok_or(ENOMEM)?;
+                let step = self
+                    .keys
+                    .leaf(leaf)
+                    .and_then(|_| fetch(LEAF, slot as u64, T))
+                    .and_then(|_| self.keys.0.put(PARK_BASE + i as u16, T))
+                    .and_then(|_| self.keys.leaf(leaf))
+                    .and_then(|_| swap(LEAF, slot as u64, 0, 0));
+                if step.is_err() {
+                    return Err(ENOMEM);
+                }
+                self.parked[i] = (p as u32) << 8 | flags as u32;
+                self.nparked += 1;
+                self.tree.set_page(p, Entry::Empty);
+            }
+        }
+    }
+
+    /// Puts the parked pages of `[a, b)` back into the tree (access came
+    /// back, or they are about to be freed, shared or copied).
+    pub fn unpark(&mut self, a: u64, b: u64) {
+        if self.nparked == 0 {
+            return;
+        }
+        let (first, end) = (a / PAGE, b.div_ceil(PAGE));
+        for i in 0..MAX_PARKED {
+            let e = self.parked[i];
+            let (p, flags) = ((e >> 8) as u64, e as u8);
+            if e == NO_PAGE || p < first || p >= end {
+                continue;
+            }
+            self.parked[i] = NO_PAGE;
+            self.nparked -= 1;
+            let Ok(leaf) = self.tree.make_leaf(p, &mut self.keys) else {
+                continue;
+            };
+            let back = self
+                .keys
+                .0
+                .get(PARK_BASE + i as u16, T)
+                .and_then(|_| self.keys.leaf(leaf))
+                .and_then(|_| swap(LEAF, p & 15, T, 0))
+                .and_then(|_| self.keys.0.put(PARK_BASE + i as u16, 0));
+            if back.is_ok() {
+                self.tree.set_page(p, Entry::Page(flags));
+            }
+        }
+    }
+
+    /// A forked keeper's space: its directory has only the shadow's
+    /// nodes, not the parent's parking nodes.
+    pub fn forget_parking(&mut self) {
+        self.keys.0.forget_from(PARK_BASE);
+    }
+
+    /// Whether any page is parked.
+    pub fn any_parked(&self) -> bool {
+        self.nparked != 0
+    }
+
+    /// Parks the existing pages of every `PROT_NONE` range again (after a
+    /// `fork`, in the parent and in the child, whose trees were built with
+    /// them in place).
+    pub fn park_none(&mut self) {
+        let mut i = 0;
+        while let Some(v) = self.map.vmas().get(i).copied() {
+            if v.prot == 0 {
+                let _ = self.park(v.start, v.end);
+            }
+            i += 1;
+        }
+    }
+
     /// Takes write access away from the existing pages of `[a, b)`
     /// (`mprotect` without `PROT_WRITE`); giving it back happens at the
     /// next write fault (`break_page`).
@@ -777,6 +894,30 @@ impl Space {
             }
         }
     }
+}
+
+/// Copies the first `n` bytes of the page in `T2` into the fresh page in
+/// `T` (zeros after), through a small buffer: this
+/// runs deep in `execve`'s stack writes, where a page-sized buffer would
+/// not fit a forked keeper's stack.
+#[inline(never)]
+fn copy_head(n: u64) -> Result<(), Touch> {
+    let mut b = [0u8; 512];
+    let mut at = 0;
+    while at < n.min(PAGE) {
+        let k = (n - at).min(b.len() as u64);
+        let r = Msg::new(T2, page::READ)
+            .words([at, k, 0, 0])
+            .call_into(&mut b[..k as usize]);
+        ok(r).map_err(|_| Touch::NoMemory)?;
+        ok(Msg::new(T, page::WRITE)
+            .w0(at)
+            .string(&b[..k as usize])
+            .call())
+        .map_err(|_| Touch::NoMemory)?;
+        at += k;
+    }
+    Ok(())
 }
 
 /// The size code of a process's space (for `MAKE_SEGMENT` of the root).
