@@ -16,6 +16,7 @@ pub mod cpio;
 pub mod cred;
 pub mod elf;
 pub mod fs;
+pub mod futexq;
 pub mod layout;
 pub mod proto;
 pub mod ring;

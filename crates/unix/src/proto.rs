@@ -279,6 +279,32 @@ pub const INTR_WORD: usize = 3;
 /// `w0` the signals.
 pub const SIGNAL: u64 = 0x5160;
 
+/// Threads of a process that may go on, sent (try-send) to its keeper's
+/// start key: `w0` a mask of the keeper's thread slots. Each had a call
+/// parked with [`NOTIFY_SHIFT`]; the keeper asks again for each.
+pub const READY: u64 = 0x5161;
+
+/// A threaded process's keeper puts its thread's slot (≥ 1) in the order
+/// code's bits from here up: a call of that thread that must wait does
+/// not hold the keeper — unixd answers it at once `-ERESTARTSYS` and
+/// keeps the wait without a resume key, and says [`READY`] when the thread
+/// may ask again. (The keeper serves its other threads meanwhile.)
+pub const NOTIFY_SHIFT: u64 = 32;
+
+/// The answer to a call parked with [`NOTIFY_SHIFT`]: Linux's
+/// kernel-internal `ERESTARTSYS`, which no system call returns.
+pub const ERESTARTSYS: i64 = 512;
+
+/// The orders whose answers to a threaded process carry in `w2` the mask
+/// of its threads that may go on ([`READY`]'s `w0`): those answered with
+/// `w0` alone, that can end another thread's wait.
+pub const CARRIES_READY: [u64; 5] = [WRITE, PWRITE, CLOSE, FUTEX_WAKE, KILL];
+
+/// Thread ids (each a number of the pid space, as on Linux): `w0` 0 → `w0`
+/// a new id for a thread of the caller; 1: `w1` (the caller's) is free
+/// again; 2: every thread id of the caller is free (`execve`, its end).
+pub const TID: u64 = 58;
+
 /// The orders that name files by path or list a directory: anything that
 /// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only
 /// before one of these; before one of [`LOOKS_UP`] only if the path goes

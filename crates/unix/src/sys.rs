@@ -111,7 +111,10 @@ pub mod nr {
     pub const GETTID: u64 = 186;
     pub const TKILL: u64 = 200;
     pub const TIME: u64 = 201;
+    pub const SCHED_SETAFFINITY: u64 = 203;
     pub const SCHED_GETAFFINITY: u64 = 204;
+    pub const GET_ROBUST_LIST: u64 = 274;
+    pub const CLONE3: u64 = 435;
     pub const FUTEX: u64 = 202;
     pub const GETDENTS64: u64 = 217;
     pub const SET_TID_ADDRESS: u64 = 218;
@@ -272,6 +275,15 @@ pub mod wait {
 #[allow(missing_docs)]
 pub mod clone {
     pub const CSIGNAL: u64 = 0xff;
+    pub const CLONE_VM: u64 = 0x100;
+    pub const CLONE_FS: u64 = 0x200;
+    pub const CLONE_FILES: u64 = 0x400;
+    pub const CLONE_SIGHAND: u64 = 0x800;
+    pub const CLONE_VFORK: u64 = 0x4000;
+    pub const CLONE_THREAD: u64 = 0x1_0000;
+    pub const CLONE_SYSVSEM: u64 = 0x4_0000;
+    pub const CLONE_SETTLS: u64 = 0x8_0000;
+    pub const CLONE_DETACHED: u64 = 0x40_0000;
     pub const CLONE_PARENT_SETTID: u64 = 0x0010_0000;
     pub const CLONE_CHILD_CLEARTID: u64 = 0x0020_0000;
     pub const CLONE_CHILD_SETTID: u64 = 0x0100_0000;
@@ -282,6 +294,9 @@ pub mod clone {
 pub mod futex {
     pub const WAIT: u64 = 0;
     pub const WAKE: u64 = 1;
+    pub const REQUEUE: u64 = 3;
+    pub const CMP_REQUEUE: u64 = 4;
+    pub const WAKE_OP: u64 = 5;
     pub const WAIT_BITSET: u64 = 9;
     pub const WAKE_BITSET: u64 = 10;
     pub const PRIVATE_FLAG: u64 = 128;

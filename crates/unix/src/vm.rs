@@ -10,7 +10,7 @@ use crate::layout::{MMAP_TOP, PAGE, STACK_MAX, STACK_TOP, USER_END, USER_MIN};
 use crate::sys::errno::{EINVAL, ENOMEM};
 
 /// Most ranges a process may have.
-pub const MAX_VMAS: usize = 128;
+pub const MAX_VMAS: usize = 256;
 
 /// What backs a range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

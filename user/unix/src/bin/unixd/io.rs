@@ -158,7 +158,7 @@ impl Unixd<'_> {
             }
             let len = self.waiters[i].read_len as usize;
             let pi = &mut self.pipes[n as usize];
-            if len == 0 {
+            if len == 0 || self.waiters[i].slot == crate::wait::NOTIFY {
                 self.wake(i);
             } else if pi.len() > 0 {
                 // A parked read gets its bytes now: one message, where

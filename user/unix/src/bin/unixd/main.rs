@@ -48,6 +48,7 @@ mod procs;
 mod signals;
 mod slots;
 mod table;
+mod tids;
 mod wait;
 
 use alloc::vec::Vec;
@@ -143,6 +144,11 @@ pub struct Unixd<'a> {
     proc_pending: bool,
     /// What waiting directories of processes that ran `execve` will hold.
     infos: &'a mut [procfs::ExecInfo; procfs::MAX_INFO],
+    /// The message being served is a thread's whose keeper must not wait
+    /// (`proto::NOTIFY_SHIFT`): its keeper slot, else 0.
+    notify: u16,
+    /// Thread ids in use, and their processes (`TID`).
+    tids: Vec<(u32, u32)>,
 }
 
 impl Unixd<'_> {
@@ -180,6 +186,7 @@ impl Unixd<'_> {
             | p::FUTEX_WAKE
             | p::PROCINFO
             | p::CRED
+            | p::TID
                 if a.source != Source::Forwarded =>
             {
                 Err(EPERM)
@@ -206,6 +213,7 @@ impl Unixd<'_> {
             | p::CHOWN
             | p::EXEC => self.file_order(a, s, out),
             p::CRED => self.cred_order(a, s, out),
+            p::TID => word(self.tid_order(a.label, a.w[0], a.w[1])),
             p::READ
             | p::PREAD
             | p::WRITE
@@ -272,6 +280,8 @@ fn main(arg: u64) -> i64 {
         shares: &mut shares,
         infos: &mut infos,
         proc_pending: false,
+        notify: 0,
+        tids: Vec::new(),
     };
     // The keepers' domain keeper (`faults`), if the image gave one (in
     // `K0`, free until the first message).
@@ -304,6 +314,14 @@ fn main(arg: u64) -> i64 {
         let n = a.len.min(inbuf.len());
         let s = &inbuf[..n];
         let forwarded = a.source == Source::Forwarded;
+        // A threaded process's keeper names the thread in the order's
+        // upper half: a wait of it must not hold the keeper.
+        d.notify = if forwarded {
+            (a.code >> p::NOTIFY_SHIFT) as u16
+        } else {
+            0
+        };
+        a.code &= (1 << p::NOTIFY_SHIFT) - 1;
         d.caller = if forwarded { a.label } else { 0 };
         d.intr = a.w[p::INTR_WORD];
         let reply = if a.source == Source::Start && a.info == p::KEEPER_FAULT {
@@ -319,7 +337,13 @@ fn main(arg: u64) -> i64 {
                 .words([
                     w[0],
                     w[1],
-                    w[2],
+                    // Ready threads ride on the answers that use only w0
+                    // and may be what made them ready.
+                    if forwarded && d.notify != 0 && p::CARRIES_READY.contains(&a.code) {
+                        d.take_ready(a.label)
+                    } else {
+                        w[2]
+                    },
                     if forwarded {
                         d.take_pending(a.label)
                     } else {

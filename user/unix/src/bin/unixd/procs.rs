@@ -54,6 +54,9 @@ pub(crate) struct Proc {
     pub(crate) file_pages: u64,
     /// Its users and groups (`creds`).
     pub(crate) cred: Cred,
+    /// Its threads that may go on (`proto::READY`), by keeper slot, not
+    /// yet told to its keeper.
+    pub(crate) ready: u64,
 }
 
 pub(crate) const NO_PROC: Proc = Proc {
@@ -73,6 +76,7 @@ pub(crate) const NO_PROC: Proc = Proc {
     comm: [0; 16],
     file_pages: 0,
     cred: Cred::ROOT,
+    ready: 0,
 };
 
 /// The slot of a forked process's forwarder node (slots 2–15 are free)
@@ -130,7 +134,7 @@ impl Unixd<'_> {
         let (pgid, sid) = (self.procs[pi].pgid, self.procs[pi].sid);
         let slot = self.new_proc()?;
         let mut pid = self.next_pid;
-        while pid == 0 || self.procs.iter().any(|p| p.pid == pid) {
+        while pid == 0 || self.id_taken(pid) {
             pid = if pid >= 32767 { 2 } else { pid + 1 };
         }
         for c in fids.chunks_exact(4) {
@@ -271,6 +275,7 @@ impl Unixd<'_> {
         }
         let made = !self.procs[i].proc_pending;
         self.procs[i] = NO_PROC;
+        self.free_tids(p.pid);
         self.proc_gone(p.pid, made);
         if !p.fwd || self.keys.get(keys::forwarder(i), T2).is_err() {
             return false;

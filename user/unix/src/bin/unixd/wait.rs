@@ -50,9 +50,18 @@ pub(crate) struct Waiter {
     /// bytes when they come, not woken to ask again.
     pub(crate) read_len: u32,
     /// The general slot holding its resume key (one of `RESUME_SLOTS`), or
-    /// 0: the key is in the key directory (`keys::waiter(i)`).
+    /// 0: the key is in the key directory (`keys::waiter(i)`), or
+    /// [`NOTIFY`]: no key, a thread of a threaded process whose keeper is
+    /// told (`proto::READY`) instead of answered.
     pub(crate) slot: Slot,
+    /// With [`NOTIFY`]: the thread (its keeper's slot number).
+    pub(crate) thread: u16,
 }
+
+/// [`Waiter::slot`] of a thread's call whose keeper went on serving its
+/// other threads (`proto::NOTIFY_SHIFT`): nothing to answer; the keeper
+/// learns the thread may go on (`proto::READY`) and asks again.
+pub(crate) const NOTIFY: Slot = 0xff;
 
 pub(crate) const NO_WAITER: Waiter = Waiter {
     on: Wait::Free,
@@ -60,6 +69,7 @@ pub(crate) const NO_WAITER: Waiter = Waiter {
     intr: 0,
     read_len: 0,
     slot: 0,
+    thread: 0,
 };
 
 /// The longest a clock helper sleeps while the other one sleeps too
@@ -97,6 +107,9 @@ impl Unixd<'_> {
                 return Err(EINTR);
             }
         }
+        if self.notify != 0 && self.caller != 0 {
+            return self.park_notify(on);
+        }
         let i = crate::table::take(&mut self.waiters, |w| w.on == Wait::Free, NO_WAITER)
             .filter(|&i| i < crate::keys::MAX_WAITERS)
             .ok_or(EAGAIN)?;
@@ -126,8 +139,72 @@ impl Unixd<'_> {
             intr: self.intr,
             read_len: 0,
             slot,
+            thread: 0,
         };
         Ok(Reply::Parked)
+    }
+
+    /// A thread's call parked without its resume key (the keeper serves
+    /// its other threads meanwhile): answered at once `-ERESTARTSYS` (the
+    /// kernel-internal errno Linux never returns), and its keeper is told
+    /// with `READY` when it may ask again. One wait per thread: a new one
+    /// replaces the last.
+    fn park_notify(&mut self, on: Wait) -> Result<Reply, i64> {
+        let (pid, thread) = (self.caller, self.notify);
+        for w in self.waiters.iter_mut() {
+            if w.on != Wait::Free && w.slot == NOTIFY && w.pid == pid && w.thread == thread {
+                *w = NO_WAITER;
+            }
+        }
+        let i = crate::table::take(&mut self.waiters, |w| w.on == Wait::Free, NO_WAITER)
+            .filter(|&i| i < crate::keys::MAX_WAITERS)
+            .ok_or(EAGAIN)?;
+        self.waiters[i] = Waiter {
+            on,
+            pid,
+            intr: self.intr,
+            read_len: 0,
+            slot: NOTIFY,
+            thread,
+        };
+        word(Err(p::ERESTARTSYS))
+    }
+
+    /// Thread `thread` of process `pid` may go on: its keeper is told
+    /// (`READY`, a try-send), or — busy — with its next answer that can
+    /// carry it (`take_ready`), or at the next tick.
+    pub(crate) fn ready(&mut self, pid: u32, thread: u16) {
+        let Some(i) = self.procs.iter().position(|p| p.pid == pid && pid != 0) else {
+            return;
+        };
+        // `thread` is the keeper's slot + 1 (`proto::NOTIFY_SHIFT`).
+        self.procs[i].ready |= 1 << (thread.wrapping_sub(1) as u64 & 63);
+        self.send_ready(i);
+    }
+
+    /// Tries to hand process `i`'s ready threads to its keeper.
+    pub(crate) fn send_ready(&mut self, i: usize) {
+        let p = self.procs[i];
+        if p.ready == 0 || p.zombie || !p.keeper {
+            return;
+        }
+        if self.keys.get(crate::keys::keeper(i), T).is_err() {
+            return;
+        }
+        let a = Msg::new(T, p::READY).w0(p.ready).try_send();
+        if a.ok() {
+            self.procs[i].ready = 0;
+        } else {
+            self.kick();
+        }
+    }
+
+    /// The ready threads of `pid`, taken (for an answer that carries them).
+    pub(crate) fn take_ready(&mut self, pid: u32) -> u64 {
+        match self.procs.iter_mut().find(|p| p.pid == pid && pid != 0) {
+            Some(p) => core::mem::take(&mut p.ready),
+            None => 0,
+        }
     }
 
     /// Parks a pipe read of at most `len` bytes (answered with its bytes,
@@ -148,6 +225,11 @@ impl Unixd<'_> {
     /// Answers parked call `i` `BUSY`: its keeper asks again.
     pub(crate) fn wake(&mut self, i: usize) {
         let to = self.waiters[i].slot;
+        if to == NOTIFY {
+            let (pid, t) = (self.waiters[i].pid, self.waiters[i].thread);
+            self.waiters[i] = NO_WAITER;
+            return self.ready(pid, t);
+        }
         self.waiters[i] = NO_WAITER;
         if let Some(r) = resume_key(&self.keys, i, to) {
             Msg::new(r, Code::Busy.into()).send();
@@ -156,6 +238,9 @@ impl Unixd<'_> {
 
     /// Answers parked call `i` with `w0` (and the process's signals).
     pub(crate) fn answer(&mut self, i: usize, w0: u64) {
+        if self.waiters[i].slot == NOTIFY {
+            return self.wake(i);
+        }
         let (pid, to) = (self.waiters[i].pid, self.waiters[i].slot);
         self.waiters[i] = NO_WAITER;
         let sigs = self.take_pending(pid);
@@ -199,7 +284,7 @@ impl Unixd<'_> {
             if p.pid != 0 && p.alarm != 0 {
                 next = next.min(p.alarm);
             }
-            if p.pid != 0 && p.pending != 0 && !p.zombie {
+            if p.pid != 0 && (p.pending != 0 || p.ready != 0) && !p.zombie {
                 next = next.min(now_ns() + 10_000_000);
             }
         }
@@ -230,6 +315,7 @@ impl Unixd<'_> {
             } else if self.procs[i].pending != 0 {
                 self.deliver(i);
             }
+            self.send_ready(i);
         }
     }
 

@@ -12,7 +12,7 @@ use stet_rt::key::{call, Msg};
 use stet_unix::layout::USER_END;
 use stet_unix::proto::{self, at};
 use stet_unix::sys::errno::*;
-use stet_unix::sys::sig::{NSIG, SIGCHLD, SIGKILL, SIGSTOP, SIG_BLOCK, SIG_SETMASK, SIG_UNBLOCK};
+use stet_unix::sys::sig::{NSIG, SIGKILL, SIGSTOP, SIG_BLOCK, SIG_SETMASK, SIG_UNBLOCK};
 use stet_unix::sys::{arch, clock, nr, UNAME, UTSNAME_FIELD};
 use stet_unix_personality::keydir;
 
@@ -26,6 +26,10 @@ pub enum Next {
     Killed(u8),
     /// A new program is running (`execve`): there is no call to answer.
     Started,
+    /// The thread's call waits; the keeper serves others (`threads`).
+    Block,
+    /// The thread has ended (`exit` of one of several).
+    Gone,
 }
 
 /// Seconds from 1970 to the boot of the first system (2024-01-01): the
@@ -82,8 +86,9 @@ impl Keeper {
         let cwd = at::FDCWD as u64;
         if self.trace {
             stet_rt::println!(
-                "unix: pid {} call {n} ... (pending {:#x} mask {:#x})",
+                "unix: pid {} thread {} call {n} ... (pending {:#x} mask {:#x})",
                 self.pid,
+                self.tid(),
                 crate::signals::PENDING.load(core::sync::atomic::Ordering::Relaxed),
                 self.sigmask
             );
@@ -122,7 +127,11 @@ impl Keeper {
                     .read(stet_unix::layout::USER_END - 4096, &mut b);
                 Err(EFAULT)
             }
-            nr::EXIT | nr::EXIT_GROUP => return Next::Exit(a[0] as u8),
+            nr::EXIT if self.threaded() => return self.thread_exit(a[0] as u8),
+            nr::EXIT | nr::EXIT_GROUP => {
+                self.end_other_threads();
+                return Next::Exit(a[0] as u8);
+            }
             nr::RT_SIGRETURN => {
                 return match self.sigreturn(regs) {
                     Ok(()) => match self.deliver(regs, None) {
@@ -137,8 +146,17 @@ impl Keeper {
             // negative one is no thread (Linux: EINVAL), never a group.
             nr::TKILL if int(a[0]) as i64 <= 0 => Err(EINVAL),
             nr::TGKILL if int(a[0]) as i64 <= 0 || int(a[1]) as i64 <= 0 => Err(EINVAL),
+            nr::TKILL => match self.signal_thread(int(a[0]), a[1] as u32 as u64) {
+                Some(r) => r,
+                None => self.kill(int(a[0]) as i64, a[1] as u32 as u64),
+            },
+            nr::TGKILL if int(a[0]) == self.pid => {
+                match self.signal_thread(int(a[1]), a[2] as u32 as u64) {
+                    Some(r) => r,
+                    None => Err(ESRCH),
+                }
+            }
             nr::TGKILL if int(a[0]) != int(a[1]) => Err(ESRCH),
-            nr::TKILL => self.kill(int(a[0]) as i64, a[1] as u32 as u64),
             nr::TGKILL => self.kill(int(a[1]) as i64, a[2] as u32 as u64),
             nr::PAUSE => self.pause(),
             nr::RT_SIGSUSPEND => self.sigsuspend(a[0], a[1]),
@@ -154,7 +172,9 @@ impl Keeper {
             nr::SETSID => self.unixd(proto::SETSID, [0; 4]),
             nr::EXECVE => return self.execve(regs, a[0], a[1], a[2]),
             nr::FORK | nr::VFORK => self.fork(regs),
-            nr::CLONE => self.clone(regs, a[0], a[1]),
+            nr::CLONE => self.clone(regs, a[0], a[1], a[2], a[3], a[4]),
+            // glibc and musl fall back to `clone` (documented in UNIX.md).
+            nr::CLONE3 => Err(ENOSYS),
             nr::WAIT4 => self.wait4(int(a[0]), a[1], a[2] as u32 as u64),
             nr::READ => self.read(a[0], a[1], a[2], None),
             nr::WRITE => self.write(a[0], a[1], a[2], None),
@@ -227,7 +247,7 @@ impl Keeper {
             nr::BRK => Ok(self.brk(a[0])),
             nr::MMAP => self.mmap(a[0], a[1], a[2], a[3], a[4], a[5]),
             nr::MSYNC => self.msync(a[0], a[1], a[2]),
-            nr::FUTEX => self.futex(a[0], a[1], a[2], a[3], a[5]),
+            nr::FUTEX => self.futex(a[0], a[1], a[2], a[3], a[4], a[5]),
             nr::MUNMAP => self.munmap(a[0], a[1]),
             nr::MPROTECT => self.mprotect(a[0], a[1], a[2]),
             nr::MADVISE | nr::SCHED_YIELD => Ok(0),
@@ -244,19 +264,28 @@ impl Keeper {
             nr::SCHED_GETAFFINITY => self.getaffinity(a[0], a[1], a[2]),
             nr::SYSINFO => self.sysinfo(a[0]),
             nr::ARCH_PRCTL => self.arch_prctl(regs, a[0], a[1]),
-            nr::SET_TID_ADDRESS => Ok(self.pid),
-            nr::GETPID | nr::GETTID => {
+            nr::SET_TID_ADDRESS => {
+                let c = self.th.cur;
+                self.th.t[c].clear_tid = a[0];
+                Ok(self.tid())
+            }
+            nr::GETPID => {
                 self.leave_answers();
                 Ok(self.pid)
             }
+            nr::GETTID => {
+                self.leave_answers();
+                Ok(self.tid())
+            }
+            nr::GET_ROBUST_LIST => self.get_robust(int(a[0]), a[1], a[2]),
+            nr::SCHED_SETAFFINITY => self.setaffinity(a[0], a[1], a[2]),
             nr::GETPPID => self.unixd(proto::GETPPID, [0; 4]),
             nr::GETPGRP => self.unixd(proto::GETPGID, [0; 4]),
             nr::UMASK => Ok(core::mem::replace(&mut self.umask, a[0] & 0o777)),
             nr::UNAME => self.uname(a[0]),
             nr::TIME => self.time(a[0]),
             nr::PRCTL => self.prctl(a[0], a[1]),
-            // One thread: no robust futex list to keep.
-            nr::SET_ROBUST_LIST => Ok(0),
+            nr::SET_ROBUST_LIST => self.set_robust(a[0], a[1]),
             nr::CLOCK_GETTIME => self.clock_gettime(a[0], a[1]),
             nr::GETTIMEOFDAY => self.gettimeofday(a[0]),
             nr::NANOSLEEP => self.clock_nanosleep(clock::MONOTONIC, 0, a[0], a[1]),
@@ -283,6 +312,12 @@ impl Keeper {
                 r
             );
         }
+        // A thread's call that waits: the keeper serves the others.
+        if r == Err(proto::ERESTARTSYS) && self.threaded() {
+            return Next::Block;
+        }
+        self.th.retrying = false;
+        self.th.t[self.th.cur].has_deadline = false;
         regs[Reg::Rax as usize] = stet_unix::sys::ret(r);
         match self.deliver(regs, Some(n)) {
             Some(sig) => Next::Killed(sig),
@@ -295,18 +330,63 @@ impl Keeper {
         result(&Msg::new(UNIXD, order).words(w).call())
     }
 
-    /// `clone` as `fork` does it (only `SIGCHLD`, and the tid flags, which
-    /// are accepted and not yet acted on); threads are not supported.
-    fn clone(&mut self, regs: &[u64; 20], flags: u64, stack: u64) -> R {
-        use stet_unix::sys::clone::{
-            CLONE_CHILD_CLEARTID, CLONE_CHILD_SETTID, CLONE_PARENT_SETTID, CSIGNAL,
-        };
+    /// `clone`: a thread (`CLONE_VM | CLONE_THREAD | CLONE_SIGHAND | …`,
+    /// `threads`), or a process as `fork` makes one (`SIGCHLD` and the tid
+    /// flags; `CLONE_VFORK|CLONE_VM` as `vfork`, a copy).
+    fn clone(
+        &mut self,
+        regs: &[u64; 20],
+        flags: u64,
+        stack: u64,
+        ptid: u64,
+        ctid: u64,
+        tls: u64,
+    ) -> R {
+        use stet_unix::sys::clone::*;
         const TID_FLAGS: u64 = CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | CLONE_PARENT_SETTID;
-        if flags & CSIGNAL != SIGCHLD || flags & !(CSIGNAL | TID_FLAGS) != 0 || stack != 0 {
+        // Linux's rules: a thread shares signal handlers, which share memory.
+        if flags & CLONE_THREAD != 0 && flags & CLONE_SIGHAND == 0
+            || flags & CLONE_SIGHAND != 0 && flags & CLONE_VM == 0
+        {
+            return Err(EINVAL);
+        }
+        if flags & CLONE_THREAD != 0 {
+            const THREAD: u64 = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD;
+            const MAY: u64 = THREAD | CLONE_SYSVSEM | CLONE_SETTLS | TID_FLAGS | CLONE_DETACHED;
+            if flags & THREAD != THREAD || flags & !MAY != 0 || stack == 0 {
+                self.count_enosys(nr::CLONE);
+                return Err(EINVAL);
+            }
+            return self.clone_thread(regs, flags, stack, ptid, ctid, tls);
+        }
+        // A process: its own copy of memory (vfork's sharing is a copy
+        // here; the parent waits for nothing, which programs cannot tell
+        // apart but by timing).
+        let may = CSIGNAL | TID_FLAGS | CLONE_VFORK | CLONE_VM;
+        if flags & !may != 0 || (flags & CLONE_VM != 0 && flags & CLONE_VFORK == 0) {
             self.count_enosys(nr::CLONE);
             return Err(ENOSYS);
         }
-        self.fork(regs)
+        let child = self.fork_with_stack(regs, if flags & CLONE_VM != 0 { stack } else { 0 })?;
+        let tidb = (child as u32).to_le_bytes();
+        if flags & CLONE_PARENT_SETTID != 0 {
+            let _ = self.space.write(ptid, &tidb);
+        }
+        Ok(child)
+    }
+
+    /// `sched_setaffinity(pid, len, mask)`: one processor, number 0.
+    fn setaffinity(&mut self, pid: u64, len: u64, mask: u64) -> R {
+        self.sched(pid)?;
+        if len == 0 {
+            return Err(EINVAL);
+        }
+        let mut b = [0u8; 1];
+        self.space.read(mask, &mut b).map_err(Touch::errno)?;
+        if b[0] & 1 == 0 {
+            return Err(EINVAL);
+        }
+        Ok(0)
     }
 
     /// `wait4(pid, wstatus, options, rusage)`: parks in unixd until a
@@ -326,7 +406,7 @@ impl Keeper {
                 return Err(EINTR);
             }
             let intr = self.interrupting();
-            let a = Msg::new(UNIXD, proto::WAIT4)
+            let a = Msg::new(UNIXD, self.tagged(proto::WAIT4))
                 .words([pid, options & WNOHANG, 0, intr])
                 .recv([T3, 0, 0, 0])
                 .call();
@@ -526,15 +606,18 @@ impl Keeper {
     /// none, only a signal ends it) → `Ok` when it passed, `-EINTR` when a
     /// signal came first.
     pub(crate) fn wait_until(&mut self, deadline: u64) -> R {
+        let deadline = self.keep_deadline(deadline);
         loop {
             if self.interrupted() {
                 return Err(EINTR);
             }
             let intr = self.interrupting();
             let a = if deadline == u64::MAX {
-                Msg::new(UNIXD, proto::PAUSE).words([0, 0, 0, intr]).call()
+                Msg::new(UNIXD, self.tagged(proto::PAUSE))
+                    .words([0, 0, 0, intr])
+                    .call()
             } else {
-                Msg::new(UNIXD, proto::SLEEP)
+                Msg::new(UNIXD, self.tagged(proto::SLEEP))
                     .words([deadline, 0, 0, intr])
                     .call()
             };

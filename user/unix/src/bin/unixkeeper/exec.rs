@@ -114,6 +114,11 @@ pub fn start(k: &mut Keeper) -> Result<(), &'static str> {
     for (s, i) in keys::AT_START {
         swap(KEYS, i, s, 0).map_err(|_| "no keys node")?;
     }
+    // The keeper's own domain key (the image's `domain:unixkeeper`, in
+    // slot 13), kept in its space's root for its threads' keeper keys.
+    if fetch(KEYS, keys::SELF_SPACE, T).is_ok() {
+        let _ = swap(T, crate::threads::SELF_DOMAIN_SLOT, 13, 0);
+    }
     k.open_terminal().map_err(|_| "no terminal")?;
     let end = line.iter().position(|&b| b == 0).unwrap_or(line.len());
     let mut st = Strings::<ARG_BYTES, MAX_STRINGS>::new();
@@ -280,6 +285,10 @@ fn load<const N: usize, const M: usize>(
     // plain copy of its parent (for the parent's next `fork`: a shell's
     // `fork` then `execve` need build no copy next time), else destroyed.
     k.collect_enosys();
+    // The other threads go (Linux's de_thread); this one becomes the
+    // process's only thread, with its pid.
+    k.end_other_threads();
+    k.only_thread(k.pid as u32);
     let secure = k.exec_ids(ino);
     if k.keepable() && k.keep_process() {
         k.kept_at_exec = true;

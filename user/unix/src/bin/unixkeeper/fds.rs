@@ -202,7 +202,9 @@ impl Keeper {
     pub fn close(&mut self, fd: u64) -> R {
         let fid = self.fid(fd)?;
         self.fds[fd as u32 as usize] = CLOSED;
-        ux(p::CLOSE, [fid, 0, 0, 0], &[]).0
+        let (r, a) = ux(self.tagged(p::CLOSE), [fid, 0, 0, 0], &[]);
+        self.carried_ready(&a);
+        r
     }
 
     /// Closes every descriptor (exit), or those with `FD_CLOEXEC` (exec).
@@ -228,7 +230,7 @@ impl Keeper {
             let intr = self.interrupting();
             let (order, w) = match at {
                 Some(off) => (p::PREAD, [fid, n, off + done, intr]),
-                None => (p::READ, [fid, n, 0, intr]),
+                None => (self.tagged(p::READ), [fid, n, 0, intr]),
             };
             let got = loop {
                 // A wait that a signal here already ends (files never wait).
@@ -270,8 +272,8 @@ impl Keeper {
             let n = (len - done).min(CHUNK);
             let intr = self.interrupting();
             let (order, w) = match at {
-                Some(off) => (p::PWRITE, [fid, off + done, 0, intr]),
-                None => (p::WRITE, [fid, 0, 0, intr]),
+                Some(off) => (self.tagged(p::PWRITE), [fid, off + done, 0, intr]),
+                None => (self.tagged(p::WRITE), [fid, 0, 0, intr]),
             };
             let put = loop {
                 // A wait that a signal here already ends (files never wait).
@@ -282,6 +284,7 @@ impl Keeper {
                     .words(w)
                     .raw_string(self.space.win.addr(buf + done), n)
                     .call();
+                self.carried_ready(&a);
                 if let Some(r) = result(&a) {
                     break r;
                 }

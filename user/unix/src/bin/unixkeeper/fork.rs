@@ -41,7 +41,7 @@ pub const REUSED: u64 = 1 << 60;
 /// child (the process already has the keeper as its keeper).
 pub const WARM: u64 = 1 << 59;
 /// Stack pages a child keeper gets (its `execve` buffers need about 80 KiB).
-const KEEPER_STACK_PAGES: u64 = 24;
+const KEEPER_STACK_PAGES: u64 = 48;
 
 // Slots while forking (their usual keys wait in `KEYS`).
 const CPB: Slot = 1; // the child process's bank
@@ -88,8 +88,19 @@ fn key_type(d: Slot, s: Slot) -> u64 {
 }
 
 impl Keeper {
+    /// `clone` of a process with `CLONE_VM|CLONE_VFORK` and a stack
+    /// (`posix_spawn`): a `fork` whose child starts on that stack.
+    pub fn fork_with_stack(&mut self, regs: &[u64; NREGS], stack: u64) -> Result<u64, i64> {
+        let mut r = *regs;
+        if stack != 0 {
+            r[stet_rt::abi::domain::Reg::Rsp as usize] = stack;
+        }
+        self.fork(&r)
+    }
+
     /// `fork` (and `vfork`, and `clone` with only `SIGCHLD`): → the child's
-    /// pid; the child process resumes with 0.
+    /// pid; the child process resumes with 0. A thread's `fork` copies that
+    /// thread only (the child has one).
     pub fn fork(&mut self, regs: &[u64; NREGS]) -> Result<u64, i64> {
         // Pages parked by `mprotect(PROT_NONE)` are copied like the rest,
         // then parked again on both sides.
@@ -531,6 +542,8 @@ impl Keeper {
         fetch(KEYS, keys::BANK, T)?;
         swap(CDIR, crate::slots::MEMBANK as u64, T, 0)?;
 
+        // Its own domain key, for its threads' keeper keys (`threads`).
+        swap(X, crate::threads::SELF_DOMAIN_SLOT, CPB, 0)?;
         // Now the domain: its space, meter, start key (its process's
         // keeper), registers, state.
         make(X, node::MAKE_SEGMENT, [plan::ROOT_LSS as u64, 0, 0, 0], T)?;

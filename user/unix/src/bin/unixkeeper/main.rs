@@ -27,6 +27,7 @@ mod poll;
 mod signals;
 mod slots;
 mod space;
+mod threads;
 
 use calls::Next;
 use slots::{DIR, KEYS, PBANK, PROC, RESUME, T, UNIXD};
@@ -134,6 +135,12 @@ pub struct Keeper {
     /// A `fork` whose process had pages out of its tree (`PROT_NONE`):
     /// the child keeper parks them too, then starts its process itself.
     pub fork_parked: bool,
+    /// The process's threads (`threads`).
+    pub th: threads::Threads,
+    /// Signals sent to the thread being served alone (`tgkill`).
+    pub tpending: u64,
+    /// A signal that ends the process, found while serving another thread.
+    pub fatal: Option<u8>,
 }
 
 impl Keeper {
@@ -167,6 +174,9 @@ impl Keeper {
             cred: ids::FIRST,
             fault_si: (0, 0, 0),
             fork_parked: false,
+            th: threads::Threads::one(pid as u32),
+            tpending: 0,
+            fatal: None,
         }
     }
 
@@ -234,6 +244,10 @@ impl Keeper {
     /// not done yet for this process domain (failing, the keeper goes on
     /// answering them itself).
     pub fn leave_answers(&mut self) {
+        // Only the first thread's domain has them (its tid is the pid).
+        if self.th.cur != 0 || self.th.count > 1 {
+            return;
+        }
         if self.answered < answers::AFTER {
             self.answered += 1;
             if self.answered == answers::AFTER {
@@ -259,6 +273,7 @@ impl Keeper {
 
     /// The process has ended: its objects go back to the bank.
     fn end(&mut self, how: End) {
+        self.end_other_threads();
         self.collect_enosys();
         let status = match how {
             End::Exit(s) => (s as u64) << 8,
@@ -443,6 +458,36 @@ fn regs_of(buf: &[u8]) -> [u64; NREGS] {
     r
 }
 
+/// `EAGAIN`, answered to a thread the keeper cannot keep waiting.
+const EAGAIN_: i64 = stet_unix::sys::errno::EAGAIN;
+
+/// Answers the call being served with `reply` (if any) and takes the next
+/// event: a blocked thread whose wait may have ended (its call runs again,
+/// as if it had just faulted: `threads`), else the next message.
+fn next_event(k: &mut Keeper, regs: &mut [u64; NREGS], reply: Option<Msg<'_>>) -> Answer {
+    if k.th.retry == 0 {
+        return wait_regs(regs, reply.unwrap_or(Msg::new(0, 0)));
+    }
+    if let Some(m) = reply {
+        m.send();
+    }
+    match k.take_retry() {
+        Some(r) => {
+            *regs = r;
+            Answer {
+                info: k.th.cur as u8,
+                source: 0,
+                buffer_fault: false,
+                label: 0,
+                code: fault::code::SYSCALL,
+                w: [0; 4],
+                len: 0,
+            }
+        }
+        None => wait_regs(regs, Msg::new(0, 0)),
+    }
+}
+
 /// Sends `m` as a return (the answer to the fault being handled, or
 /// nothing to the void key at first) and waits for the next fault: its
 /// register block into `regs` (the kernel writes it as little-endian
@@ -531,6 +576,9 @@ fn main(arg: u64) -> i64 {
         };
         k.ppid = k.pid;
         k.pid = arg & !(fork::FORKED | fork::REUSED | fork::WARM);
+        // The forking thread is the child's only one (the others' keys
+        // are not in the child's directory: `forget_parking`).
+        k.only_thread(k.pid as u32);
         k.space.forget_cache();
         if core::mem::take(&mut k.enosys_any) {
             k.enosys = [0; 512];
@@ -610,6 +658,19 @@ fn main(arg: u64) -> i64 {
     let mut a: Answer = wait_regs(&mut regs, Msg::new(0, 0));
     loop {
         let before = regs;
+        // A fault names its thread: the key info of its keeper key.
+        let fault = matches!(
+            a.code,
+            fault::code::SYSCALL | fault::code::MEMORY | fault::code::EXCEPTION
+        );
+        if fault && a.info as usize != k.th.cur && !k.switch_to(a.info as usize) {
+            println!(
+                "unix: pid {pid}: a fault from no thread ({}); ignored",
+                a.info
+            );
+            a = next_event(k, &mut regs, None);
+            continue;
+        }
         // Whether the answer replaces all registers (a system call, or a
         // fault turned into a signal handler's frame).
         let mut with_regs = a.code == fault::code::SYSCALL;
@@ -620,6 +681,21 @@ fn main(arg: u64) -> i64 {
                 Next::Killed(s) => Some(End::Signal(s, "signal", 0, regs[Reg::Rip as usize])),
                 Next::Started => {
                     a = wait_regs(&mut regs, Msg::new(0, 0));
+                    continue;
+                }
+                Next::Block => {
+                    // Its resume key and registers wait for its `READY`.
+                    if !k.block(&before) {
+                        println!("unix: pid {pid}: a thread cannot wait; it is answered EAGAIN");
+                        let m = Msg::new(RESUME, fault::RESUME_SYSCALL).w0((-EAGAIN_) as u64);
+                        a = next_event(k, &mut regs, Some(m));
+                        continue;
+                    }
+                    a = next_event(k, &mut regs, None);
+                    continue;
+                }
+                Next::Gone => {
+                    a = next_event(k, &mut regs, None);
                     continue;
                 }
             },
@@ -647,10 +723,21 @@ fn main(arg: u64) -> i64 {
             stet_unix::proto::SIGNAL if a.source != stet_rt::abi::invoke::Source::Resume => {
                 // From unixd while this keeper was idle: the process runs.
                 signals::note(a.w[0]);
-                if let Some(s) = k.signal_running() {
+                let end = if k.threaded() {
+                    k.signal_threads()
+                } else {
+                    k.signal_running()
+                };
+                if let Some(s) = end {
                     k.end(End::Signal(s, "signal", 0, 0));
                 }
-                a = wait_regs(&mut regs, Msg::new(0, 0));
+                a = next_event(k, &mut regs, None);
+                continue;
+            }
+            stet_unix::proto::READY if a.source != stet_rt::abi::invoke::Source::Resume => {
+                // Threads whose waits in unixd may have ended.
+                k.ready(a.w[0]);
+                a = next_event(k, &mut regs, None);
                 continue;
             }
             _ if a.source == stet_rt::abi::invoke::Source::Kernel => {
@@ -670,6 +757,8 @@ fn main(arg: u64) -> i64 {
                 continue;
             }
         };
+        // A signal that ends the process, met while serving another thread.
+        let end = end.or_else(|| k.fatal.take().map(|s| End::Signal(s, "signal", 0, 0)));
         match end {
             None => {
                 // A memory fault re-executes the instruction; a system
@@ -681,18 +770,15 @@ fn main(arg: u64) -> i64 {
                     && (0..NREGS).all(|i| i == rax || regs[i] == before[i]);
                 // The domain key that comes with each fault is not needed
                 // (the process's is in PROC): received into no slot.
-                a = if only_rax {
-                    let m = Msg::new(RESUME, fault::RESUME_SYSCALL).w0(regs[rax]);
-                    wait_regs(&mut regs, m)
+                let out = bytes_of(&regs);
+                let m = if only_rax {
+                    Msg::new(RESUME, fault::RESUME_SYSCALL).w0(regs[rax])
                 } else if with_regs {
-                    let out = bytes_of(&regs);
-                    wait_regs(
-                        &mut regs,
-                        Msg::new(RESUME, fault::RESUME_WITH_REGS).string(&out),
-                    )
+                    Msg::new(RESUME, fault::RESUME_WITH_REGS).string(&out)
                 } else {
-                    wait_regs(&mut regs, Msg::new(RESUME, fault::RESUME))
+                    Msg::new(RESUME, fault::RESUME)
                 };
+                a = next_event(k, &mut regs, Some(m));
             }
             Some(how) => {
                 k.end(how);

@@ -208,21 +208,87 @@ impl Keeper {
     /// `futex(uaddr, op, val, timeout, uaddr2, val3)`: `WAIT`, `WAKE` and
     /// their `_BITSET` forms (every wait matches every wake: there are no
     /// threads to tell apart). The wait parks in unixd.
-    pub(crate) fn futex(&mut self, uaddr: u64, op: u64, val: u64, timeout: u64, val3: u64) -> R {
+    pub(crate) fn futex(
+        &mut self,
+        uaddr: u64,
+        op: u64,
+        val: u64,
+        timeout: u64,
+        uaddr2: u64,
+        val3: u64,
+    ) -> R {
         if !uaddr.is_multiple_of(4) {
             return Err(EINVAL);
         }
         let cmd = op & !(futex::PRIVATE_FLAG | futex::CLOCK_REALTIME);
         let (fid, off) = self.futex_key(uaddr)?;
+        // A threaded process's private futexes are the keeper's own
+        // (`threads`); so are the operations only threads use.
+        let private = fid == u64::MAX;
+        match cmd {
+            futex::REQUEUE | futex::CMP_REQUEUE => {
+                let (nwake, nmove) = (int_arg(val)?, int_arg(timeout)?);
+                let (fid2, _) = self.futex_key(uaddr2)?;
+                if !uaddr2.is_multiple_of(4) {
+                    return Err(EINVAL);
+                }
+                if cmd == futex::CMP_REQUEUE {
+                    let mut w = [0u8; 4];
+                    self.space.read(uaddr, &mut w).map_err(Touch::errno)?;
+                    if u32::from_le_bytes(w) != val3 as u32 {
+                        return Err(EAGAIN);
+                    }
+                }
+                if !private || fid2 != u64::MAX {
+                    // Shared words: wake them all (they ask again).
+                    return self.unixd(proto::FUTEX_WAKE, [fid, off, u32::MAX as u64, 0]);
+                }
+                return Ok(self.futex_requeue(uaddr, uaddr2, nwake, nmove) as u64);
+            }
+            futex::WAKE_OP => {
+                let n1 = int_arg(val)?;
+                let n2 = int_arg(timeout)?;
+                let wop = stet_unix::futexq::WakeOp::decode(val3 as u32)?;
+                if !uaddr2.is_multiple_of(4) {
+                    return Err(EINVAL);
+                }
+                let mut w = [0u8; 4];
+                self.space.read(uaddr2, &mut w).map_err(Touch::errno)?;
+                let old = u32::from_le_bytes(w);
+                self.space
+                    .write(uaddr2, &wop.apply(old).to_le_bytes())
+                    .map_err(Touch::errno)?;
+                let mut woke = self.futex_wake_at(uaddr, n1)?;
+                if wop.passes(old) {
+                    woke += self.futex_wake_at(uaddr2, n2)?;
+                }
+                return Ok(woke);
+            }
+            futex::WAKE | futex::WAKE_BITSET if private => {
+                let bits = if cmd == futex::WAKE {
+                    u32::MAX
+                } else {
+                    val3 as u32
+                };
+                let n = int_arg(val)?;
+                return self.futex_wake(uaddr, n, bits).map(u64::from);
+            }
+            _ => {}
+        }
         match cmd {
             futex::WAIT | futex::WAIT_BITSET => {
                 if cmd == futex::WAIT_BITSET && val3 as u32 == 0 {
                     return Err(EINVAL);
                 }
-                let mut w = [0u8; 4];
-                self.space.read(uaddr, &mut w).map_err(Touch::errno)?;
-                if u32::from_le_bytes(w) != val as u32 {
-                    return Err(EAGAIN);
+                // Run again (a threaded process's waiting thread): it
+                // waits on, its word not compared again.
+                let waiting = self.th.retrying && self.th.futex.of(self.th.cur as u16).is_some();
+                if !waiting {
+                    let mut w = [0u8; 4];
+                    self.space.read(uaddr, &mut w).map_err(Touch::errno)?;
+                    if u32::from_le_bytes(w) != val as u32 {
+                        return Err(EAGAIN);
+                    }
                 }
                 let deadline = if timeout == 0 {
                     u64::MAX
@@ -236,13 +302,22 @@ impl Keeper {
                         t
                     }
                 };
+                let deadline = self.keep_deadline(deadline);
+                if private && self.threaded() {
+                    let bits = if cmd == futex::WAIT {
+                        u32::MAX
+                    } else {
+                        val3 as u32
+                    };
+                    return self.futex_wait_private(uaddr, bits, deadline);
+                }
                 let d = deadline.to_le_bytes();
                 loop {
                     if self.interrupted() {
                         return Err(EINTR);
                     }
                     let intr = self.interrupting();
-                    let m = Msg::new(crate::slots::UNIXD, proto::FUTEX_WAIT).words([
+                    let m = Msg::new(crate::slots::UNIXD, self.tagged(proto::FUTEX_WAIT)).words([
                         fid,
                         off,
                         val as u32 as u64,
@@ -261,12 +336,26 @@ impl Keeper {
                 }
             }
             futex::WAKE | futex::WAKE_BITSET => {
-                self.unixd(proto::FUTEX_WAKE, [fid, off, val as u32 as u64, 0])
+                let a = Msg::new(crate::slots::UNIXD, self.tagged(proto::FUTEX_WAKE))
+                    .words([fid, off, val as u32 as u64, 0])
+                    .call();
+                self.carried_ready(&a);
+                crate::calls::result(&a)
             }
             _ => {
                 self.count_enosys(nr::FUTEX);
                 Err(ENOSYS)
             }
+        }
+    }
+
+    /// Wakes up to `n` waiters of the futex at `addr`, private or shared.
+    fn futex_wake_at(&mut self, addr: u64, n: u32) -> Result<u64, i64> {
+        let (fid, off) = self.futex_key(addr)?;
+        if fid == u64::MAX {
+            Ok(self.futex_wake(addr, n, u32::MAX)? as u64)
+        } else {
+            self.unixd(proto::FUTEX_WAKE, [fid, off, n as u64, 0])
         }
     }
 
@@ -280,5 +369,15 @@ impl Keeper {
             return Err(EINVAL);
         }
         Ok(s.saturating_mul(1_000_000_000).saturating_add(ns))
+    }
+}
+
+/// A futex count argument: a C `int`, negative is `EINVAL`.
+fn int_arg(v: u64) -> Result<u32, i64> {
+    let i = v as u32 as i32;
+    if i < 0 {
+        Err(EINVAL)
+    } else {
+        Ok(i as u32)
     }
 }

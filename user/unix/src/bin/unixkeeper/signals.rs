@@ -127,7 +127,7 @@ impl Keeper {
     /// Whether a signal already handed to this keeper ends a wait now (a
     /// call that would park answers `EINTR` instead).
     pub fn interrupted(&self) -> bool {
-        PENDING.load(Ordering::Relaxed) & self.interrupting() != 0
+        (PENDING.load(Ordering::Relaxed) | self.tpending) & self.interrupting() != 0
     }
 
     /// Delivers the first deliverable pending signal into `regs` (the
@@ -136,13 +136,18 @@ impl Keeper {
     /// the process, if one does.
     pub fn deliver(&mut self, regs: &mut [u64; NREGS], nr: Option<u64>) -> Option<u8> {
         loop {
-            let pending = PENDING.load(Ordering::Relaxed);
+            let pending = PENDING.load(Ordering::Relaxed) | self.tpending;
             let ready = pending & (!self.sigmask | UNBLOCKABLE);
             if ready == 0 {
                 return None;
             }
             let sig = ready.trailing_zeros() as u64 + 1;
-            PENDING.fetch_and(!(1 << (sig - 1)), Ordering::Relaxed);
+            // The thread's own first (`tgkill`), else the process's.
+            if self.tpending & (1 << (sig - 1)) != 0 {
+                self.tpending &= !(1 << (sig - 1));
+            } else {
+                PENDING.fetch_and(!(1 << (sig - 1)), Ordering::Relaxed);
+            }
             let (handler, flags, restorer, mask) = self.action(sig);
             if sig == SIGKILL || sig == SIGSTOP || handler == SIG_DFL {
                 match default_of(sig) {
@@ -277,13 +282,20 @@ impl Keeper {
         if pid == self.pid as i64 {
             if sig != 0 {
                 PENDING.fetch_or(1 << (sig - 1), Ordering::Relaxed);
+                // A thread that blocks it leaves it to one that does not.
+                if self.threaded() && self.sigmask & (1 << (sig - 1)) != 0 {
+                    if let Some(s) = self.signal_threads() {
+                        self.fatal = Some(s);
+                    }
+                }
             }
             return Ok(0);
         }
-        let a = Msg::new(UNIXD, proto::KILL)
+        let a = Msg::new(UNIXD, self.tagged(proto::KILL))
             .words([pid as u64, sig, 0, 0])
             .call();
         note(a.w[3]);
+        self.carried_ready(&a);
         let v = a.w[0] as i64;
         if v < 0 {
             Err(-v)

@@ -840,9 +840,20 @@ impl Space {
     }
 
     /// A forked keeper's space: its directory has only the shadow's
-    /// nodes, not the parent's parking nodes.
+    /// nodes, not the parent's threads' and parked pages' entries.
     pub fn forget_parking(&mut self) {
-        self.keys.0.forget_from(PARK_BASE);
+        self.keys.0.forget_from(crate::threads::DOMAINS);
+    }
+
+    /// Directory entry `idx` (beyond the shadow's nodes: threads' keys)
+    /// into `into`.
+    pub fn dir_get(&self, idx: u16, into: Slot) -> Result<(), Code> {
+        self.keys.0.get(idx, into)
+    }
+
+    /// The key in `key` as directory entry `idx`.
+    pub fn dir_put(&mut self, idx: u16, key: Slot) -> Result<(), Code> {
+        self.keys.0.put(idx, key)
     }
 
     /// Whether any page is parked.

@@ -1,0 +1,54 @@
+//! Thread ids: numbers of the pid space (as on Linux, a thread's id is
+//! never a live process's pid, nor another thread's), handed to a
+//! threaded process's keeper (`TID`) and free again when the thread ends,
+//! the process `execve`s or is reaped. The threads themselves are the
+//! keeper's business.
+
+use crate::Unixd;
+use stet_unix::sys::errno::*;
+
+impl Unixd<'_> {
+    /// Whether `n` is a live pid or thread id.
+    pub(crate) fn id_taken(&self, n: u32) -> bool {
+        self.procs.iter().any(|p| p.pid == n) || self.tids.iter().any(|t| t.0 == n)
+    }
+
+    /// `TID`.
+    pub(crate) fn tid_order(&mut self, pid: u32, op: u64, tid: u64) -> Result<u64, i64> {
+        self.proc_of(pid)?;
+        match op {
+            0 => {
+                let mut n = self.next_pid;
+                while n == 0 || self.id_taken(n) {
+                    n = if n >= 32767 { 2 } else { n + 1 };
+                }
+                self.tids.try_reserve(1).map_err(|_| EAGAIN)?;
+                if self.tids.len() >= crate::keys::MAX_PROCS * 4 {
+                    return Err(EAGAIN);
+                }
+                self.tids.push((n, pid));
+                self.next_pid = if n >= 32767 { 2 } else { n + 1 };
+                Ok(n as u64)
+            }
+            1 => {
+                let i = self
+                    .tids
+                    .iter()
+                    .position(|t| t.0 as u64 == tid && t.1 == pid)
+                    .ok_or(ESRCH)?;
+                self.tids.swap_remove(i);
+                Ok(0)
+            }
+            2 => {
+                self.free_tids(pid);
+                Ok(0)
+            }
+            _ => Err(EINVAL),
+        }
+    }
+
+    /// Every thread id of `pid` is free again.
+    pub(crate) fn free_tids(&mut self, pid: u32) {
+        self.tids.retain(|t| t.1 != pid);
+    }
+}
