@@ -147,6 +147,12 @@ rootfs: unix
 	@rm -rf $(BUILD)/rootfs-debs $(BUILD)/debs/root
 	$(if $(strip $(DEBS)),bash tools/debs.sh $(DEBS),@mkdir -p $(BUILD)/debs/root)
 	@cp -a $(BUILD)/rootfs $(BUILD)/rootfs-debs
+# Merged /usr: Debian's /lib and /lib64 are links into usr/, so the
+# project's /lib (musl's loader, the dynamic test's libraries) moves to
+# usr/lib first; /lib/ld-musl-x86_64.so.1 still resolves through the link.
+	@cd $(BUILD)/rootfs-debs && for d in lib lib64; do \
+	  if [ -L ../debs/root/$$d ] && [ -d $$d ] && [ ! -L $$d ]; then \
+	    mkdir -p usr/$$d && cp -a $$d/. usr/$$d/ && rm -rf $$d; fi; done
 	@tar -C $(BUILD)/debs/root -c . | tar -C $(BUILD)/rootfs-debs -x --skip-old-files
 	@cd $(BUILD)/rootfs-debs && find . | LC_ALL=C sort | cpio -o -H newc --quiet --reproducible > ../user/rootfs-debs.cpio
 	@ls -l $(BUILD)/user/rootfs.cpio $(BUILD)/user/rootfs-debs.cpio | awk '{ print $$9 ": " int($$5 / 1024) " KiB" }'
