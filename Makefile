@@ -10,6 +10,10 @@
 #                     (docs/RELIABILITY.md)
 #   make lint         clippy (host and kernel/user targets) and rustfmt --check
 #   make doc          rustdoc with warnings denied (host and kernel/user targets)
+#
+#   DEBS=...          Debian packages whose files (with their dependencies,
+#                     tools/debs.sh) go into build/user/rootfs-debs.cpio, the UNIX
+#                     file system make run boots; default below; DEBS= adds none
 
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
@@ -43,6 +47,9 @@ DYN := $(BUILD)/user/dyn
 DYN_LIBS := $(DYN)/libstet-b.so $(DYN)/libstet-a.so $(DYN)/libstet-c.so $(DYN)/libstet-plugin.so
 DYN_BINS := $(DYN_LIBS) $(DYN)/dyntest
 HARNESS := target/release/stet-harness
+# Debian's programs for make run's UNIX file system (see rootfs). Python's
+# json lives in libpython3.11-stdlib, /usr/bin/python3 in python3-minimal.
+DEBS ?= python3-minimal python3.11-minimal libpython3.11-stdlib sqlite3 lua5.4
 KERNEL_CARGO := CARGO_TARGET_X86_64_UNKNOWN_NONE_RUSTFLAGS="$(KERNEL_FLAGS)" cargo
 USER_CARGO := CARGO_TARGET_X86_64_UNKNOWN_NONE_RUSTFLAGS="$(USER_FLAGS)" cargo
 
@@ -131,6 +138,24 @@ rootfs: unix
 	@cp $(DYN)/dyntest $(BUILD)/rootfs/bin/dyntest
 	@cd $(BUILD)/rootfs/bin && for a in $$(./busybox --list); do [ -e $$a ] || ln busybox $$a; done
 	@cd $(BUILD)/rootfs && find . | LC_ALL=C sort | cpio -o -H newc --quiet --reproducible > ../user/rootfs.cpio
+# The same with Debian's programs: $(DEBS) and their dependencies, fetched
+# into build/debs/cache/ and unpacked into build/debs/root/ by
+# tools/debs.sh, laid under a copy of build/rootfs/ without replacing any of
+# its files (busybox's /bin stays), as build/user/rootfs-debs.cpio: what
+# tests/run.toml (make run) gives unixd. The other tests boot the small
+# rootfs.cpio (docs/UNIX.md, "The file system").
+	@rm -rf $(BUILD)/rootfs-debs $(BUILD)/debs/root
+	$(if $(strip $(DEBS)),bash tools/debs.sh $(DEBS),@mkdir -p $(BUILD)/debs/root)
+	@cp -a $(BUILD)/rootfs $(BUILD)/rootfs-debs
+# Merged /usr: Debian's /lib and /lib64 are links into usr/, so the
+# project's /lib (musl's loader, the dynamic test's libraries) moves to
+# usr/lib first; /lib/ld-musl-x86_64.so.1 still resolves through the link.
+	@cd $(BUILD)/rootfs-debs && for d in lib lib64; do \
+	  if [ -L ../debs/root/$$d ] && [ -d $$d ] && [ ! -L $$d ]; then \
+	    mkdir -p usr/$$d && cp -a $$d/. usr/$$d/ && rm -rf $$d; fi; done
+	@tar -C $(BUILD)/debs/root -c . | tar -C $(BUILD)/rootfs-debs -x --skip-old-files
+	@cd $(BUILD)/rootfs-debs && find . | LC_ALL=C sort | cpio -o -H newc --quiet --reproducible > ../user/rootfs-debs.cpio
+	@ls -l $(BUILD)/user/rootfs.cpio $(BUILD)/user/rootfs-debs.cpio | awk '{ print $$9 ": " int($$5 / 1024) " KiB" }'
 
 harness: deps
 	cargo build -p stet-harness --release
