@@ -25,6 +25,7 @@ mod poll;
 mod signals;
 mod slots;
 mod space;
+mod system;
 
 use calls::Next;
 use slots::{DIR, KEYS, PBANK, PROC, RESUME, T, UNIXD};
@@ -571,6 +572,13 @@ fn main(arg: u64) -> i64 {
             .keys([T, 0, 0, 0])
             .call();
         signals::note(a.w[stet_unix::proto::INTR_WORD]);
+        // unixd asks once for the meter processes run under (`/proc/stat`).
+        if a.w[0] == 1 && keydir::fetch(KEYS, slots::keys::METER, T).is_ok() {
+            let a = Msg::new(UNIXD, stet_unix::proto::METER)
+                .keys([T, 0, 0, 0])
+                .call();
+            signals::note(a.w[stet_unix::proto::INTR_WORD]);
+        }
     }
     // The register block of each fault arrives here (`wait_regs`).
     let mut regs = [0u64; NREGS];
