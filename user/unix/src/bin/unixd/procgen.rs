@@ -148,11 +148,21 @@ impl Unixd<'_> {
     /// caller's directory; the keeper names its own directory directly).
     pub(crate) fn point_self(&mut self) {
         let pid = self.caller;
-        let mut n = [0u8; 10];
-        let _ = self
-            .fs
-            .set_link_target(self.sys.self_link, name_of(pid, &mut n));
         self.sys.self_pid = pid;
+        let mut n = [0u8; 10];
+        let target = name_of(pid, &mut n);
+        if self.fs.set_link_target(self.sys.self_link, target).is_ok() {
+            return;
+        }
+        // Removed (`/proc` is not read-only yet): made again.
+        if let Some(root) = self.proc_root() {
+            if self.fs.lookup(root, b"self").is_none() {
+                let now = self.time();
+                if let Ok(l) = self.fs.symlink(root, b"self", target, now) {
+                    self.sys.self_link = l;
+                }
+            }
+        }
     }
 
     /// Inode `ino` is freed: if it was generated (or `/proc/self`), it is
@@ -160,7 +170,9 @@ impl Unixd<'_> {
     pub(crate) fn forget_generated(&mut self, ino: u32) {
         self.drop_gen(ino);
         if ino == self.sys.self_link {
+            // Made again before the next path is looked up.
             self.sys.self_link = 0;
+            self.sys.self_pid = 0;
         }
     }
 
