@@ -3,7 +3,9 @@
 //! plan for an executable ([`elf`]), the initial stack ([`stack`]), a
 //! process's memory map ([`vm`]) and the keeper's shadow of its
 //! address-space tree ([`shadow`]), a pipe's byte ring ([`ring`]), the
-//! file system's shapes ([`fs`]). The UNIX keeper (`user/unix`,
+//! file system's shapes ([`fs`]), and what describes the system: `/proc`'s
+//! generated text ([`procgen`], [`cpuinfo`], [`loadavg`]) and the kernel
+//! log ([`klog`]). The UNIX keeper (`user/unix`,
 //! `unixkeeper`) is a thin layer of invocations over these. Nothing here
 //! allocates (every program of the personality links it, and only unixd
 //! has a heap): unixd's growing tables are `stet-unixfs`.
@@ -13,11 +15,15 @@
 extern crate std;
 
 pub mod cpio;
+pub mod cpuinfo;
 pub mod cred;
 pub mod elf;
 pub mod fs;
 pub mod futexq;
+pub mod klog;
 pub mod layout;
+pub mod loadavg;
+pub mod procgen;
 pub mod proto;
 pub mod ring;
 pub mod shadow;

@@ -115,7 +115,8 @@ pub const GETPPID: u64 = 31;
 pub const POLL: u64 = 32;
 /// A keeper says where it is: key 0 its start key (signals for its
 /// process are sent there); `w0` its program's entry (`_start`), where
-/// unixd starts a keeper again after a fault ([`KEEPER_FAULT`]).
+/// unixd starts a keeper again after a fault ([`KEEPER_FAULT`]) → `w0` 1
+/// if unixd asks for the processes' meter ([`METER`]), else 0.
 pub const HELLO: u64 = 33;
 /// `kill(w0 pid as Linux's argument, w1 signal)`: 0 for "exists".
 pub const KILL: u64 = 34;
@@ -257,6 +258,27 @@ pub mod cred_op {
     pub const EXEC: u64 = 12;
 }
 
+// The system as a whole (numbered apart from the orders above, which
+// grow with the file and process calls).
+
+/// `statfs` of the string relative to `w0` base (or `fstatfs` of fid `w0`
+/// when the string is empty) → string: the 120-byte `struct statfs`.
+pub const STATFS: u64 = 64;
+/// `syslog(2)` on the kernel log unixd keeps: `w0` the action
+/// (`sys::syslog`), `w1` its length argument. `READ` answers as the
+/// string at most `w1` (and 4096) unread bytes, `w0` how many; it parks
+/// until there are some, unless `w2` is 1. The first call of `READ_ALL`
+/// or `READ_CLEAR` (`w2` `u64::MAX`) answers as the string the first
+/// 4096 bytes at most of the newest whole lines that fit in `w1` bytes,
+/// `w0` how many, `w1` the log position after them and `w2` where the
+/// answer ends; a later call goes on from position `w2` up to end `w1`.
+/// The other actions answer `w0` as `syslog` returns it.
+pub const SYSLOG: u64 = 65;
+/// The meter processes run under (key 0), for the processor's busy time
+/// in `/proc/stat`, `/proc/uptime` and the load averages: a keeper sends
+/// it once, when `HELLO`'s answer `w0` is 1.
+pub const METER: u64 = 66;
+
 /// The key info of the start key to unixd that is every UNIX keeper's own
 /// domain keeper: a message through it is a keeper's fault (an exception
 /// or an invalid reference; key 0 the keeper's domain key). unixd answers
@@ -309,13 +331,13 @@ pub const TID: u64 = 58;
 /// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only
 /// before one of these; before one of [`LOOKS_UP`] only if the path goes
 /// through `/proc`).
-pub const NAMES_FILES: [u64; 15] = [
+pub const NAMES_FILES: [u64; 16] = [
     OPEN, STAT, GETDENTS, MKDIR, UNLINK, RENAME, LINK, SYMLINK, READLINK, CHMOD, TRUNCATE, ACCESS,
-    EXEC, UTIMENS, CHOWN,
+    EXEC, UTIMENS, CHOWN, STATFS,
 ];
 
 /// The orders of [`NAMES_FILES`] that only look one path up.
-pub const LOOKS_UP: [u64; 4] = [STAT, ACCESS, READLINK, EXEC];
+pub const LOOKS_UP: [u64; 5] = [STAT, ACCESS, READLINK, EXEC, STATFS];
 
 /// `open` flags the domain understands.
 #[allow(missing_docs)]

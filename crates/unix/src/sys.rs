@@ -73,6 +73,7 @@ pub mod nr {
     pub const GETTIMEOFDAY: u64 = 96;
     pub const GETRLIMIT: u64 = 97;
     pub const SYSINFO: u64 = 99;
+    pub const SYSLOG: u64 = 103;
     pub const GETUID: u64 = 102;
     pub const GETGID: u64 = 104;
     pub const SETUID: u64 = 105;
@@ -100,6 +101,8 @@ pub mod nr {
     pub const SIGALTSTACK: u64 = 131;
     pub const ARCH_PRCTL: u64 = 158;
     pub const PRCTL: u64 = 157;
+    pub const STATFS: u64 = 137;
+    pub const FSTATFS: u64 = 138;
     pub const SCHED_SETPARAM: u64 = 142;
     pub const SCHED_GETPARAM: u64 = 143;
     pub const SCHED_SETSCHEDULER: u64 = 144;
@@ -389,6 +392,37 @@ pub mod ioctl {
     pub const TIOCGWINSZ: u64 = 0x5413;
     pub const TIOCSWINSZ: u64 = 0x5414;
     pub const FIONREAD: u64 = 0x541b;
+}
+
+/// `statfs`: file-system magic numbers (`f_type`), mount flags
+/// (`f_flags`) and the size of `struct statfs`.
+#[allow(missing_docs)]
+pub mod statfs {
+    pub const TMPFS_MAGIC: u64 = 0x0102_1994;
+    pub const PROC_SUPER_MAGIC: u64 = 0x9fa0;
+    pub const PIPEFS_MAGIC: u64 = 0x5049_5045;
+    pub const ST_NOSUID: u64 = 2;
+    pub const ST_NODEV: u64 = 4;
+    pub const ST_NOEXEC: u64 = 8;
+    pub const ST_VALID: u64 = 0x20;
+    pub const SIZE: usize = 120;
+}
+
+/// `syslog(2)`'s actions (`SYSLOG_ACTION_*`, from the kernel's
+/// <linux/syslog.h>, which is not uapi).
+#[allow(missing_docs)]
+pub mod syslog {
+    pub const CLOSE: u64 = 0;
+    pub const OPEN: u64 = 1;
+    pub const READ: u64 = 2;
+    pub const READ_ALL: u64 = 3;
+    pub const READ_CLEAR: u64 = 4;
+    pub const CLEAR: u64 = 5;
+    pub const CONSOLE_OFF: u64 = 6;
+    pub const CONSOLE_ON: u64 = 7;
+    pub const CONSOLE_LEVEL: u64 = 8;
+    pub const SIZE_UNREAD: u64 = 9;
+    pub const SIZE_BUFFER: u64 = 10;
 }
 
 /// `struct utsname` is six fields of this many bytes.

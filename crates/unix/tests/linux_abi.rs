@@ -112,6 +112,9 @@ fn linux_rows() -> Vec<Row> {
         sys::nr::GETTIMEOFDAY => general::__NR_gettimeofday,
         sys::nr::GETRLIMIT => general::__NR_getrlimit,
         sys::nr::SYSINFO => general::__NR_sysinfo,
+        sys::nr::SYSLOG => general::__NR_syslog,
+        sys::nr::STATFS => general::__NR_statfs,
+        sys::nr::FSTATFS => general::__NR_fstatfs,
         sys::nr::GETUID => general::__NR_getuid,
         sys::nr::GETGID => general::__NR_getgid,
         sys::nr::SETUID => general::__NR_setuid,
@@ -400,6 +403,10 @@ fn linux_rows() -> Vec<Row> {
         elf::prot::EXEC => general::PROT_EXEC,
         elf::PHENT => size_of::<elf_uapi::Elf64_Phdr>(),
         sys::UTSNAME_FIELD => field_size(|u: &system::new_utsname| &u.sysname),
+        sys::statfs::TMPFS_MAGIC => general::TMPFS_MAGIC,
+        sys::statfs::PROC_SUPER_MAGIC => general::PROC_SUPER_MAGIC,
+        sys::statfs::PIPEFS_MAGIC => general::PIPEFS_MAGIC,
+        sys::statfs::SIZE => size_of::<general::statfs>(),
     };
     // linux-raw-sys lacks these (bindgen drops the headers' casts, and it
     // takes only `ARCH_SET_FS` from <asm/prctl.h>): the headers' values.
@@ -410,6 +417,23 @@ fn linux_rows() -> Vec<Row> {
         // <asm-generic/signal-defs.h>: ((__sighandler_t)0) and 1.
         sys::sig::SIG_DFL => 0,
         sys::sig::SIG_IGN => 1,
+        // <linux/statfs.h>'s ST_* (the kernel's, not uapi).
+        sys::statfs::ST_NOSUID => 0x0002,
+        sys::statfs::ST_NODEV => 0x0004,
+        sys::statfs::ST_NOEXEC => 0x0008,
+        sys::statfs::ST_VALID => 0x0020,
+        // <linux/syslog.h>'s SYSLOG_ACTION_* (the kernel's, not uapi).
+        sys::syslog::CLOSE => 0,
+        sys::syslog::OPEN => 1,
+        sys::syslog::READ => 2,
+        sys::syslog::READ_ALL => 3,
+        sys::syslog::READ_CLEAR => 4,
+        sys::syslog::CLEAR => 5,
+        sys::syslog::CONSOLE_OFF => 6,
+        sys::syslog::CONSOLE_ON => 7,
+        sys::syslog::CONSOLE_LEVEL => 8,
+        sys::syslog::SIZE_UNREAD => 9,
+        sys::syslog::SIZE_BUFFER => 10,
     });
     r
 }
@@ -631,4 +655,58 @@ fn default_termios_is_linux_s() {
     for (i, v) in want {
         assert_eq!(t.cc[i as usize], v, "c_cc[{i}]");
     }
+}
+
+#[test]
+fn statfs_is_struct_statfs() {
+    use stet_unix::procgen::Statfs;
+    let s = Statfs {
+        kind: 1,
+        blocks: 2,
+        bfree: 3,
+        bavail: 4,
+        files: 5,
+        ffree: 6,
+        flags: 7,
+    };
+    let b = s.bytes();
+    assert_eq!(b.len(), size_of::<general::statfs>());
+    let at = |f: usize| get(&b, f, 8);
+    assert_eq!(at(offset_of!(general::statfs, f_type)), 1);
+    assert_eq!(at(offset_of!(general::statfs, f_bsize)), 4096);
+    assert_eq!(at(offset_of!(general::statfs, f_blocks)), 2);
+    assert_eq!(at(offset_of!(general::statfs, f_bfree)), 3);
+    assert_eq!(at(offset_of!(general::statfs, f_bavail)), 4);
+    assert_eq!(at(offset_of!(general::statfs, f_files)), 5);
+    assert_eq!(at(offset_of!(general::statfs, f_ffree)), 6);
+    assert_eq!(at(offset_of!(general::statfs, f_fsid)), 0);
+    assert_eq!(
+        at(offset_of!(general::statfs, f_namelen)),
+        general::NAME_MAX as u64
+    );
+    assert_eq!(at(offset_of!(general::statfs, f_frsize)), 4096);
+    assert_eq!(at(offset_of!(general::statfs, f_flags)), 7 | 0x20);
+}
+
+#[test]
+fn sysinfo_is_struct_sysinfo() {
+    use stet_unix::procgen::{Sysinfo, SYSINFO_SIZE};
+    assert_eq!(SYSINFO_SIZE, size_of::<system::sysinfo>());
+    let s = Sysinfo {
+        uptime: 11,
+        loads: [2048, 1024, 0],
+        totalram: 1000,
+        freeram: 600,
+        procs: 3,
+    };
+    let b = s.bytes();
+    assert_eq!(get(&b, offset_of!(system::sysinfo, uptime), 8), 11);
+    let loads = offset_of!(system::sysinfo, loads);
+    assert_eq!(get(&b, loads, 8), 65536);
+    assert_eq!(get(&b, loads + 8, 8), 32768);
+    assert_eq!(get(&b, loads + 16, 8), 0);
+    assert_eq!(get(&b, offset_of!(system::sysinfo, totalram), 8), 1000);
+    assert_eq!(get(&b, offset_of!(system::sysinfo, freeram), 8), 600);
+    assert_eq!(get(&b, offset_of!(system::sysinfo, procs), 2), 3);
+    assert_eq!(get(&b, offset_of!(system::sysinfo, mem_unit), 4), 4096);
 }

@@ -890,6 +890,9 @@ impl Fs {
 #[path = "fs/records.rs"]
 mod records;
 
+#[path = "fs/relink.rs"]
+mod relink;
+
 #[cfg(test)]
 #[path = "fs/tests.rs"]
 mod tests;

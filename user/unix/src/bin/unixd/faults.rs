@@ -16,24 +16,31 @@ use stet_rt::abi::domain::{Reg, NREGS};
 use stet_rt::abi::fault;
 use stet_rt::abi::layout::STACK_TOP;
 use stet_rt::key::{Answer, Msg};
-use stet_rt::println;
 use stet_unix::proto as p;
 
 impl Unixd<'_> {
     /// A keeper's fault (`a`): start it again to end its process.
     pub(crate) fn keeper_fault(&mut self, a: &Answer) -> Reply {
         if self.keeper_entry == 0 {
-            println!(
-                "unixd: a UNIX keeper faulted (fault {}, {:#x}) before any keeper said where it starts; it stays stopped",
-                a.code, a.w[0]
+            self.klog(
+                crate::klog::ERR,
+                true,
+                format_args!(
+                    "unixd: a UNIX keeper faulted (fault {}, {:#x}) before any keeper said where it starts; it stays stopped",
+                    a.code, a.w[0]
+                ),
             );
             return Reply::Kept;
         }
-        println!(
-            "unixd: a UNIX keeper faulted (fault {}, {:#x} at rip {:#x}); it starts again to end its process",
-            a.code,
-            a.w[0],
-            if a.code == fault::code::MEMORY { a.w[3] } else { a.w[2] }
+        self.klog(
+            crate::klog::ERR,
+            true,
+            format_args!(
+                "unixd: a UNIX keeper faulted (fault {}, {:#x} at rip {:#x}); it starts again to end its process",
+                a.code,
+                a.w[0],
+                if a.code == fault::code::MEMORY { a.w[3] } else { a.w[2] }
+            ),
         );
         let mut r = [0u64; NREGS];
         r[Reg::Rip as usize] = self.keeper_entry;

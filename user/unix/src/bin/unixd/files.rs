@@ -59,6 +59,7 @@ impl Unixd<'_> {
         let held = self.open.iter().any(|o| o.kind == Kind::Inode(ino));
         let named = self.fs.inode(ino).is_some_and(|i| i.nlink > 0);
         if !held && !named {
+            self.forget_generated(ino);
             if self
                 .fs
                 .inode(ino)

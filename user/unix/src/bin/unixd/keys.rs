@@ -7,7 +7,8 @@
 //!   (a forked process), freed when it is reaped;
 //! * entry `WAITERS + w`: parked call `w`'s resume key, when it could not
 //!   stay in a general slot (`wait::RESUME_SLOTS`);
-//! * the last entry, [`FAULT_KEY`]: the keepers' domain keeper.
+//! * the last two entries: [`METER_KEY`], the meter processes run under
+//!   (`procgen`), and [`FAULT_KEY`], the keepers' domain keeper.
 //!
 //! Walks use `LEAF`, the file tree directory's cache (which is told to
 //! forget it: `Content::forget_cache`), and `T` when a directory node is
@@ -25,10 +26,12 @@ pub(crate) const MAX_PROCS: usize = 1024;
 /// The first parked call's entry.
 const WAITERS: usize = 2 * MAX_PROCS;
 /// Most calls parked at once: every process's one call, and the clock's.
-pub(crate) const MAX_WAITERS: usize = keydir::CAPACITY - WAITERS - 1;
+pub(crate) const MAX_WAITERS: usize = keydir::CAPACITY - WAITERS - 2;
 /// The last entry: the start key to this domain that every keeper's
 /// domain keeper is (`proto::KEEPER_FAULT`; `faults`).
 pub(crate) const FAULT_KEY: u16 = (keydir::CAPACITY - 1) as u16;
+/// The one before: the meter the processes run under (`proto::METER`).
+pub(crate) const METER_KEY: u16 = (keydir::CAPACITY - 2) as u16;
 const _: () = assert!(MAX_WAITERS > MAX_PROCS);
 
 /// The directory (its root node is in `KEYS`).

@@ -24,8 +24,9 @@
 //! (names and open files), `io` (read, write, pipes, the terminal),
 //! `procs` (fork, exit, wait, ids), `signals` (kill, alarm), `wait`
 //! (parked calls, sleeps, the clock), `memory` (file pages, memfd,
-//! futexes, shared pages) and `procfs` (`/proc`); `content` keeps regular
-//! files' bytes and `boot` builds the first file system. A message through
+//! futexes, shared pages), `procfs` and `procgen` (`/proc`), `statfs`
+//! and `klog` (the kernel log, `syslog`); `content` keeps regular files'
+//! bytes and `boot` builds the first file system. A message through
 //! the start key with key info `KEEPER_FAULT` is a keeper's fault
 //! (`faults`).
 #![no_std]
@@ -40,13 +41,16 @@ mod faults;
 mod files;
 mod io;
 mod keys;
+mod klog;
 mod limits;
 mod memory;
 mod open;
 mod procfs;
+mod procgen;
 mod procs;
 mod signals;
 mod slots;
+mod statfs;
 mod table;
 mod tids;
 mod wait;
@@ -61,7 +65,6 @@ use stet_rt::abi::service::store as order_store;
 use stet_rt::abi::{code::Code, order};
 use stet_rt::key::Slot;
 use stet_rt::key::{call, wait, Answer, Msg};
-use stet_rt::println;
 use stet_unix::proto as p;
 use stet_unix::sys::errno::*;
 use stet_unix::tty::Tty;
@@ -132,8 +135,10 @@ pub struct Unixd<'a> {
     tty: &'a mut Tty,
     /// Seconds since 1970 at boot: file times are `epoch + now`.
     epoch_ns: u64,
-    /// The generated files of `/proc` (inode, what).
+    /// The generated files of `/proc` (inode, what), by inode.
     gen: Vec<(u32, procfs::Gen)>,
+    /// The kernel log and what the system's files of `/proc` need.
+    sys: procgen::Sys,
     /// Unimplemented calls of every process that has ended, by number
     /// (the last counts all higher numbers).
     enosys: [u32; 512],
@@ -166,6 +171,9 @@ impl Unixd<'_> {
         if self.proc_pending && p::NAMES_FILES.contains(&a.code) && !p::LOOKS_UP.contains(&a.code) {
             self.proc_flush();
         }
+        if self.self_moves() && p::NAMES_FILES.contains(&a.code) {
+            self.point_self();
+        }
         match a.code {
             // Only a process (through its forwarder) may ask these.
             p::FORK
@@ -187,6 +195,7 @@ impl Unixd<'_> {
             | p::PROCINFO
             | p::CRED
             | p::TID
+            | p::METER
                 if a.source != Source::Forwarded =>
             {
                 Err(EPERM)
@@ -238,6 +247,9 @@ impl Unixd<'_> {
             | p::SYSINFO => self.process_order(a, s, out),
             p::KILL | p::ALARM => self.signal_order(a),
             p::KEEPER_KEY => self.keeper_key(),
+            p::STATFS => self.statfs_order(a, s, out),
+            p::SYSLOG => self.syslog_order(a, out),
+            p::METER => self.meter_order(),
             p::TICK | p::SLEEP | p::PAUSE => self.wait_order(a),
             p::MAP_PAGE | p::MEMFD | p::SHARE | p::UNSHARE | p::FUTEX_WAIT | p::FUTEX_WAKE => {
                 self.memory_order(a, s, out)
@@ -276,6 +288,7 @@ fn main(arg: u64) -> i64 {
         tty: &mut tty,
         epoch_ns: epoch * 1_000_000_000,
         gen: Vec::new(),
+        sys: procgen::Sys::new(),
         enosys: [0; 512],
         shares: &mut shares,
         infos: &mut infos,
@@ -286,15 +299,30 @@ fn main(arg: u64) -> i64 {
     // The keepers' domain keeper (`faults`), if the image gave one (in
     // `K0`, free until the first message).
     let _ = d.put_key(keys::FAULT_KEY, K0);
+    // The kernel log's first line, as Linux's.
+    let mut v = [0u8; 128];
+    let mut t = stet_unix::procgen::Text::new(&mut v);
+    stet_unix::procgen::version(&mut t);
+    let n = t.len().saturating_sub(1);
+    let version = core::str::from_utf8(&v[..n]).unwrap_or("Linux");
+    d.klog(klog::NOTICE, false, format_args!("{version}"));
     match boot::build(&mut d) {
-        Ok(s) => println!(
-            "unixd: {} files, {} directories, {} links from the archive; {} KiB of file data",
-            s.files,
-            s.dirs,
-            s.links,
-            s.bytes / 1024
+        Ok(s) => d.klog(
+            klog::INFO,
+            true,
+            format_args!(
+                "unixd: {} files, {} directories, {} links from the archive; {} KiB of file data",
+                s.files,
+                s.dirs,
+                s.links,
+                s.bytes / 1024
+            ),
         ),
-        Err(e) => println!("unixd: the initial file system is incomplete: {e}"),
+        Err(e) => d.klog(
+            klog::ERR,
+            true,
+            format_args!("unixd: the initial file system is incomplete: {e}"),
+        ),
     }
     d.proc_boot();
     // Published for the native shell's `unix` command, when slot 3 is a

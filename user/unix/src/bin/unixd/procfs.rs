@@ -1,30 +1,35 @@
 //! `/proc`: real directories and files of the file system, kept up to
-//! date by unixd. Each process has `/proc/<pid>/` with `stat`, `cmdline`
-//! and the symlink `exe`, made when its keeper says hello (a copy of its
-//! parent's), rewritten at `execve` (`PROCINFO`) and removed when the
-//! process is reaped. `/proc/meminfo`, `/proc/uptime` and each `stat` are
-//! generated again whenever they are opened. `/proc/self` is the keeper's
-//! business: it names `/proc/<pid>` in the paths it sends.
+//! date by unixd. Each process has `/proc/<pid>/` with `stat`, `status`,
+//! `mounts`, `cmdline` and the symlink `exe`, made when its keeper says
+//! hello (a copy of its parent's), rewritten at `execve` (`PROCINFO`) and
+//! removed when the process is reaped. The generated files (`Gen`: each
+//! `stat`, `status` and `mounts`, `/proc/meminfo`, `/proc/uptime` and the
+//! system's files of `procgen`) are made again whenever they are opened.
+//! `/proc/self` is a symbolic link unixd points at each caller
+//! (`procgen`), and the keeper names `/proc/<pid>` itself in the paths it
+//! sends.
 //!
 //! Being ordinary files, they need nothing new from `read`, `stat`,
 //! `getdents64` or `ls`.
 
-use crate::wait::Wait;
 use crate::Unixd;
 use core::fmt::Write;
 use stet_unix::fs::{mode, ROOT};
+use stet_unix::procgen::Text;
 
 /// What a generated file holds.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Gen {
-    /// A free entry.
-    None,
     /// `/proc/meminfo`.
     Meminfo,
     /// `/proc/uptime`.
     Uptime,
     /// `/proc/<pid>/stat`.
     Stat(u32),
+    /// `/proc/<pid>/status`.
+    Status(u32),
+    /// The system's files (`procgen`), `/proc/<pid>/mounts` among them.
+    System(crate::procgen::SysFile),
 }
 
 /// What `execve` said a process runs (`PROCINFO`), kept while its
@@ -52,24 +57,8 @@ pub const NO_INFO: ExecInfo = ExecInfo {
 /// once, as before).
 pub const MAX_INFO: usize = 4;
 
-/// A fixed buffer that formats text (no allocation).
-struct Text {
-    buf: [u8; 1024],
-    len: usize,
-}
-
-impl Write for Text {
-    fn write_str(&mut self, s: &str) -> core::fmt::Result {
-        let b = s.as_bytes();
-        let n = b.len().min(self.buf.len() - self.len);
-        self.buf[self.len..self.len + n].copy_from_slice(&b[..n]);
-        self.len += n;
-        Ok(())
-    }
-}
-
 /// A pid's directory name.
-fn name_of(pid: u32, out: &mut [u8; 10]) -> &[u8] {
+pub(crate) fn name_of(pid: u32, out: &mut [u8; 10]) -> &[u8] {
     let mut n = 0;
     let mut digits = [0u8; 10];
     let mut v = pid;
@@ -88,7 +77,7 @@ fn name_of(pid: u32, out: &mut [u8; 10]) -> &[u8] {
 }
 
 impl Unixd<'_> {
-    fn proc_root(&self) -> Option<u32> {
+    pub(crate) fn proc_root(&self) -> Option<u32> {
         self.fs.lookup(ROOT, b"proc")
     }
 
@@ -97,30 +86,53 @@ impl Unixd<'_> {
         self.fs.lookup(self.proc_root()?, name_of(pid, &mut n))
     }
 
-    fn add_gen(&mut self, ino: u32, g: Gen) {
-        if let Some(i) = crate::table::take(&mut self.gen, |e| e.1 == Gen::None, (0, Gen::None)) {
-            self.gen[i] = (ino, g);
+    /// Marks inode `ino` generated (the table is kept in inode order, so
+    /// an `open` finds out whether it opens one in a few steps).
+    pub(crate) fn add_gen(&mut self, ino: u32, g: Gen) {
+        match self.gen.binary_search_by_key(&ino, |e| e.0) {
+            Ok(i) => self.gen[i].1 = g,
+            Err(i) => {
+                if self.gen.try_reserve(1).is_ok() {
+                    self.gen.insert(i, (ino, g));
+                }
+            }
         }
     }
 
-    /// `/proc/meminfo` and `/proc/uptime`, made at boot if missing.
+    /// What generated inode `ino` holds.
+    pub(crate) fn gen_of(&self, ino: u32) -> Option<Gen> {
+        let i = self.gen.binary_search_by_key(&ino, |e| e.0).ok()?;
+        Some(self.gen[i].1)
+    }
+
+    /// Inode `ino` is no longer generated.
+    pub(crate) fn drop_gen(&mut self, ino: u32) {
+        if let Ok(i) = self.gen.binary_search_by_key(&ino, |e| e.0) {
+            self.gen.remove(i);
+        }
+    }
+
+    /// `/proc/meminfo`, `/proc/uptime` and the system's files
+    /// (`procgen`), made at boot if missing.
     pub(crate) fn proc_boot(&mut self) {
         let Some(root) = self.proc_root() else {
             return;
         };
-        let now = self.time();
         for (name, g) in [(&b"meminfo"[..], Gen::Meminfo), (b"uptime", Gen::Uptime)] {
-            let ino = match self.fs.lookup(root, name) {
-                Some(i) => i,
-                None => match self.fs.create(root, name, mode::REG | 0o444, now) {
-                    Ok(i) => i,
-                    Err(_) => continue,
-                },
-            };
-            if !self.gen.iter().any(|e| e.0 == ino && e.1 != Gen::None) {
-                self.add_gen(ino, g);
-            }
+            self.gen_file(root, name, g);
         }
+        self.procgen_boot(root);
+    }
+
+    /// Makes generated file `name` in `dir` (if missing) → its inode.
+    pub(crate) fn gen_file(&mut self, dir: u32, name: &[u8], g: Gen) -> Option<u32> {
+        let now = self.time();
+        let ino = match self.fs.lookup(dir, name) {
+            Some(i) => i,
+            None => self.fs.create(dir, name, mode::REG | 0o444, now).ok()?,
+        };
+        self.add_gen(ino, g);
+        Some(ino)
     }
 
     /// Makes every `/proc/<pid>/` still waiting (`Proc::proc_pending`), a
@@ -208,9 +220,9 @@ impl Unixd<'_> {
         else {
             return;
         };
-        if let Ok(stat) = self.fs.create(dir, b"stat", mode::REG | 0o444, now) {
-            self.add_gen(stat, Gen::Stat(pid));
-        }
+        self.gen_file(dir, b"stat", Gen::Stat(pid));
+        self.gen_file(dir, b"status", Gen::Status(pid));
+        self.gen_file(dir, b"mounts", Gen::System(crate::procgen::SysFile::Mounts));
         let _ = self.fs.create(dir, b"cmdline", mode::REG | 0o444, now);
         let mut exe = [0u8; 256];
         let mut cmd = [0u8; 4096];
@@ -356,16 +368,14 @@ impl Unixd<'_> {
             }
             return;
         }
-        for e in self.gen.iter_mut() {
-            if e.1 == Gen::Stat(pid) {
-                *e = (0, Gen::None);
-            }
-        }
         let (Some(root), Some(dir)) = (self.proc_root(), self.proc_dir(pid)) else {
             return;
         };
         let now = self.time();
-        for name in [&b"stat"[..], b"cmdline", b"exe"] {
+        for name in [&b"stat"[..], b"status", b"mounts", b"cmdline", b"exe"] {
+            if let Some(ino) = self.fs.lookup(dir, name) {
+                self.drop_gen(ino);
+            }
             if let Ok((ino, true)) = self.fs.unlink(dir, name, now) {
                 self.maybe_free(ino);
             }
@@ -376,16 +386,13 @@ impl Unixd<'_> {
 
     /// A generated file is about to be opened: its bytes made now.
     pub(crate) fn refresh(&mut self, ino: u32) {
-        let Some(&(_, g)) = self.gen.iter().find(|e| e.0 == ino && e.1 != Gen::None) else {
+        let Some(g) = self.gen_of(ino) else {
             return;
         };
-        let mut t = Text {
-            buf: [0; 1024],
-            len: 0,
-        };
+        let mut buf = [0u8; 4096];
+        let mut t = Text::new(&mut buf);
         let now = crate::now_ns();
         match g {
-            Gen::None => return,
             Gen::Meminfo => {
                 let (_, total, free) = self.sysinfo();
                 let (total, free) = (total * 4, free * 4);
@@ -405,24 +412,16 @@ impl Unixd<'_> {
                 );
             }
             Gen::Uptime => {
-                let cs = now / 10_000_000;
-                let _ = writeln!(t, "{}.{:02} 0.00", cs / 100, cs % 100);
+                let (busy, _) = self.busy_ns(now);
+                stet_unix::procgen::uptime(&mut t, now, now - busy);
             }
+            Gen::Status(pid) => self.status_text(&mut t, pid),
+            Gen::System(f) => self.system_text(&mut t, f),
             Gen::Stat(pid) => {
                 let Some(p) = self.procs.iter().find(|p| p.pid == pid).copied() else {
                     return;
                 };
-                let parked = self
-                    .waiters
-                    .iter()
-                    .any(|w| w.on != Wait::Free && w.pid == pid);
-                let state = if p.zombie {
-                    'Z'
-                } else if parked {
-                    'S'
-                } else {
-                    'R'
-                };
+                let state = self.state_of(&p) as char;
                 let end = p.comm.iter().position(|&b| b == 0).unwrap_or(16);
                 let comm = core::str::from_utf8(&p.comm[..end]).unwrap_or("?");
                 let tpgid = self.tty.fg;
@@ -441,8 +440,7 @@ impl Unixd<'_> {
                 let _ = t.write_str("\n");
             }
         }
-        let len = t.len;
-        let buf = t.buf;
+        let len = t.len();
         self.set_content(ino, &buf[..len]);
     }
 }

@@ -120,7 +120,7 @@ impl Unixd<'_> {
         }
         self.put_key(keys::keeper(i), K0).map_err(|_| EIO)?;
         self.procs[i].keeper = true;
-        Ok(0)
+        Ok(self.wants_meter() as u64)
     }
 
     /// `FORK`: a new pid, the fids' references, a forwarder into `T`.
@@ -184,6 +184,8 @@ impl Unixd<'_> {
         };
         self.proc_pending = true;
         self.next_pid = if pid >= 32767 { 2 } else { pid + 1 };
+        self.sys.forks += 1;
+        self.sys.last_pid = pid;
         Ok(Reply::Now([pid as u64, 0, 0], 0, true))
     }
 
@@ -213,6 +215,16 @@ impl Unixd<'_> {
         let ppid = self.procs[i].ppid;
         self.procs[i].zombie = true;
         self.procs[i].status = status;
+        if status & 0x7f != 0 {
+            let p = self.procs[i];
+            let end = p.comm.iter().position(|&b| b == 0).unwrap_or(16);
+            let comm = core::str::from_utf8(&p.comm[..end]).unwrap_or("?");
+            self.klog(
+                crate::klog::INFO,
+                false,
+                format_args!("pid {pid} ({comm}) ended by signal {}", status & 0x7f),
+            );
+        }
         // A child's /proc directory still to be copied from this one's is
         // made before the child changes parents.
         if self.proc_pending {
@@ -445,7 +457,10 @@ impl Unixd<'_> {
             }
             p::SYSINFO => {
                 let (procs, total, free) = self.sysinfo();
-                Ok(Reply::Now([procs, total, free], 0, false))
+                for (i, l) in self.loads().into_iter().enumerate() {
+                    out[8 * i..8 * i + 8].copy_from_slice(&l.to_le_bytes());
+                }
+                Ok(Reply::Now([procs, total, free], 24, false))
             }
             _ => Err(ENOSYS),
         }

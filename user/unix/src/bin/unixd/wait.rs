@@ -33,6 +33,8 @@ pub(crate) enum Wait {
     Ticker,
     /// Terminal input.
     Tty,
+    /// Something new in the kernel log (`SYSLOG_ACTION_READ`).
+    Log,
     /// A futex: (inode, or `u32::MAX` for the caller's private one;
     /// offset or address; deadline, ns since boot, `u64::MAX`: none).
     Futex(u32, u64, u64),

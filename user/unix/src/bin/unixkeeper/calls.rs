@@ -263,6 +263,9 @@ impl Keeper {
             nr::SCHED_GET_PRIORITY_MIN => Ok(matches!(a[0], 1 | 2) as u64),
             nr::SCHED_GETAFFINITY => self.getaffinity(a[0], a[1], a[2]),
             nr::SYSINFO => self.sysinfo(a[0]),
+            nr::STATFS => self.statfs(a[0], a[1]),
+            nr::FSTATFS => self.fstatfs(a[0], a[1]),
+            nr::SYSLOG => self.syslog(a[0], a[1], a[2]),
             nr::ARCH_PRCTL => self.arch_prctl(regs, a[0], a[1]),
             nr::SET_TID_ADDRESS => {
                 let c = self.th.cur;
@@ -474,23 +477,6 @@ impl Keeper {
             .write(mask, &1u64.to_le_bytes())
             .map_err(Touch::errno)?;
         Ok(8)
-    }
-
-    /// `sysinfo`: uptime, memory from unixd's bank, the process count.
-    fn sysinfo(&mut self, at: u64) -> R {
-        let a = Msg::new(UNIXD, proto::SYSINFO).call();
-        crate::signals::note(a.w[proto::INTR_WORD]);
-        let mut b = [0u8; 112];
-        let put = |b: &mut [u8; 112], off: usize, v: u64| {
-            b[off..off + 8].copy_from_slice(&v.to_le_bytes())
-        };
-        put(&mut b, 0, now_ns() / 1_000_000_000);
-        put(&mut b, 32, a.w[1]); // totalram
-        put(&mut b, 40, a.w[2]); // freeram
-        b[80..82].copy_from_slice(&(a.w[0] as u16).to_le_bytes()); // procs
-        b[104..108].copy_from_slice(&4096u32.to_le_bytes()); // mem_unit
-        self.space.write(at, &b).map_err(Touch::errno)?;
-        Ok(0)
     }
 
     pub(crate) fn count_enosys(&mut self, n: u64) {

@@ -132,8 +132,10 @@ impl Keeper {
     }
 
     /// Reads a path argument from the process into `buf` → its length.
-    /// `/proc/self` becomes `/proc/<pid>` (unixd's directory of this
-    /// process), but `/proc/self/fd/N`, which `openat` answers itself.
+    /// A path through `/proc/self/` names `/proc/<pid>/` (unixd's
+    /// directory of this process) at once, but `/proc/self/fd/N`, which
+    /// `openat` answers itself; `/proc/self` alone is unixd's symbolic
+    /// link (`readlink` gives the pid).
     pub fn path<'b>(&mut self, a: u64, buf: &'b mut [u8; 4096]) -> Result<&'b [u8], i64> {
         let n = match self.space.read_cstr(a, &mut buf[..]) {
             Ok(n) => n,
@@ -142,7 +144,8 @@ impl Keeper {
         };
         const SELF: &[u8] = b"/proc/self";
         let is_self = buf[..n].starts_with(SELF)
-            && (n == SELF.len() || buf[SELF.len()] == b'/')
+            && n > SELF.len()
+            && buf[SELF.len()] == b'/'
             && !buf[..n].starts_with(b"/proc/self/fd/");
         if !is_self {
             return Ok(&buf[..n]);

@@ -27,6 +27,7 @@ mod poll;
 mod signals;
 mod slots;
 mod space;
+mod system;
 mod threads;
 
 use calls::Next;
@@ -652,6 +653,13 @@ fn main(arg: u64) -> i64 {
             .keys([T, 0, 0, 0])
             .call();
         signals::note(a.w[stet_unix::proto::INTR_WORD]);
+        // unixd asks once for the meter processes run under (`/proc/stat`).
+        if a.w[0] == 1 && keydir::fetch(KEYS, slots::keys::METER, T).is_ok() {
+            let a = Msg::new(UNIXD, stet_unix::proto::METER)
+                .keys([T, 0, 0, 0])
+                .call();
+            signals::note(a.w[stet_unix::proto::INTR_WORD]);
+        }
     }
     // The register block of each fault arrives here (`wait_regs`).
     let mut regs = [0u64; NREGS];

@@ -1,0 +1,342 @@
+//! The system's files in `/proc` (`/proc/cpuinfo`, `stat`, `version`,
+//! `filesystems`, `loadavg`, `mounts`, `/proc/sys/kernel/*`,
+//! `/proc/sys/fs/*`) and each process's `status` and `mounts`, made again
+//! whenever they are opened (`procfs::refresh`); the symbolic links
+//! `/proc/self` (pointed at each caller before it names a path),
+//! `/proc/mounts` and `/etc/mtab`; and the figures behind them: the
+//! processor's busy time from the meter the processes run under
+//! (`proto::METER`), the load averages, the count of `fork`s. The text
+//! itself is `stet_unix::procgen`'s.
+
+use crate::keys::{MAX_PROCS, METER_KEY};
+use crate::procfs::{name_of, Gen};
+use crate::procs::Proc;
+use crate::slots::{K0, SLEEP, T};
+use crate::wait::Wait;
+use crate::{word, Reply, Unixd};
+use alloc::vec::Vec;
+use core::fmt::Write;
+use stet_rt::abi::order;
+use stet_rt::key::call;
+use stet_unix::cpuinfo::{cpuinfo, Cpu};
+use stet_unix::fs::mode;
+use stet_unix::klog::Klog;
+use stet_unix::loadavg::Load;
+use stet_unix::procgen::{self as pg, Text, USER_HZ};
+use stet_unix::sys::errno::EIO;
+use stet_unix::sys::UNAME;
+
+/// A generated file of the system's (not of one process).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum SysFile {
+    Cpuinfo,
+    Stat,
+    Version,
+    Filesystems,
+    Loadavg,
+    /// `/proc/<pid>/mounts` (every process sees the same file systems).
+    Mounts,
+    PidMax,
+    Tainted,
+    Hostname,
+    OsRelease,
+    OsType,
+    KernelVersion,
+    NgroupsMax,
+    FileMax,
+    NrOpen,
+}
+
+/// The system's files: directory under `/proc`, name, what.
+const FILES: [(&[u8], &[u8], SysFile); 14] = [
+    (b"", b"cpuinfo", SysFile::Cpuinfo),
+    (b"", b"stat", SysFile::Stat),
+    (b"", b"version", SysFile::Version),
+    (b"", b"filesystems", SysFile::Filesystems),
+    (b"", b"loadavg", SysFile::Loadavg),
+    (b"sys/kernel", b"pid_max", SysFile::PidMax),
+    (b"sys/kernel", b"tainted", SysFile::Tainted),
+    (b"sys/kernel", b"hostname", SysFile::Hostname),
+    (b"sys/kernel", b"osrelease", SysFile::OsRelease),
+    (b"sys/kernel", b"ostype", SysFile::OsType),
+    (b"sys/kernel", b"version", SysFile::KernelVersion),
+    (b"sys/kernel", b"ngroups_max", SysFile::NgroupsMax),
+    (b"sys/fs", b"file-max", SysFile::FileMax),
+    (b"sys/fs", b"nr_open", SysFile::NrOpen),
+];
+
+/// Pids run from 2 to 32767 (`procs::fork`): Linux's default `pid_max`.
+const PID_MAX: u32 = 32768;
+/// Descriptors per process: the keeper's table, and the most
+/// `RLIMIT_NOFILE` may be (`nr_open`).
+const FDS: u64 = 256;
+
+/// The state behind the system's files and the kernel log.
+pub(crate) struct Sys {
+    /// The kernel log (`klog`).
+    pub(crate) klog: Klog<Vec<u8>>,
+    /// Log lines below this level are printed on the console too
+    /// (`SYSLOG_ACTION_CONSOLE_LEVEL`).
+    pub(crate) console_level: u8,
+    /// The level `CONSOLE_ON` gives back (0: none saved).
+    pub(crate) saved_level: u8,
+    /// The pid `/proc/self` names now, and its inode.
+    self_pid: u32,
+    self_link: u32,
+    /// `fork`s since boot, and the last pid given.
+    pub(crate) forks: u64,
+    pub(crate) last_pid: u32,
+    load: Load,
+    /// Whether the key directory holds the processes' meter.
+    meter: bool,
+}
+
+impl Sys {
+    pub(crate) fn new() -> Sys {
+        Sys {
+            klog: crate::klog::new_log(),
+            console_level: crate::klog::QUIET,
+            saved_level: 0,
+            self_pid: 0,
+            self_link: 0,
+            forks: 0,
+            last_pid: 1,
+            load: Load::new(),
+            meter: false,
+        }
+    }
+}
+
+fn cpuid(leaf: u32, sub: u32) -> [u32; 4] {
+    let r = core::arch::x86_64::__cpuid_count(leaf, sub);
+    [r.eax, r.ebx, r.ecx, r.edx]
+}
+
+impl Unixd<'_> {
+    /// Makes `/proc`'s system files, directories and links (first start).
+    pub(crate) fn procgen_boot(&mut self, root: u32) {
+        let now = self.time();
+        for (dir, name, f) in FILES {
+            let mut at = root;
+            for part in dir.split(|&b| b == b'/').filter(|p| !p.is_empty()) {
+                at = match self.fs.lookup(at, part) {
+                    Some(i) => i,
+                    None => match self.fs.create(at, part, mode::DIR | 0o555, now) {
+                        Ok(i) => i,
+                        Err(_) => break,
+                    },
+                };
+            }
+            self.gen_file(at, name, Gen::System(f));
+        }
+        // `/proc/self` names the caller; `/proc/mounts` and `/etc/mtab`
+        // are links to its `mounts`, as on Linux.
+        if let Ok(l) = self.fs.symlink(root, b"self", b"1", now) {
+            self.sys.self_link = l;
+            self.sys.self_pid = 1;
+        }
+        let _ = self.fs.symlink(root, b"mounts", b"self/mounts", now);
+        if let Some(etc) = self.fs.lookup(stet_unix::fs::ROOT, b"etc") {
+            if self.fs.lookup(etc, b"mtab").is_none() {
+                let _ = self.fs.symlink(etc, b"mtab", b"../proc/self/mounts", now);
+            }
+        }
+    }
+
+    /// Points `/proc/self` at the caller (before an order that names a
+    /// path: a symbolic link through it, `/etc/mtab`, must find the
+    /// caller's directory; the keeper names its own directory directly).
+    pub(crate) fn point_self(&mut self) {
+        let pid = self.caller;
+        self.sys.self_pid = pid;
+        let mut n = [0u8; 10];
+        let target = name_of(pid, &mut n);
+        if self.fs.set_link_target(self.sys.self_link, target).is_ok() {
+            return;
+        }
+        // Removed (`/proc` is not read-only yet): made again.
+        if let Some(root) = self.proc_root() {
+            if self.fs.lookup(root, b"self").is_none() {
+                let now = self.time();
+                if let Ok(l) = self.fs.symlink(root, b"self", target, now) {
+                    self.sys.self_link = l;
+                }
+            }
+        }
+    }
+
+    /// Inode `ino` is freed: if it was generated (or `/proc/self`), it is
+    /// not any more (a file made later in its place is a plain one).
+    pub(crate) fn forget_generated(&mut self, ino: u32) {
+        self.drop_gen(ino);
+        if ino == self.sys.self_link {
+            // Made again before the next path is looked up.
+            self.sys.self_link = 0;
+            self.sys.self_pid = 0;
+        }
+    }
+
+    /// Whether `/proc/self` must be pointed at the caller first.
+    pub(crate) fn self_moves(&self) -> bool {
+        self.caller != 0 && self.caller != self.sys.self_pid
+    }
+
+    /// `R` (not waiting in unixd), `S` (a call parked) or `Z`.
+    pub(crate) fn state_of(&self, p: &Proc) -> u8 {
+        if p.zombie {
+            b'Z'
+        } else if self
+            .waiters
+            .iter()
+            .any(|w| w.on != Wait::Free && w.pid == p.pid)
+        {
+            b'S'
+        } else {
+            b'R'
+        }
+    }
+
+    /// Processes running (not waiting in unixd), and all of them.
+    fn run_queue(&self) -> (u64, u64) {
+        let live = self.procs.iter().filter(|p| p.pid != 0);
+        let running = live.clone().filter(|p| self.state_of(p) == b'R').count();
+        (running as u64, live.count() as u64)
+    }
+
+    /// A process's user and group ids (real, effective, saved, file
+    /// system) and its supplementary groups, from the process table
+    /// (`creds`).
+    pub(crate) fn creds_of(&self, pid: u32) -> ([u32; 4], [u32; 4], &[u32]) {
+        match self.procs.iter().find(|p| p.pid == pid && pid != 0) {
+            Some(p) => (p.cred.uid, p.cred.gid, p.cred.groups()),
+            None => ([0; 4], [0; 4], &[]),
+        }
+    }
+
+    /// The time the processor ran something since boot, as of `now` (the
+    /// meter's ticks over all ticks) → (ns, [busy ticks, ticks]); no time
+    /// at all before a keeper has given the meter.
+    pub(crate) fn busy_ns(&mut self, now: u64) -> (u64, [u64; 2]) {
+        let ticks = call(SLEEP, order::sleep::NOW, [0; 4]).w[1];
+        let used = if self.sys.meter && self.keys.get(METER_KEY, T).is_ok() {
+            let a = call(T, order::meter::QUERY, [0; 4]);
+            if a.ok() {
+                a.w[1].min(ticks)
+            } else {
+                0
+            }
+        } else {
+            0
+        };
+        let busy = if ticks == 0 {
+            0
+        } else {
+            (now as u128 * used as u128 / ticks as u128) as u64
+        };
+        (busy.min(now), [used, ticks])
+    }
+
+    /// The load averages, brought up to now.
+    pub(crate) fn loads(&mut self) -> [u64; 3] {
+        let now = crate::now_ns();
+        let (_, [used, ticks]) = self.busy_ns(now);
+        self.sys.load.update(now, used, ticks);
+        self.sys.load.avgs
+    }
+
+    /// `METER`: the meter processes run under (in `K0`).
+    pub(crate) fn meter_order(&mut self) -> Result<Reply, i64> {
+        if call(K0, order::meter::QUERY, [0; 4]).ok() {
+            self.put_key(METER_KEY, K0).map_err(|_| EIO)?;
+            self.sys.meter = true;
+        }
+        word(Ok(0))
+    }
+
+    /// Whether unixd wants the meter (`HELLO`'s answer).
+    pub(crate) fn wants_meter(&self) -> bool {
+        !self.sys.meter
+    }
+
+    /// `/proc/<pid>/status`.
+    pub(crate) fn status_text(&self, t: &mut Text, pid: u32) {
+        let Some(p) = self.procs.iter().find(|p| p.pid == pid && pid != 0) else {
+            return;
+        };
+        let end = p.comm.iter().position(|&b| b == 0).unwrap_or(16);
+        let (uids, gids, groups) = self.creds_of(pid);
+        pg::status(
+            t,
+            &pg::Status {
+                name: &p.comm[..end],
+                state: self.state_of(p),
+                pid,
+                ppid: p.ppid,
+                pgid: p.pgid,
+                sid: p.sid,
+                uids,
+                gids,
+                groups,
+                fdsize: FDS as u32,
+                pending: p.pending,
+            },
+        );
+    }
+
+    /// One of the system's files.
+    pub(crate) fn system_text(&mut self, t: &mut Text, f: SysFile) {
+        let _ = match f {
+            SysFile::Cpuinfo => {
+                cpuinfo(t, &Cpu::read(cpuid), 1);
+                Ok(())
+            }
+            SysFile::Stat => {
+                let now = crate::now_ns();
+                let (busy, _) = self.busy_ns(now);
+                let (running, _) = self.run_queue();
+                let jiffy = 1_000_000_000 / USER_HZ;
+                pg::kstat(
+                    t,
+                    &pg::KStat {
+                        cpus: 1,
+                        busy: busy / jiffy,
+                        idle: (now - busy) / jiffy,
+                        btime: self.epoch_ns / 1_000_000_000,
+                        processes: self.sys.forks,
+                        running,
+                        blocked: 0,
+                    },
+                );
+                Ok(())
+            }
+            SysFile::Version => {
+                pg::version(t);
+                Ok(())
+            }
+            SysFile::Filesystems => {
+                pg::filesystems(t);
+                Ok(())
+            }
+            SysFile::Mounts => {
+                pg::mounts(t);
+                Ok(())
+            }
+            SysFile::Loadavg => {
+                let avgs = self.loads();
+                let (running, total) = self.run_queue();
+                pg::loadavg(t, avgs, running, total, self.sys.last_pid);
+                Ok(())
+            }
+            SysFile::PidMax => writeln!(t, "{PID_MAX}"),
+            SysFile::Tainted => writeln!(t, "0"),
+            SysFile::Hostname => writeln!(t, "{}", UNAME[1]),
+            SysFile::OsRelease => writeln!(t, "{}", UNAME[2]),
+            SysFile::OsType => writeln!(t, "{}", UNAME[0]),
+            SysFile::KernelVersion => writeln!(t, "{}", UNAME[3]),
+            SysFile::NgroupsMax => writeln!(t, "65536"),
+            // Open files are bounded by the processes' descriptors.
+            SysFile::FileMax => writeln!(t, "{}", MAX_PROCS as u64 * FDS),
+            SysFile::NrOpen => writeln!(t, "{FDS}"),
+        };
+    }
+}
