@@ -327,6 +327,12 @@ pub const CARRIES_READY: [u64; 5] = [WRITE, PWRITE, CLOSE, FUTEX_WAKE, KILL];
 /// again; 2: every thread id of the caller is free (`execve`, its end).
 pub const TID: u64 = 58;
 
+/// `getpriority`/`setpriority`: `w0` 0 get, 1 set; `w1` which
+/// (`PRIO_PROCESS`, `PRIO_PGRP`, `PRIO_USER`) in the low half and the nice
+/// value to set in the high half; `w2` who → get: `20 - nice` of the
+/// highest priority among them (the raw system call's answer).
+pub const PRIO: u64 = 59;
+
 /// The orders that name files by path or list a directory: anything that
 /// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only
 /// before one of these; before one of [`LOOKS_UP`] only if the path goes

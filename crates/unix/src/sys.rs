@@ -30,6 +30,19 @@ pub mod nr {
     pub const SELECT: u64 = 23;
     pub const SCHED_YIELD: u64 = 24;
     pub const MREMAP: u64 = 25;
+    pub const TIMES: u64 = 100;
+    pub const GETRUSAGE: u64 = 98;
+    pub const SETRLIMIT: u64 = 160;
+    pub const GETPRIORITY: u64 = 140;
+    pub const SETPRIORITY: u64 = 141;
+    pub const CAPGET: u64 = 125;
+    pub const CAPSET: u64 = 126;
+    pub const MLOCK: u64 = 149;
+    pub const MUNLOCK: u64 = 150;
+    pub const MLOCKALL: u64 = 151;
+    pub const MUNLOCKALL: u64 = 152;
+    pub const FADVISE64: u64 = 221;
+    pub const MLOCK2: u64 = 325;
     pub const MSYNC: u64 = 26;
     pub const MADVISE: u64 = 28;
     pub const DUP: u64 = 32;
@@ -234,6 +247,7 @@ pub mod sig {
     pub const SIG_IGN: u64 = 1;
     pub const SA_SIGINFO: u64 = 4;
     pub const SA_RESTORER: u64 = 0x0400_0000;
+    pub const SA_ONSTACK: u64 = 0x0800_0000;
     pub const SA_RESTART: u64 = 0x1000_0000;
     pub const SA_NODEFER: u64 = 0x4000_0000;
     pub const SA_RESETHAND: u64 = 0x8000_0000;
@@ -321,6 +335,7 @@ pub mod rlimit {
     pub const RLIMIT_NOFILE: u64 = 7;
     pub const RLIMIT_RSS: u64 = 5;
     pub const RLIMIT_NPROC: u64 = 6;
+    pub const RLIMIT_MEMLOCK: u64 = 8;
 }
 
 /// `prctl` options.

@@ -45,6 +45,7 @@ mod klog;
 mod limits;
 mod memory;
 mod open;
+mod prio;
 mod procfs;
 mod procgen;
 mod procs;
@@ -195,6 +196,7 @@ impl Unixd<'_> {
             | p::PROCINFO
             | p::CRED
             | p::TID
+            | p::PRIO
             | p::METER
                 if a.source != Source::Forwarded =>
             {
@@ -223,6 +225,7 @@ impl Unixd<'_> {
             | p::EXEC => self.file_order(a, s, out),
             p::CRED => self.cred_order(a, s, out),
             p::TID => word(self.tid_order(a.label, a.w[0], a.w[1])),
+            p::PRIO => word(self.prio(a.label, a.w[0], a.w[1], a.w[2])),
             p::READ
             | p::PREAD
             | p::WRITE

@@ -431,8 +431,12 @@ impl Unixd<'_> {
                 // for what is not kept).
                 let _ = write!(
                     t,
-                    "{pid} ({comm}) {state} {} {} {} 1024 {tpgid} 4194304 0 0 0 0 0 0 0 0 20 0 1 0 0 0 0",
-                    p.ppid, p.pgid, p.sid
+                    "{pid} ({comm}) {state} {} {} {} 1024 {tpgid} 4194304 0 0 0 0 0 0 0 0 {} {} 1 0 0 0 0",
+                    p.ppid,
+                    p.pgid,
+                    p.sid,
+                    20 + p.nice as i32,
+                    p.nice
                 );
                 for _ in 24..=52 {
                     let _ = t.write_str(" 0");

@@ -57,6 +57,8 @@ pub(crate) struct Proc {
     /// Its threads that may go on (`proto::READY`), by keeper slot, not
     /// yet told to its keeper.
     pub(crate) ready: u64,
+    /// Its nice value (`prio`).
+    pub(crate) nice: i8,
 }
 
 pub(crate) const NO_PROC: Proc = Proc {
@@ -77,6 +79,7 @@ pub(crate) const NO_PROC: Proc = Proc {
     file_pages: 0,
     cred: Cred::ROOT,
     ready: 0,
+    nice: 0,
 };
 
 /// The slot of a forked process's forwarder node (slots 2–15 are free)
@@ -179,6 +182,7 @@ impl Unixd<'_> {
             fwd: true,
             comm: self.procs[pi].comm,
             cred: self.procs[pi].cred,
+            nice: self.procs[pi].nice,
             proc_pending: true,
             ..NO_PROC
         };

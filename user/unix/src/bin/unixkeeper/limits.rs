@@ -33,6 +33,8 @@ pub const fn defaults() -> [[u64; 2]; RESOURCES] {
     l[RLIMIT_STACK as usize] = [stet_unix::layout::STACK_MAX, INFINITY];
     l[RLIMIT_NOFILE as usize] = [MAX_FDS as u64, MAX_FDS as u64];
     l[RLIMIT_NPROC as usize] = [DEFAULT_NPROC, DEFAULT_NPROC];
+    // Linux's default: 8 MiB may be locked.
+    l[stet_unix::sys::rlimit::RLIMIT_MEMLOCK as usize] = [8 << 20, 8 << 20];
     l
 }
 
@@ -87,6 +89,10 @@ impl Keeper {
             // a hard limit may go up, but not past what the system can
             // give: the descriptor table.
             if r == RLIMIT_NOFILE as usize && max > MAX_FDS as u64 {
+                return Err(EPERM);
+            }
+            // Raising a hard limit is the superuser's (CAP_SYS_RESOURCE).
+            if max > self.rlimits[r][1] && !self.cred.privileged() {
                 return Err(EPERM);
             }
             want = Some([cur, max]);

@@ -23,6 +23,7 @@ mod ids;
 mod interp;
 mod limits;
 mod memory;
+mod misc;
 mod poll;
 mod signals;
 mod slots;
@@ -142,6 +143,8 @@ pub struct Keeper {
     pub tpending: u64,
     /// A signal that ends the process, found while serving another thread.
     pub fatal: Option<u8>,
+    /// The most pages the process has had (`getrusage`'s `ru_maxrss`).
+    pub peak_pages: u64,
 }
 
 impl Keeper {
@@ -178,6 +181,7 @@ impl Keeper {
             th: threads::Threads::one(pid as u32),
             tpending: 0,
             fatal: None,
+            peak_pages: 0,
         }
     }
 

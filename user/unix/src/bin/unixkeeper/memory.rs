@@ -349,6 +349,39 @@ impl Keeper {
         }
     }
 
+    /// A shared mapping of the space's mapped file `file` from `off`
+    /// (`mremap` moving one) → its address.
+    pub(crate) fn mmap_file_index(
+        &mut self,
+        addr: u64,
+        len: u64,
+        p: u64,
+        flags: u64,
+        file: u16,
+        off: u64,
+    ) -> R {
+        let fid = self.space.file_fid(file).ok_or(EFAULT)? as u64;
+        let start = if flags & map::FIXED != 0 {
+            addr
+        } else {
+            self.space.map.place(0, len)?
+        };
+        self.unixd(proto::DUP, [fid, 0, 0, 0])?;
+        let i = self.space.add_file(fid as u32).ok_or(ENOMEM)?;
+        self.space.map.insert(Vma {
+            start,
+            end: start + len,
+            prot: p as u8,
+            shared: true,
+            backing: Backing::File {
+                file: i,
+                offset: off,
+                zero_from: u64::MAX,
+            },
+        })?;
+        Ok(start)
+    }
+
     /// Wakes up to `n` waiters of the futex at `addr`, private or shared.
     fn futex_wake_at(&mut self, addr: u64, n: u32) -> Result<u64, i64> {
         let (fid, off) = self.futex_key(addr)?;

@@ -178,7 +178,8 @@ impl Keeper {
                     saved[Reg::Rip as usize] -= 2;
                 }
             }
-            match self.push_frame(&saved, sig, restorer) {
+            let onstack = flags & stet_unix::sys::sig::SA_ONSTACK != 0;
+            match self.push_frame(&saved, sig, restorer, onstack) {
                 Ok(frame) => {
                     regs[Reg::Rsp as usize] = frame;
                     regs[Reg::Rip as usize] = handler;
@@ -205,18 +206,40 @@ impl Keeper {
     }
 
     /// Writes the frame (and the FPU state below it) → its address.
-    fn push_frame(&mut self, r: &[u64; NREGS], sig: u64, restorer: u64) -> Result<u64, Touch> {
+    fn push_frame(
+        &mut self,
+        r: &[u64; NREGS],
+        sig: u64,
+        restorer: u64,
+        onstack: bool,
+    ) -> Result<u64, Touch> {
         let mut fpu = [0u8; 1024];
         Msg::new(PROC, domain::GET_FPU).call_into(&mut fpu);
-        let sp = r[Reg::Rsp as usize].wrapping_sub(128);
+        let rsp = r[Reg::Rsp as usize];
+        // `SA_ONSTACK` with an alternate stack set and not on it yet: the
+        // frame goes at its top (no red zone there).
+        let (alt_base, alt_size, alt_flags) = self.th.t[self.th.cur].altstack;
+        let switch = onstack && alt_size != 0 && !self.on_altstack(rsp);
+        let sp = if switch {
+            alt_base + alt_size
+        } else {
+            rsp.wrapping_sub(128)
+        };
         let fpstate = (sp - 1024) & !63;
         let frame = ((fpstate - FRAME) & !15) - 8;
         let mut f = [0u8; FRAME as usize];
         let mut put =
             |off: u64, v: u64| f[off as usize..off as usize + 8].copy_from_slice(&v.to_le_bytes());
         put(0, restorer);
-        put(UC + 16, 0); // uc_stack.ss_sp
-        put(UC + 24, 2); // SS_DISABLE
+        // uc_stack: the alternate stack as it was (SS_DISABLE if none).
+        if alt_size == 0 {
+            put(UC + 16, 0);
+            put(UC + 24, 2);
+        } else {
+            put(UC + 16, alt_base);
+            put(UC + 24, if self.on_altstack(rsp) { 1 } else { alt_flags });
+            put(UC + 32, alt_size);
+        }
         for (i, reg) in SIGCONTEXT.iter().enumerate() {
             put(MCONTEXT + 8 * i as u64, r[*reg as usize]);
         }

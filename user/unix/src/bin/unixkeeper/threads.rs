@@ -75,6 +75,8 @@ pub struct Thread {
     pub deadline: u64,
     /// Whether `deadline` was set by this call.
     pub has_deadline: bool,
+    /// `sigaltstack`: base, size (0: none), flags.
+    pub altstack: (u64, u64, u64),
 }
 
 /// A free slot.
@@ -88,6 +90,7 @@ pub const FREE: Thread = Thread {
     robust: 0,
     deadline: 0,
     has_deadline: false,
+    altstack: (0, 0, 0),
 };
 
 /// The threads of the process and what the keeper keeps for them.

@@ -1,0 +1,194 @@
+/* Calls programs expect of Linux: getrlimit/setrlimit (enforced, hard
+ * limits raised only by root), capget/capset, posix_fadvise, mlock,
+ * clock_getres, getrusage, times, sigaltstack (a handler on the alternate
+ * stack), mremap (shrink, grow in place, move), getpriority/setpriority.
+ * Each refusal is Linux's errno. Prints exact lines and "misc: all ok". */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/times.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int failures;
+#define CHECK(c, ...)                                                                              \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            printf("misc: FAILED line %d: ", __LINE__);                                            \
+            printf(__VA_ARGS__);                                                                   \
+            printf(" (errno %d)\n", errno);                                                        \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+#define REFUSED(call, e)                                                                           \
+    do {                                                                                           \
+        errno = 0;                                                                                 \
+        long r_ = (long)(call);                                                                    \
+        CHECK(r_ == -1 && errno == (e), "%s gave %ld, want errno %d", #call, r_, (e));             \
+    } while (0)
+
+struct cap_header {
+    uint32_t version;
+    int pid;
+};
+struct cap_data {
+    uint32_t effective, permitted, inheritable;
+};
+
+static char altstack[16384];
+static volatile uintptr_t handler_sp;
+static volatile int handler_ss_flags;
+static void on_usr1(int s) {
+    (void)s;
+    int here;
+    handler_sp = (uintptr_t)&here;
+    stack_t cur;
+    sigaltstack(NULL, &cur);
+    handler_ss_flags = cur.ss_flags;
+    stack_t other = {.ss_sp = altstack, .ss_size = sizeof altstack};
+    errno = 0;
+    if (sigaltstack(&other, NULL) == -1 && errno == EPERM)
+        handler_ss_flags |= 0x100;
+}
+
+int main(void) {
+    setvbuf(stdout, NULL, _IONBF, 0);
+
+    /* Limits: RLIMIT_NOFILE is enforced; a user cannot raise a hard one. */
+    struct rlimit rl;
+    CHECK(getrlimit(RLIMIT_NOFILE, &rl) == 0, "getrlimit");
+    printf("misc: nofile %lu %lu\n", (unsigned long)rl.rlim_cur, (unsigned long)rl.rlim_max);
+    struct rlimit small = {8, rl.rlim_max};
+    CHECK(setrlimit(RLIMIT_NOFILE, &small) == 0, "setrlimit");
+    int fds = 0, fd;
+    while ((fd = open("/dev/null", O_RDONLY)) >= 0)
+        fds++;
+    printf("misc: with a limit of 8, %d more opened, then errno %s\n", fds,
+           errno == EMFILE ? "EMFILE" : "?");
+    for (int i = 3; i < 8; i++)
+        close(i);
+    CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0, "setrlimit back");
+    struct rlimit bad = {10, 5};
+    REFUSED(setrlimit(RLIMIT_NOFILE, &bad), EINVAL);
+    REFUSED(setrlimit(99, &rl), EINVAL);
+
+    /* Capabilities: root holds all 41. */
+    struct cap_header h = {0x20080522, 0};
+    struct cap_data d[2];
+    CHECK(syscall(SYS_capget, &h, d) == 0, "capget");
+    printf("misc: caps %08x %08x %08x %08x\n", d[0].effective, d[1].effective, d[0].permitted,
+           d[1].inheritable);
+    CHECK(syscall(SYS_capset, &h, d) == 0, "capset same");
+    d[0].effective = 0;
+    REFUSED(syscall(SYS_capset, &h, d), EPERM);
+    struct cap_header old = {0x12345678, 0};
+    REFUSED(syscall(SYS_capget, &old, d), EINVAL);
+    printf("misc: bad version answered with %08x\n", old.version);
+
+    /* fadvise: a pipe is ESPIPE, bad advice EINVAL. */
+    int p[2];
+    pipe(p);
+    printf("misc: fadvise file %d pipe %d advice %d fd %d\n",
+           posix_fadvise(open("/etc/passwd", O_RDONLY), 0, 0, POSIX_FADV_WILLNEED),
+           posix_fadvise(p[0], 0, 0, POSIX_FADV_NORMAL), posix_fadvise(0, 0, 0, 77),
+           posix_fadvise(99, 0, 0, 0));
+
+    /* mlock: mapped is fine, a hole ENOMEM; mlockall(0) EINVAL. */
+    long pg = sysconf(_SC_PAGESIZE);
+    char *m = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(mlock(m, 4 * pg) == 0 && munlock(m, 4 * pg) == 0, "mlock");
+    munmap(m + 2 * pg, pg);
+    REFUSED(mlock(m, 4 * pg), ENOMEM);
+    REFUSED(mlockall(0), EINVAL);
+
+    /* Clock resolutions. */
+    struct timespec r1, r2;
+    clock_getres(CLOCK_MONOTONIC, &r1);
+    clock_getres(CLOCK_REALTIME_COARSE, &r2);
+    printf("misc: clock_getres %ld ns, coarse %ld ns\n", r1.tv_nsec, r2.tv_nsec);
+    REFUSED(clock_getres(99, &r1), EINVAL);
+
+    /* getrusage and times. */
+    struct rusage ru;
+    CHECK(getrusage(RUSAGE_SELF, &ru) == 0, "getrusage");
+    printf("misc: maxrss over 0: %d\n", ru.ru_maxrss > 0);
+    REFUSED(getrusage(5, &ru), EINVAL);
+    struct tms tm;
+    printf("misc: times over 0: %d\n", times(&tm) > 0);
+
+    /* An alternate signal stack. */
+    stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack, .ss_flags = 0};
+    CHECK(sigaltstack(&ss, NULL) == 0, "sigaltstack");
+    stack_t tiny = {.ss_sp = altstack, .ss_size = 100};
+    REFUSED(sigaltstack(&tiny, NULL), ENOMEM);
+    struct sigaction sa = {0};
+    sa.sa_handler = on_usr1;
+    sa.sa_flags = SA_ONSTACK;
+    sigaction(SIGUSR1, &sa, NULL);
+    raise(SIGUSR1);
+    printf("misc: handler on the alternate stack %d, it said SS_ONSTACK %d, change EPERM %d\n",
+           handler_sp > (uintptr_t)altstack && handler_sp < (uintptr_t)altstack + sizeof altstack,
+           handler_ss_flags & SS_ONSTACK, (handler_ss_flags & 0x100) != 0);
+    stack_t now;
+    sigaltstack(NULL, &now);
+    printf("misc: after the handler flags %d size %zu\n", now.ss_flags, now.ss_size);
+
+    /* mremap. */
+    char *a = mmap(NULL, 8 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    munmap(a + 4 * pg, 4 * pg);
+    memset(a, 'q', 4 * pg);
+    char *b = mremap(a, 4 * pg, 6 * pg, 0);
+    printf("misc: mremap grew in place %d\n", b == a);
+    b[5 * pg] = 'z';
+    char *blocker = mmap(a + 6 * pg, pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    CHECK(blocker == a + 6 * pg, "blocker");
+    errno = 0;
+    void *nomove = mremap(a, 6 * pg, 10 * pg, 0);
+    printf("misc: blocked without MAYMOVE: %s\n",
+           nomove == MAP_FAILED && errno == ENOMEM ? "ENOMEM" : "?");
+    char *c = mremap(a, 6 * pg, 10 * pg, MREMAP_MAYMOVE);
+    printf("misc: moved %d, bytes kept %c%c%c\n", c != a, c[0], c[4 * pg - 1], c[5 * pg]);
+    char *d2 = mremap(c, 10 * pg, 2 * pg, 0);
+    printf("misc: shrank in place %d\n", d2 == c);
+    errno = 0;
+    void *bad2 = mremap(c + 1, pg, pg, 0);
+    printf("misc: unaligned %s\n", bad2 == MAP_FAILED && errno == EINVAL ? "EINVAL" : "?");
+
+    /* Priorities: nice 5 then back is root's; a user may not lower it. */
+    CHECK(setpriority(PRIO_PROCESS, 0, 5) == 0, "setpriority");
+    errno = 0;
+    printf("misc: nice %d\n", getpriority(PRIO_PROCESS, 0));
+    REFUSED(getpriority(PRIO_PROCESS, 99999), ESRCH);
+    REFUSED(getpriority(7, 0), EINVAL);
+    pid_t k = fork();
+    if (k == 0) {
+        setgid(1000);
+        setuid(1000);
+        int ok = setpriority(PRIO_PROCESS, 0, 10) == 0;
+        errno = 0;
+        int lower = setpriority(PRIO_PROCESS, 0, 0) == -1 && errno == EACCES;
+        errno = 0;
+        int others = setpriority(PRIO_PROCESS, 1, 19) == -1 && errno == EPERM;
+        struct rlimit up = {100, 100000};
+        errno = 0;
+        int hard = setrlimit(RLIMIT_NOFILE, &up) == -1 && errno == EPERM;
+        _exit(ok && lower && others && hard ? 0 : 1);
+    }
+    int st;
+    waitpid(k, &st, 0);
+    printf("misc: user child: nice up yes, down EACCES, others EPERM, hard limit EPERM: %d\n",
+           WEXITSTATUS(st) == 0);
+    CHECK(setpriority(PRIO_PROCESS, 0, 0) == 0, "setpriority back");
+
+    printf(failures ? "misc: %d failures\n" : "misc: all ok\n", failures);
+    return failures != 0;
+}

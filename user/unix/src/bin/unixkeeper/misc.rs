@@ -1,0 +1,369 @@
+//! Calls a program expects of Linux that need little of the system:
+//! `getrlimit`/`setrlimit`, `capget`/`capset`, `fadvise64`, the `mlock`
+//! family, `clock_getres`, `getrusage`, `times`, `sigaltstack` and
+//! `mremap`. Each checks its arguments as Linux does and answers Linux's
+//! errno.
+
+use crate::space::Touch;
+use crate::Keeper;
+use stet_unix::layout::PAGE;
+use stet_unix::sys::errno::*;
+use stet_unix::vm::{self, Backing};
+
+type R = Result<u64, i64>;
+
+/// `_LINUX_CAPABILITY_VERSION_3` (and 2, the same layout): two 32-bit
+/// words of each set.
+const CAP_V3: u32 = 0x2008_0522;
+const CAP_V2: u32 = 0x2007_1026;
+/// `_LINUX_CAPABILITY_VERSION_1`: one word.
+const CAP_V1: u32 = 0x1998_0330;
+/// Every capability Linux 6.1 has (`CAP_LAST_CAP` 40).
+const ALL_CAPS: u64 = (1 << 41) - 1;
+
+/// `sigaltstack`'s `SS_ONSTACK` and `SS_DISABLE`; `MINSIGSTKSZ`.
+const SS_ONSTACK: u64 = 1;
+const SS_DISABLE: u64 = 2;
+const SS_AUTODISARM: u64 = 1 << 31;
+const MINSIGSTKSZ: u64 = 2048;
+
+impl Keeper {
+    /// `getrlimit(res, rlim)` and `setrlimit(res, rlim)`: `prlimit64` of
+    /// the caller.
+    pub fn getrlimit(&mut self, res: u64, rlim: u64) -> R {
+        self.prlimit(0, res, 0, rlim)
+    }
+
+    /// See [`Keeper::getrlimit`].
+    pub fn setrlimit(&mut self, res: u64, rlim: u64) -> R {
+        self.prlimit(0, res, rlim, 0)
+    }
+
+    /// The capability sets of this process: all for the superuser, none
+    /// otherwise (`stet_unix::cred`: there are no finer sets).
+    fn caps(&self) -> u64 {
+        if self.cred.privileged() {
+            ALL_CAPS
+        } else {
+            0
+        }
+    }
+
+    /// `capget(hdr, data)`.
+    pub fn capget(&mut self, hdr: u64, data: u64) -> R {
+        let words = self.cap_header(hdr)?;
+        if data == 0 {
+            return Ok(0);
+        }
+        let c = self.caps();
+        let mut b = [0u8; 24];
+        for w in 0..words {
+            let v = (c >> (32 * w)) as u32;
+            // effective, permitted, inheritable (none inherited).
+            b[w * 12..w * 12 + 4].copy_from_slice(&v.to_le_bytes());
+            b[w * 12 + 4..w * 12 + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        self.space
+            .write(data, &b[..words * 12])
+            .map_err(Touch::errno)?;
+        Ok(0)
+    }
+
+    /// `capset(hdr, data)`: the sets can only be what they are (Stet has
+    /// no finer sets than "root or not"): the same sets succeed, any
+    /// change is `EPERM`.
+    pub fn capset(&mut self, hdr: u64, data: u64) -> R {
+        let words = self.cap_header(hdr)?;
+        let mut b = [0u8; 24];
+        self.space
+            .read(data, &mut b[..words * 12])
+            .map_err(Touch::errno)?;
+        let c = self.caps();
+        for w in 0..words {
+            let get = |o: usize| {
+                u32::from_le_bytes(b[w * 12 + o..w * 12 + o + 4].try_into().unwrap_or_default())
+            };
+            let have = (c >> (32 * w)) as u32;
+            if get(0) != have || get(4) != have || get(8) != 0 {
+                return Err(EPERM);
+            }
+        }
+        Ok(0)
+    }
+
+    /// Checks a `cap_user_header_t` (version, pid) → words per set. An
+    /// unknown version is `EINVAL` with the preferred one written back.
+    fn cap_header(&mut self, hdr: u64) -> Result<usize, i64> {
+        let mut h = [0u8; 8];
+        self.space.read(hdr, &mut h).map_err(Touch::errno)?;
+        let version = u32::from_le_bytes(h[..4].try_into().unwrap_or_default());
+        let pid = i32::from_le_bytes(h[4..].try_into().unwrap_or_default());
+        let words = match version {
+            CAP_V3 | CAP_V2 => 2,
+            CAP_V1 => 1,
+            _ => {
+                let _ = self.space.write(hdr, &CAP_V3.to_le_bytes());
+                return Err(EINVAL);
+            }
+        };
+        if pid < 0 {
+            return Err(EINVAL);
+        }
+        if pid != 0 && pid as u64 != self.pid && pid as u64 != self.tid() {
+            return Err(ESRCH);
+        }
+        Ok(words)
+    }
+
+    /// `fadvise64(fd, offset, len, advice)`: advice only (every page is
+    /// already where the single-level store keeps it).
+    pub fn fadvise(&mut self, fd: u64, _off: u64, len: u64, advice: u64) -> R {
+        let fid = self.fid(fd)?;
+        if len as i64 > i64::MAX || advice > 5 {
+            return Err(EINVAL);
+        }
+        if !self.fds[fd as u32 as usize].regular {
+            // A pipe (Linux: ESPIPE); the terminal and devices accept it.
+            let mut st = [0u8; 144];
+            let a = stet_rt::key::Msg::new(crate::slots::UNIXD, stet_unix::proto::FSTAT)
+                .words([fid, 0, 0, 0])
+                .call_into(&mut st);
+            let mode = u32::from_le_bytes(st[24..28].try_into().unwrap_or_default());
+            if a.ok() && mode & 0o170000 == 0o010000 {
+                return Err(ESPIPE);
+            }
+        }
+        Ok(0)
+    }
+
+    /// `mlock(addr, len)` / `munlock` / `mlock2`: the range must be mapped
+    /// (`ENOMEM`); a process's pages are never paged out from under it by
+    /// anything but a checkpoint, which does not take them away, so
+    /// locking them changes nothing else. `RLIMIT_MEMLOCK` binds users.
+    pub fn mlock(&mut self, addr: u64, len: u64, flags: u64, lock: bool) -> R {
+        if flags & !1 != 0 {
+            return Err(EINVAL);
+        }
+        let start = addr & !(PAGE - 1);
+        let end = addr.checked_add(len).ok_or(ENOMEM)?.next_multiple_of(PAGE);
+        let mut at = start;
+        while at < end {
+            let v = self.space.map.find(at).ok_or(ENOMEM)?;
+            at = v.end;
+        }
+        if lock && !self.cred.privileged() {
+            let limit = self.rlimits[stet_unix::sys::rlimit::RLIMIT_MEMLOCK as usize][0];
+            if end - start > limit {
+                return Err(if limit == 0 { EPERM } else { ENOMEM });
+            }
+        }
+        Ok(0)
+    }
+
+    /// `mlockall(flags)` / `munlockall`.
+    pub fn mlockall(&mut self, flags: u64) -> R {
+        // MCL_CURRENT 1, MCL_FUTURE 2, MCL_ONFAULT 4 (not alone).
+        if flags == 0 || flags & !7 != 0 || flags == 4 {
+            return Err(EINVAL);
+        }
+        if !self.cred.privileged()
+            && self.rlimits[stet_unix::sys::rlimit::RLIMIT_MEMLOCK as usize][0] == 0
+        {
+            return Err(EPERM);
+        }
+        Ok(0)
+    }
+
+    /// `clock_getres(clock, res)`: 1 ns for the clocks read from the
+    /// time-stamp counter, a tick (10 ms) for the coarse ones.
+    pub fn clock_getres(&mut self, clk: u64, res: u64) -> R {
+        use stet_unix::sys::clock;
+        let ns: u64 = match clk as u32 as i32 as i64 {
+            c if c == clock::REALTIME_COARSE as i64 || c == clock::MONOTONIC_COARSE as i64 => {
+                10_000_000
+            }
+            0..=11 if clk != 10 => 1,
+            // A process or thread CPU-time clock of this process.
+            c if c < 0 => 1,
+            _ => return Err(EINVAL),
+        };
+        if res != 0 {
+            let mut b = [0u8; 16];
+            b[8..].copy_from_slice(&ns.to_le_bytes());
+            self.space.write(res, &b).map_err(Touch::errno)?;
+        }
+        Ok(0)
+    }
+
+    /// `getrusage(who, usage)`: its peak resident size; times it does not
+    /// keep per process (every process runs under one meter) are 0.
+    pub fn getrusage(&mut self, who: u64, usage: u64) -> R {
+        match who as u32 as i32 {
+            0 | 1 => {} // RUSAGE_SELF, RUSAGE_THREAD
+            -1 => {}    // RUSAGE_CHILDREN
+            _ => return Err(EINVAL),
+        }
+        let mut b = [0u8; 144];
+        if who as u32 as i32 != -1 {
+            let kib = self.peak_rss() * (PAGE / 1024);
+            b[32..40].copy_from_slice(&kib.to_le_bytes()); // ru_maxrss
+        }
+        self.space.write(usage, &b).map_err(Touch::errno)?;
+        Ok(0)
+    }
+
+    /// The most pages the process has had at once.
+    fn peak_rss(&mut self) -> u64 {
+        self.peak_pages = self.peak_pages.max(self.space.tree.present());
+        self.peak_pages
+    }
+
+    /// `times(buf)`: clock ticks (100 a second) since boot; the process
+    /// times as `getrusage`'s.
+    pub fn times(&mut self, buf: u64) -> R {
+        let ticks = crate::calls::now_ns() / 10_000_000;
+        if buf != 0 {
+            self.space.write(buf, &[0u8; 32]).map_err(Touch::errno)?;
+        }
+        Ok(ticks)
+    }
+
+    /// `sigaltstack(ss, old)`: the current thread's alternate signal
+    /// stack, used by handlers with `SA_ONSTACK` (`signals::push_frame`).
+    pub fn sigaltstack(&mut self, ss: u64, old: u64, sp: u64) -> R {
+        let on = self.on_altstack(sp);
+        if old != 0 {
+            let (base, size, flags) = self.th.t[self.th.cur].altstack;
+            let f = if on {
+                SS_ONSTACK
+            } else if size == 0 {
+                SS_DISABLE
+            } else {
+                flags
+            };
+            let mut b = [0u8; 24];
+            b[..8].copy_from_slice(&base.to_le_bytes());
+            b[8..12].copy_from_slice(&(f as u32).to_le_bytes());
+            b[16..].copy_from_slice(&size.to_le_bytes());
+            self.space.write(old, &b).map_err(Touch::errno)?;
+        }
+        if ss != 0 {
+            let mut b = [0u8; 24];
+            self.space.read(ss, &mut b).map_err(Touch::errno)?;
+            let base = u64::from_le_bytes(b[..8].try_into().unwrap_or_default());
+            let flags = u32::from_le_bytes(b[8..12].try_into().unwrap_or_default()) as u64;
+            let size = u64::from_le_bytes(b[16..].try_into().unwrap_or_default());
+            if on {
+                return Err(EPERM);
+            }
+            if flags & !(SS_DISABLE | SS_ONSTACK | SS_AUTODISARM) != 0 {
+                return Err(EINVAL);
+            }
+            if flags & SS_DISABLE != 0 {
+                self.th.t[self.th.cur].altstack = (0, 0, SS_DISABLE);
+            } else {
+                if size < MINSIGSTKSZ {
+                    return Err(ENOMEM);
+                }
+                self.th.t[self.th.cur].altstack = (base, size, flags & SS_AUTODISARM);
+            }
+        }
+        Ok(0)
+    }
+
+    /// Whether `sp` is on the alternate signal stack.
+    pub fn on_altstack(&self, sp: u64) -> bool {
+        let (base, size, _) = self.th.t[self.th.cur].altstack;
+        size != 0 && sp > base && sp <= base + size
+    }
+
+    /// `mremap(old, old_len, new_len, flags, new)`: shrinking gives the
+    /// tail back; growing takes the pages after it when they are free;
+    /// else, with `MREMAP_MAYMOVE`, the range moves (its bytes copied to a
+    /// fresh mapping of the same kind, the old one unmapped) — or to
+    /// `new` with `MREMAP_FIXED`.
+    pub fn mremap(&mut self, old: u64, old_len: u64, new_len: u64, flags: u64, new: u64) -> R {
+        const MAYMOVE: u64 = 1;
+        const FIXED: u64 = 2;
+        const DONTUNMAP: u64 = 4;
+        if !old.is_multiple_of(PAGE) || flags & !(MAYMOVE | FIXED | DONTUNMAP) != 0 {
+            return Err(EINVAL);
+        }
+        if flags & FIXED != 0 && flags & MAYMOVE == 0 || flags & DONTUNMAP != 0 {
+            return Err(EINVAL);
+        }
+        let new_len = new_len.checked_next_multiple_of(PAGE).ok_or(ENOMEM)?;
+        let old_len = old_len.checked_next_multiple_of(PAGE).ok_or(ENOMEM)?;
+        if new_len == 0 || old_len == 0 {
+            return Err(EINVAL);
+        }
+        let v = *self.space.map.find(old).ok_or(EFAULT)?;
+        if old + old_len > v.end {
+            return Err(EFAULT);
+        }
+        if flags & FIXED == 0 {
+            if new_len <= old_len {
+                if new_len < old_len {
+                    self.unmap(old + new_len, old + old_len)?;
+                }
+                return Ok(old);
+            }
+            // In place, if the pages after it are free.
+            let (a, b) = (old + old_len, old + new_len);
+            if old + old_len == v.end && self.space.map.place(a, b - a) == Ok(a) {
+                let mut grown = v;
+                grown.start = a;
+                grown.end = b;
+                if let Backing::File { offset, .. } = &mut grown.backing {
+                    *offset += a - v.start;
+                }
+                if self.space.map.insert(grown).is_ok() {
+                    return Ok(old);
+                }
+            }
+            if flags & MAYMOVE == 0 {
+                return Err(ENOMEM);
+            }
+        } else {
+            if !new.is_multiple_of(PAGE) {
+                return Err(EINVAL);
+            }
+            let (na, nb) = vm::range(new, new_len)?;
+            if na < old + old_len && old < nb {
+                return Err(EINVAL);
+            }
+            self.unmap(na, nb)?;
+        }
+        // Moved: a fresh mapping like it, the bytes copied.
+        let prot = v.prot as u64;
+        let map_flags = if v.shared { 1 } else { 2 } | if flags & FIXED != 0 { 0x10 } else { 0 };
+        let (fd_like, off) = match v.backing {
+            Backing::File { file, offset, .. } if v.shared && file != 0 => {
+                (Some(file), offset + (old - v.start))
+            }
+            _ => (None, 0),
+        };
+        let to = match fd_like {
+            Some(file) => self.mmap_file_index(new, new_len, prot, map_flags, file, off)?,
+            None => self.mmap(new, new_len, prot | 3, map_flags | 0x20, u64::MAX, 0)?,
+        };
+        if fd_like.is_none() {
+            let mut buf = [0u8; 1024];
+            let mut at = 0;
+            let n = old_len.min(new_len);
+            while at < n {
+                let k = (n - at).min(buf.len() as u64) as usize;
+                // Pages never touched read as zeros without being made.
+                if self.space.read(old + at, &mut buf[..k]).is_ok() {
+                    self.space.write(to + at, &buf[..k]).map_err(Touch::errno)?;
+                }
+                at += k as u64;
+            }
+            if prot & 3 != 3 {
+                self.mprotect(to, new_len, prot)?;
+            }
+        }
+        self.unmap(old, old + old_len)?;
+        Ok(to)
+    }
+}
