@@ -119,7 +119,7 @@ impl Keeper {
     /// already where the single-level store keeps it).
     pub fn fadvise(&mut self, fd: u64, _off: u64, len: u64, advice: u64) -> R {
         let fid = self.fid(fd)?;
-        if len as i64 > i64::MAX || advice > 5 {
+        if (len as i64) < 0 || advice > 5 {
             return Err(EINVAL);
         }
         if !self.fds[fd as u32 as usize].regular {
