@@ -29,5 +29,6 @@ pub mod ring;
 pub mod shadow;
 pub mod stack;
 pub mod sys;
+pub mod sysv;
 pub mod tty;
 pub mod vm;

@@ -156,7 +156,11 @@ impl Unixd<'_> {
         // A pipe counts its ends by references: a reader sees end of file
         // when the last reference to a write end is gone.
         match kind {
-            Kind::Inode(ino) if last => self.maybe_free(ino),
+            Kind::Inode(ino) if last => {
+                self.maybe_free(ino);
+                self.shm_closed(ino);
+            }
+            Kind::Inode(ino) => self.shm_closed(ino),
             Kind::PipeRead(n) => {
                 self.pipes[n as usize].readers -= 1;
                 self.pipe_changed(n);

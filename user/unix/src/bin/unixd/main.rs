@@ -52,6 +52,7 @@ mod procs;
 mod signals;
 mod slots;
 mod statfs;
+mod sysv;
 mod table;
 mod tids;
 mod wait;
@@ -155,6 +156,8 @@ pub struct Unixd<'a> {
     notify: u16,
     /// Thread ids in use, and their processes (`TID`).
     tids: Vec<(u32, u32)>,
+    /// System V IPC's objects (`sysv`).
+    ipc: stet_unixfs::ipc::Ipc,
 }
 
 impl Unixd<'_> {
@@ -253,6 +256,7 @@ impl Unixd<'_> {
             p::STATFS => self.statfs_order(a, s, out),
             p::SYSLOG => self.syslog_order(a, out),
             p::METER => self.meter_order(),
+            p::SHMGET..=p::IPC_MORE => self.sysv_order(a, s, out),
             p::TICK | p::SLEEP | p::PAUSE => self.wait_order(a),
             p::MAP_PAGE | p::MEMFD | p::SHARE | p::UNSHARE | p::FUTEX_WAIT | p::FUTEX_WAKE => {
                 self.memory_order(a, s, out)
@@ -298,6 +302,7 @@ fn main(arg: u64) -> i64 {
         proc_pending: false,
         notify: 0,
         tids: Vec::new(),
+        ipc: stet_unixfs::ipc::Ipc::default(),
     };
     // The keepers' domain keeper (`faults`), if the image gave one (in
     // `K0`, free until the first message).
