@@ -376,10 +376,43 @@ pub const MSGRCV: u64 = 77;
 /// `IPC_STAT`, `*_STAT`, `*_INFO` and `GETALL` (`u16`s, `w1` the set's
 /// size) answer as the string.
 pub const IPCCTL: u64 = 78;
-/// What one message cannot hold: `w0` 0 stages the string at byte `w1` of
-/// the caller's next `MSGSND` or `SETALL` (0 starts again); 1 answers the
-/// text of the caller's last `MSGRCV` from byte `w1` on as the string.
+/// What one message cannot hold, and POSIX message queues: `w0`'s low
+/// byte says what ([`ipc_more`]).
 pub const IPC_MORE: u64 = 79;
+
+/// [`IPC_MORE`]'s orders (`w0`'s low byte; its upper bits an argument).
+pub mod ipc_more {
+    /// Stages the string at byte `w1` of the caller's next `MSGSND`,
+    /// `SETALL` or `MQ_SEND` (0 starts again).
+    pub const STAGE: u64 = 0;
+    /// → the string: the text of the caller's last `MSGRCV` or `MQ_RECV`
+    /// from byte `w1` on, `w0` its length.
+    pub const REST: u64 = 1;
+    /// `mq_open` of the string's name (a file of `/dev/mqueue`; after a
+    /// NUL, with `w2` 1, `mq_maxmsg` and `mq_msgsize` as two `i64`s),
+    /// `w0 >> 8` the flags (`O_ACCMODE`, `O_CREAT`, `O_EXCL`,
+    /// `O_NONBLOCK`), `w1` the mode (the umask applied) → `w0` a fid.
+    pub const MQ_OPEN: u64 = 2;
+    /// `mq_unlink` of the string's name.
+    pub const MQ_UNLINK: u64 = 3;
+    /// `mq_timedsend` to the queue fid `w1` holds (low half), priority
+    /// `w1 >> 32`, deadline `w2` (ns since boot; `u64::MAX` none), the
+    /// text `w0 >> 8` bytes long: the string its last piece, those before
+    /// staged. Parks while the queue is full.
+    pub const MQ_SEND: u64 = 4;
+    /// `mq_timedreceive` from the queue fid `w1` holds into `w0 >> 8`
+    /// bytes, deadline `w2` → `w0` the length, `w1` the priority, the
+    /// string the first 4096 bytes (the rest: `REST`). Parks while empty.
+    pub const MQ_RECV: u64 = 5;
+    /// `mq_notify` on the queue fid `w1` holds: `w2` 0 removes the
+    /// caller's registration, 1 registers `SIGEV_NONE`, 2 + a signal
+    /// registers `SIGEV_SIGNAL`.
+    pub const MQ_NOTIFY: u64 = 6;
+    /// `mq_getsetattr` of the queue fid `w1` holds; `w2` 1 + the new
+    /// `mq_flags` (only `O_NONBLOCK`) sets → the string: the old
+    /// `mq_flags`, `mq_maxmsg`, `mq_msgsize`, `mq_curmsgs` (`i64`s).
+    pub const MQ_ATTR: u64 = 7;
+}
 
 /// [`IPCCTL`]'s kinds of object.
 pub mod ipc_kind {

@@ -25,6 +25,12 @@ pub mod nr {
     pub const MSGRCV: u64 = 70;
     pub const MSGCTL: u64 = 71;
     pub const SEMTIMEDOP: u64 = 220;
+    pub const MQ_OPEN: u64 = 240;
+    pub const MQ_UNLINK: u64 = 241;
+    pub const MQ_TIMEDSEND: u64 = 242;
+    pub const MQ_TIMEDRECEIVE: u64 = 243;
+    pub const MQ_NOTIFY: u64 = 244;
+    pub const MQ_GETSETATTR: u64 = 245;
 }
 
 /// errno values only these calls answer.
@@ -32,6 +38,22 @@ pub mod nr {
 pub mod errno {
     pub const ENOMSG: i64 = 42;
     pub const EIDRM: i64 = 43;
+    pub const EMSGSIZE: i64 = 90;
+}
+
+/// POSIX message queues' `struct sigevent` (`mq_notify`) and `struct
+/// mq_attr`.
+#[allow(missing_docs)]
+pub mod mq {
+    pub const SIGEV_SIGNAL: u32 = 0;
+    pub const SIGEV_NONE: u32 = 1;
+    pub const SIGEV_THREAD: u32 = 2;
+    /// `struct sigevent`: `sigev_signo` and `sigev_notify`.
+    pub const SIGEV_SIGNO: usize = 8;
+    pub const SIGEV_NOTIFY: usize = 12;
+    pub const SIGEVENT_SIZE: usize = 64;
+    /// `struct mq_attr`: four `long`s and four reserved.
+    pub const ATTR_SIZE: usize = 64;
 }
 
 /// Whether system call `n` answers `EINTR` after a signal handler even

@@ -24,12 +24,19 @@ fn system_call_numbers() {
         (nr::MSGRCV, general::__NR_msgrcv),
         (nr::MSGCTL, general::__NR_msgctl),
         (nr::SEMTIMEDOP, general::__NR_semtimedop),
+        (nr::MQ_OPEN, general::__NR_mq_open),
+        (nr::MQ_UNLINK, general::__NR_mq_unlink),
+        (nr::MQ_TIMEDSEND, general::__NR_mq_timedsend),
+        (nr::MQ_TIMEDRECEIVE, general::__NR_mq_timedreceive),
+        (nr::MQ_NOTIFY, general::__NR_mq_notify),
+        (nr::MQ_GETSETATTR, general::__NR_mq_getsetattr),
     ];
     for (ours, theirs) in rows {
         assert_eq!(ours, theirs as u64);
     }
     assert_eq!(sysv::errno::ENOMSG, errno::ENOMSG as i64);
     assert_eq!(sysv::errno::EIDRM, errno::EIDRM as i64);
+    assert_eq!(sysv::errno::EMSGSIZE, errno::EMSGSIZE as i64);
 }
 
 #[test]
@@ -134,4 +141,20 @@ fn layouts() {
     // Not in libc: struct shminfo64 is nine words, struct shm_info an
     // int and five words.
     assert_eq!((size::SHMINFO, size::SHM_INFO), (9 * 8, 6 * 8));
+}
+
+#[test]
+fn posix_queues() {
+    use stet_unix::sysv::mq;
+    assert_eq!(mq::SIGEV_SIGNAL as i32, libc::SIGEV_SIGNAL);
+    assert_eq!(mq::SIGEV_NONE as i32, libc::SIGEV_NONE);
+    assert_eq!(mq::SIGEV_THREAD as i32, libc::SIGEV_THREAD);
+    assert_eq!(size_of::<libc::sigevent>(), mq::SIGEVENT_SIZE);
+    assert_eq!(offset_of!(libc::sigevent, sigev_signo), mq::SIGEV_SIGNO);
+    assert_eq!(offset_of!(libc::sigevent, sigev_notify), mq::SIGEV_NOTIFY);
+    assert_eq!(size_of::<libc::mq_attr>(), mq::ATTR_SIZE);
+    assert_eq!(offset_of!(libc::mq_attr, mq_flags), 0);
+    assert_eq!(offset_of!(libc::mq_attr, mq_maxmsg), 8);
+    assert_eq!(offset_of!(libc::mq_attr, mq_msgsize), 16);
+    assert_eq!(offset_of!(libc::mq_attr, mq_curmsgs), 24);
 }

@@ -1,7 +1,7 @@
 //! System V IPC's objects, as unixd keeps them (man 7 sysvipc): shared
 //! memory segments, semaphore sets ([`sem`]) and message queues ([`msg`]),
 //! each kind a table that grows from the heap, and the rules of their
-//! system calls. unixd adds what needs its other tables: a segment's
+//! system calls; and POSIX message queues ([`mq`]). unixd adds what needs its other tables: a segment's
 //! bytes are a nameless file (its inode and a fid of unixd's open-file
 //! table live here), a call that must wait is parked there with a ticket
 //! this module hands out ([`Ipc::ticket`]), and when a set or a queue
@@ -16,6 +16,7 @@
 //! The limits of one object are Linux's (`SEMMSL`, `SEMOPM`, `SEMVMX`,
 //! `MSGMAX`, `MSGMNB`, `SHMMIN`, `SHMMAX`).
 
+pub mod mq;
 pub mod msg;
 pub mod sem;
 
@@ -240,6 +241,16 @@ pub enum Wants {
         /// The queue.
         id: i32,
     },
+    /// `mq_timedreceive` from the POSIX queue of file `ino`.
+    MqRecv {
+        /// The queue's file.
+        ino: u32,
+    },
+    /// `mq_timedsend` to the POSIX queue of file `ino`, full.
+    MqSend {
+        /// The queue's file.
+        ino: u32,
+    },
 }
 
 /// A parked call of process `pid`.
@@ -290,6 +301,8 @@ pub struct Ipc {
     pub msg: Table<Queue>,
     /// `SEM_UNDO` adjustments, by process and set.
     pub undo: Vec<sem::Undo>,
+    /// POSIX message queues, by file.
+    pub mq: Vec<mq::MqQueue>,
     /// Parked calls, in the order they began.
     pub pending: Vec<Pending>,
     /// What each user may hold.
@@ -312,6 +325,7 @@ impl Ipc {
             sem: Table::new(),
             msg: Table::new(),
             undo: Vec::new(),
+            mq: Vec::new(),
             pending: Vec::new(),
             caps,
             next_ticket: 0,
@@ -362,6 +376,7 @@ impl Ipc {
     /// (each value kept within 0 and `SEMVMX`) → the sets that changed,
     /// whose waits may go on now. Its staged bytes and waits go.
     pub fn exit(&mut self, pid: u32, now: u64) -> Vec<i32> {
+        self.mq_exit(pid);
         self.bufs.retain(|b| b.pid != pid);
         self.pending.retain(|p| p.pid != pid);
         let mut changed = Vec::new();

@@ -786,3 +786,110 @@ mod prop {
         }
     }
 }
+
+mod posix {
+    use super::super::mq::*;
+    use super::*;
+    use stet_unix::sysv::errno::EMSGSIZE;
+
+    #[test]
+    fn attributes() {
+        assert_eq!(Ipc::mq_attr(None, false), Ok((10, 8192)));
+        assert_eq!(Ipc::mq_attr(Some((0, 10)), true), Err(EINVAL));
+        assert_eq!(Ipc::mq_attr(Some((5, -1)), true), Err(EINVAL));
+        assert_eq!(Ipc::mq_attr(Some((11, 10)), false), Err(EINVAL));
+        assert_eq!(Ipc::mq_attr(Some((10, 8193)), false), Err(EINVAL));
+        assert_eq!(Ipc::mq_attr(Some((11, 8193)), true), Ok((11, 8193)));
+        assert_eq!(Ipc::mq_attr(Some((65537, 1)), true), Err(EINVAL));
+    }
+
+    #[test]
+    fn a_user_reserves_at_most_its_limit() {
+        let mut ipc = Ipc::default();
+        // Linux: 10 × 8192 + 10 × 96 each; nine fit in 819,200.
+        for ino in 0..9 {
+            assert_eq!(ipc.mq_may_make(7, 10, 8192), Ok(()));
+            ipc.mq_create(ino, 10, 8192, 7).unwrap();
+        }
+        assert_eq!(ipc.mq_may_make(7, 10, 8192), Err(EMFILE));
+        assert_eq!(ipc.mq_may_make(7, 1, 1000), Ok(()));
+        assert_eq!(ipc.mq_may_make(8, 10, 8192), Ok(()));
+        ipc.mq_gone(3);
+        assert_eq!(ipc.mq_may_make(7, 10, 8192), Ok(()));
+    }
+
+    #[test]
+    fn priority_order() {
+        let mut ipc = Ipc::default();
+        ipc.mq_create(1, 4, 8, 0).unwrap();
+        for (p, t) in [(1, &b"low"[..]), (5, b"high"), (3, b"mid"), (5, b"high2")] {
+            assert_eq!(ipc.mq_send(1, p, t, false), Ok(MqSent::Done));
+        }
+        assert_eq!(ipc.mq_send(1, 9, b"x", false), Ok(MqSent::Full));
+        assert_eq!(ipc.mq_send(1, 9, b"x", true), Err(EAGAIN));
+        assert_eq!(ipc.mq_send(1, 32768, b"x", true), Err(EINVAL));
+        assert_eq!(ipc.mq_send(1, 0, b"123456789", true), Err(EMSGSIZE));
+        assert_eq!(ipc.mq_send(2, 0, b"x", true), Err(EBADF));
+        assert_eq!(ipc.mq_receive(1, 7, false), Err(EMSGSIZE));
+        let got: Vec<_> = (0..4)
+            .map(|_| ipc.mq_receive(1, 8, false).unwrap().unwrap())
+            .collect();
+        let want = [(5, &b"high"[..]), (5, b"high2"), (3, b"mid"), (1, b"low")];
+        for (g, w) in got.iter().zip(want) {
+            assert_eq!((g.0, &g.1[..]), w);
+        }
+        assert_eq!(ipc.mq_receive(1, 8, true), Err(EAGAIN));
+        assert_eq!(ipc.mq_receive(1, 8, false), Ok(None));
+    }
+
+    #[test]
+    fn notification_of_an_empty_queue() {
+        let mut ipc = Ipc::default();
+        ipc.mq_create(1, 4, 8, 0).unwrap();
+        assert_eq!(ipc.mq_set_notify(1, 10, Some(10)), Ok(()));
+        assert_eq!(ipc.mq_set_notify(1, 11, Some(12)), Err(EBUSY));
+        // Another's removal changes nothing.
+        assert_eq!(ipc.mq_set_notify(1, 11, None), Ok(()));
+        ipc.mq_send(1, 0, b"a", false).unwrap();
+        assert_eq!(ipc.mq_notice(1), Some((10, 10)));
+        // Used up: the next one is nobody's.
+        ipc.mq_receive(1, 8, false).unwrap();
+        ipc.mq_send(1, 0, b"b", false).unwrap();
+        assert_eq!(ipc.mq_notice(1), None);
+        // Only when the queue was empty; SIGEV_NONE sends nothing.
+        assert_eq!(ipc.mq_set_notify(1, 11, Some(12)), Ok(()));
+        ipc.mq_send(1, 0, b"c", false).unwrap();
+        assert_eq!(ipc.mq_notice(1), None);
+        ipc.mq_exit(11);
+        assert_eq!(ipc.mq_set_notify(1, 12, Some(0)), Ok(()));
+        ipc.mq_receive(1, 8, false).unwrap();
+        ipc.mq_receive(1, 8, false).unwrap();
+        ipc.mq_send(1, 0, b"d", false).unwrap();
+        assert_eq!(ipc.mq_notice(1), None);
+        assert_eq!(ipc.mq_of(1).unwrap().notify, None);
+    }
+
+    #[test]
+    fn waiting_receivers_take_in_order() {
+        let mut ipc = Ipc::default();
+        ipc.mq_create(1, 4, 8, 0).unwrap();
+        for t in [1, 2, 3] {
+            ipc.wait(t, t, Wants::MqRecv { ino: 1 }).unwrap();
+        }
+        ipc.wait(4, 4, Wants::MqSend { ino: 1 }).unwrap();
+        ipc.mq_send(1, 2, b"x", false).unwrap();
+        ipc.mq_send(1, 1, b"y", false).unwrap();
+        let live = |t| if t == 1 { Live::Retry } else { Live::Answer };
+        let got = ipc.mq_handoff(1, live);
+        assert_eq!(
+            got,
+            vec![
+                (1, None),
+                (2, Some((2, b"x".to_vec()))),
+                (3, Some((1, b"y".to_vec())))
+            ]
+        );
+        assert_eq!(ipc.mq_senders(1), [4]);
+        assert!(ipc.pending.is_empty());
+    }
+}

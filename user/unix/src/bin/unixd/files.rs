@@ -60,6 +60,7 @@ impl Unixd<'_> {
         let named = self.fs.inode(ino).is_some_and(|i| i.nlink > 0);
         if !held && !named {
             self.forget_generated(ino);
+            self.ipc.mq_gone(ino);
             if self
                 .fs
                 .inode(ino)

@@ -44,6 +44,7 @@ mod keys;
 mod klog;
 mod limits;
 mod memory;
+mod mqueue;
 mod open;
 mod prio;
 mod procfs;

@@ -21,18 +21,18 @@ use alloc::vec::Vec;
 use stet_rt::abi::code::Code;
 use stet_rt::abi::invoke::Source;
 use stet_rt::key::{Answer, Msg};
-use stet_unix::proto::{self as p, ipc_kind, o};
+use stet_unix::proto::{self as p, ipc_kind, ipc_more as more, o};
 use stet_unix::sys::errno::*;
 use stet_unix::sysv::{self, errno::EIDRM, SemBuf};
-use stet_unixfs::ipc::msg::{Message, Received, Sent};
+use stet_unixfs::ipc::msg::{Received, Sent};
 use stet_unixfs::ipc::sem::{Outcome, Woken};
 use stet_unixfs::ipc::{Found, Live, Wants};
 
 /// The most bytes of a message's text one answer carries.
-const PIECE: usize = 4096;
+pub(crate) const PIECE: usize = 4096;
 
 /// What parked call `ticket` is now.
-fn live_in(waiters: &[Waiter], ticket: u32) -> Live {
+pub(crate) fn live_in(waiters: &[Waiter], ticket: u32) -> Live {
     match waiters
         .iter()
         .find(|w| matches!(w.on, Wait::Ipc(t, _) if t == ticket))
@@ -44,7 +44,7 @@ fn live_in(waiters: &[Waiter], ticket: u32) -> Live {
 }
 
 /// The index of parked call `ticket`.
-fn waiter_of(waiters: &[Waiter], ticket: u32) -> Option<usize> {
+pub(crate) fn waiter_of(waiters: &[Waiter], ticket: u32) -> Option<usize> {
     waiters
         .iter()
         .position(|w| matches!(w.on, Wait::Ipc(t, _) if t == ticket))
@@ -96,7 +96,7 @@ impl Unixd<'_> {
     }
 
     /// Process `pid`'s `EXIT`: its `SEM_UNDO` adjustments, and whatever
-    /// they let go on.
+    /// they let go on (and its POSIX queues' notifications go).
     pub(crate) fn sysv_exit(&mut self, pid: u32) {
         let secs = self.secs();
         for id in self.ipc.exit(pid, secs) {
@@ -145,7 +145,7 @@ impl Unixd<'_> {
                 Some(Err(e)) => self.answer(i, (-e) as u64),
                 Some(Ok(m)) => {
                     took = true;
-                    self.answer_msg(i, m);
+                    self.answer_text(i, m.mtype as u64, m.text);
                 }
             }
         }
@@ -163,31 +163,33 @@ impl Unixd<'_> {
         }
     }
 
-    /// Answers parked `msgrcv` `i` with message `m`: its length, type and
-    /// first piece; the rest is kept for `IPC_MORE`.
-    fn answer_msg(&mut self, i: usize, m: Message) {
+    /// Answers parked receive `i` with a message's `text`: its length,
+    /// `w1` (the type, or the priority) and first piece; the rest is kept
+    /// for `IPC_MORE`.
+    pub(crate) fn answer_text(&mut self, i: usize, w1: u64, text: Vec<u8>) {
         let w = self.waiters[i];
         if w.slot == NOTIFY {
             return self.wake(i);
         }
         self.waiters[i] = NO_WAITER;
         let sigs = self.take_pending(w.pid);
-        let n = m.text.len();
+        let n = text.len();
         if let Some(r) = resume_key(&self.keys, i, w.slot) {
             Msg::new(r, Code::Ok.into())
-                .words([n as u64, m.mtype as u64, 0, sigs])
-                .string(&m.text[..n.min(PIECE)])
+                .words([n as u64, w1, 0, sigs])
+                .string(&text[..n.min(PIECE)])
                 .send();
         }
         if n > PIECE {
-            let _ = self.ipc.keep_rest(w.pid, 0, m.text);
+            let _ = self.ipc.keep_rest(w.pid, 0, text);
         }
     }
 
-    /// Parks the caller's call on `wants` until `deadline`.
-    fn park_ipc(&mut self, wants: Wants, deadline: u64) -> Result<Reply, i64> {
+    /// Parks the caller's call on `wants` until `deadline` (`EAGAIN`
+    /// when it has passed; a POSIX queue's `ETIMEDOUT`).
+    pub(crate) fn park_ipc(&mut self, wants: Wants, deadline: u64) -> Result<Reply, i64> {
         if deadline <= now_ns() {
-            return Err(EAGAIN);
+            return Err(Self::timeout_errno(&wants));
         }
         let t = self.ipc.ticket();
         self.ipc.wait(t, self.caller, wants)?;
@@ -199,6 +201,24 @@ impl Unixd<'_> {
             self.kick();
         }
         r
+    }
+
+    /// What a wait that reached its deadline answers: `semtimedop`'s
+    /// `EAGAIN`, a POSIX queue's `ETIMEDOUT`.
+    fn timeout_errno(w: &Wants) -> i64 {
+        match w {
+            Wants::MqRecv { .. } | Wants::MqSend { .. } => ETIMEDOUT,
+            _ => EAGAIN,
+        }
+    }
+
+    /// The errno parked call `ticket` answers at its deadline.
+    pub(crate) fn ipc_timeout(&self, ticket: u32) -> i64 {
+        self.ipc
+            .pending
+            .iter()
+            .find(|p| p.ticket == ticket)
+            .map_or(EAGAIN, |p| Self::timeout_errno(&p.wants))
     }
 
     /// The System V IPC orders (only from a process).
@@ -314,13 +334,13 @@ impl Unixd<'_> {
                 }
             }
             p::IPCCTL => self.ipcctl(w, s, out),
-            p::IPC_MORE => match w[0] {
-                0 => now(self.ipc.stage(pid, self.notify, w[1], s).map(|_| 0)),
-                1 => {
+            p::IPC_MORE => match w[0] & 0xff {
+                more::STAGE => now(self.ipc.stage(pid, self.notify, w[1], s).map(|_| 0)),
+                more::REST => {
                     let n = self.ipc.rest(pid, self.notify, w[1], out);
                     Ok(Reply::Now([n as u64, 0, 0], n, false))
                 }
-                _ => Err(EINVAL),
+                _ => self.mq_order(w, s, out),
             },
             _ => Err(ENOSYS),
         }

@@ -308,8 +308,11 @@ impl Unixd<'_> {
             match self.waiters[w].on {
                 Wait::Sleep(t) if t <= now => self.answer(w, 0),
                 Wait::Futex(_, _, t) if t <= now => self.answer(w, (-ETIMEDOUT) as u64),
-                // semtimedop's timeout.
-                Wait::Ipc(_, t) if t <= now => self.answer(w, (-EAGAIN) as u64),
+                // semtimedop's timeout (a POSIX queue's: ETIMEDOUT).
+                Wait::Ipc(k, t) if t <= now => {
+                    let e = self.ipc_timeout(k);
+                    self.answer(w, (-e) as u64)
+                }
                 _ => {}
             }
         }

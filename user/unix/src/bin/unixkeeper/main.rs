@@ -24,6 +24,7 @@ mod interp;
 mod limits;
 mod memory;
 mod misc;
+mod mqueue;
 mod poll;
 mod signals;
 mod slots;

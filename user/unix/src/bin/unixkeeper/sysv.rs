@@ -36,7 +36,8 @@ fn int(v: u64) -> i64 {
     v as u32 as i32 as i64
 }
 
-/// Whether system call `n` is one of these.
+/// Whether system call `n` is one of these (or a POSIX message queue's:
+/// `mqueue`).
 pub fn handles(n: u64) -> bool {
     matches!(
         n,
@@ -52,6 +53,7 @@ pub fn handles(n: u64) -> bool {
             | nr::MSGSND
             | nr::MSGRCV
             | nr::MSGCTL
+            | nr::MQ_OPEN..=nr::MQ_GETSETATTR
     )
 }
 
@@ -77,6 +79,7 @@ impl Keeper {
             nr::MSGSND => self.msgsnd(int(a[0]), a[1], a[2], a[3] as u32),
             nr::MSGRCV => self.msgrcv(int(a[0]), a[1], a[2], a[3] as i64, a[4] as u32),
             nr::MSGCTL => self.ctl(ipc_kind::MSG, int(a[0]), 0, int(a[1]), a[2]),
+            nr::MQ_OPEN..=nr::MQ_GETSETATTR => self.mq(n, a),
             _ => Err(ENOSYS),
         }
     }
