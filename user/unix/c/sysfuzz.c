@@ -24,8 +24,8 @@
  * processes (a writer, a filter, the parent) moves a seeded pattern
  * exactly, a file makes a round trip (write, reopen, read, stat, unlink),
  * and every PIPELINE_EVERY batches busybox sh runs `seq | sort | head | tr`.
- * Before that it removes the System V IPC objects the batch left (they
- * outlive their maker, as its files do).
+ * Before that it removes the System V IPC objects and POSIX message queues
+ * the batch left (they outlive their maker, as its files do).
  *
  * What the child may not do (so the parent and the system go on; these are
  * the only exclusions):
@@ -948,6 +948,7 @@ int main(int argc, char **argv)
                      (unsigned long long)made, (unsigned long long)rep->nr);
         remove_tree(box, 0);
         ipc_sweep();
+        remove_tree("/dev/mqueue", 0); /* POSIX queues (made again when asked) */
         check(b);
         if ((b + 1) % PIPELINE_EVERY == 0)
             check_shell();
