@@ -91,7 +91,8 @@ pub const FORK: u64 = 28;
 /// [`KEEPER_BANK`] is destroyed).
 pub const EXIT: u64 = 29;
 /// `wait4`: `w0` which child (as Linux's `pid` argument: -1 any, > 0 that
-/// one, 0 or < -1 a process group), `w1` options (`WNOHANG` 1) → `w0` the
+/// one, 0 or < -1 a process group), `w1` options (`WNOHANG` 1; 2:
+/// `waitid`'s `WNOWAIT`, the child stays to be waited for again) → `w0` the
 /// child's pid (0 with `WNOHANG` and none ended; `-ECHILD`), `w1` its
 /// wait status, `w2` 1 with key 0 the child's keeper as a spare (its
 /// `KEYS` node: see `EXIT`). Parks until a child ends.
@@ -332,6 +333,21 @@ pub const TID: u64 = 58;
 /// value to set in the high half; `w2` who → get: `20 - nice` of the
 /// highest priority among them (the raw system call's answer).
 pub const PRIO: u64 = 59;
+
+/// `eventfd2`: `w0` the initial value, `w1` flags (`EFD_SEMAPHORE` 1,
+/// `O_NONBLOCK`) → `w0` a fid: reads take 8 bytes (the count, or 1), writes
+/// add 8 bytes' value, both wait as Linux's.
+pub const EVENTFD: u64 = 60;
+/// `timerfd_create`: `w0` `O_NONBLOCK`, `w1` the clock → `w0` a fid, disarmed; a read
+/// answers the expirations since the last (8 bytes), waiting for one.
+pub const TIMERFD: u64 = 61;
+/// `timerfd_settime`: `w0` fid, `w1` the first expiry in ns (0 disarms):
+/// from now, or with `w2` bit 0 (`TFD_TIMER_ABSTIME`) a time of its clock;
+/// string: the interval (8 bytes) → string: the old time left and
+/// interval (2 × 8 bytes).
+pub const TIMERFD_SET: u64 = 62;
+/// `timerfd_gettime`: `w0` fid → string as `TIMERFD_SET`'s.
+pub const TIMERFD_GET: u64 = 63;
 
 /// The orders that name files by path or list a directory: anything that
 /// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only

@@ -31,6 +31,12 @@ pub mod nr {
     pub const SCHED_YIELD: u64 = 24;
     pub const MREMAP: u64 = 25;
     pub const TIMES: u64 = 100;
+    pub const WAITID: u64 = 247;
+    pub const TIMERFD_CREATE: u64 = 283;
+    pub const EVENTFD: u64 = 284;
+    pub const TIMERFD_SETTIME: u64 = 286;
+    pub const TIMERFD_GETTIME: u64 = 287;
+    pub const EVENTFD2: u64 = 290;
     pub const GETRUSAGE: u64 = 98;
     pub const SETRLIMIT: u64 = 160;
     pub const GETPRIORITY: u64 = 140;

@@ -157,6 +157,7 @@ impl Unixd<'_> {
         // when the last reference to a write end is gone.
         match kind {
             Kind::Inode(ino) if last => self.maybe_free(ino),
+            Kind::Event(_) | Kind::Timer(_) if last => self.fdobj_free(kind),
             Kind::PipeRead(n) => {
                 self.pipes[n as usize].readers -= 1;
                 self.pipe_changed(n);
@@ -174,7 +175,11 @@ impl Unixd<'_> {
         let f = self.fid(fid)?;
         let size = match self.open[f].kind {
             Kind::Inode(ino) => self.fs.inode(ino).map_or(0, |i| i.size),
-            Kind::PipeRead(_) | Kind::PipeWrite(_) | Kind::Tty => return Err(ESPIPE),
+            Kind::PipeRead(_)
+            | Kind::PipeWrite(_)
+            | Kind::Tty
+            | Kind::Event(_)
+            | Kind::Timer(_) => return Err(ESPIPE),
             _ => 0,
         };
         let base = match whence {
@@ -193,6 +198,15 @@ impl Unixd<'_> {
 
     fn stat_of(&self, kind: Kind) -> Result<[u8; 144], i64> {
         match kind {
+            // Linux's anonymous inodes: no type bits, 0600.
+            Kind::Event(n) | Kind::Timer(n) => {
+                let mut i = *self.fs.inode(ROOT).ok_or(EIO)?;
+                i.mode = 0o600;
+                i.nlink = 1;
+                i.size = 0;
+                i.rdev = 0;
+                Ok(fs::stat_bytes(0x3000_0000 + n as u32, &i))
+            }
             Kind::Inode(ino) => self.fs.stat(ino),
             Kind::PipeRead(n) | Kind::PipeWrite(n) => {
                 let mut i = *self.fs.inode(ROOT).ok_or(EIO)?;

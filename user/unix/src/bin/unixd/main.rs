@@ -38,6 +38,7 @@ mod boot;
 mod content;
 mod creds;
 mod faults;
+mod fdobjs;
 mod files;
 mod io;
 mod keys;
@@ -155,6 +156,9 @@ pub struct Unixd<'a> {
     notify: u16,
     /// Thread ids in use, and their processes (`TID`).
     tids: Vec<(u32, u32)>,
+    /// Eventfds and timerfds (`fdobjs`).
+    events: Vec<fdobjs::Event>,
+    timers: Vec<fdobjs::Timer>,
 }
 
 impl Unixd<'_> {
@@ -224,6 +228,9 @@ impl Unixd<'_> {
             | p::CHOWN
             | p::EXEC => self.file_order(a, s, out),
             p::CRED => self.cred_order(a, s, out),
+            p::EVENTFD | p::TIMERFD | p::TIMERFD_SET | p::TIMERFD_GET => {
+                self.fdobj_order(a, s, out)
+            }
             p::TID => word(self.tid_order(a.label, a.w[0], a.w[1])),
             p::PRIO => word(self.prio(a.label, a.w[0], a.w[1], a.w[2])),
             p::READ
@@ -298,6 +305,8 @@ fn main(arg: u64) -> i64 {
         proc_pending: false,
         notify: 0,
         tids: Vec::new(),
+        events: Vec::new(),
+        timers: Vec::new(),
     };
     // The keepers' domain keeper (`faults`), if the image gave one (in
     // `K0`, free until the first message).

@@ -310,6 +310,8 @@ impl Unixd<'_> {
     /// `WAIT4` for the caller `pid`.
     fn wait4(&mut self, pid: u32, which: i64, options: u64) -> Result<Reply, i64> {
         const WNOHANG: u64 = 1;
+        // `waitid`'s WNOWAIT: the child stays a zombie.
+        const WNOWAIT: u64 = 2;
         let me = self.proc_of(pid)?;
         let my_pgid = self.procs[me].pgid;
         let matches = |p: &Proc| {
@@ -329,6 +331,9 @@ impl Unixd<'_> {
                 continue;
             }
             any = true;
+            if p.zombie && options & WNOWAIT != 0 {
+                return Ok(Reply::Now([p.pid as u64, p.status as u64, 0], 0, false));
+            }
             if p.zombie {
                 let spare = self.reap(i, true);
                 let kept = if spare { p.kept as u64 } else { 0 };

@@ -38,6 +38,10 @@ pub(crate) enum Wait {
     /// A futex: (inode, or `u32::MAX` for the caller's private one;
     /// offset or address; deadline, ns since boot, `u64::MAX`: none).
     Futex(u32, u64, u64),
+    /// A change of this eventfd.
+    Event(u16),
+    /// An expiration of this timerfd.
+    Timer(u16),
 }
 
 /// A parked call.
@@ -282,6 +286,11 @@ impl Unixd<'_> {
                 _ => {}
             }
         }
+        for t in self.timers.iter() {
+            if t.used && t.next != 0 {
+                next = next.min(t.next);
+            }
+        }
         for p in &self.procs {
             if p.pid != 0 && p.alarm != 0 {
                 next = next.min(p.alarm);
@@ -300,6 +309,9 @@ impl Unixd<'_> {
     /// `TICK`: alarms, sleeps and signals a busy keeper could not take.
     fn tick(&mut self) {
         let now = now_ns();
+        for t in 0..self.timers.len() {
+            self.timer_due(t, now);
+        }
         for w in 0..self.waiters.len() {
             match self.waiters[w].on {
                 Wait::Sleep(t) if t <= now => self.answer(w, 0),

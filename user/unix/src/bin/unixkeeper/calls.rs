@@ -195,6 +195,12 @@ impl Keeper {
             // glibc and musl fall back to `clone` (documented in UNIX.md).
             nr::CLONE3 => Err(ENOSYS),
             nr::WAIT4 => self.wait4(int(a[0]), a[1], a[2] as u32 as u64),
+            nr::WAITID => self.waitid(a[0], a[1], a[2], a[3]),
+            nr::EVENTFD => self.eventfd(a[0], 0),
+            nr::EVENTFD2 => self.eventfd(a[0], a[1]),
+            nr::TIMERFD_CREATE => self.timerfd_create(a[0], a[1]),
+            nr::TIMERFD_SETTIME => self.timerfd_settime(a[0], a[1], a[2], a[3]),
+            nr::TIMERFD_GETTIME => self.timerfd_settime(a[0], 0, 0, a[1]),
             nr::READ => self.read(a[0], a[1], a[2], None),
             nr::WRITE => self.write(a[0], a[1], a[2], None),
             nr::PREAD64 => self.read(a[0], a[1], a[2], Some(a[3])),
@@ -414,6 +420,19 @@ impl Keeper {
     /// `wait4(pid, wstatus, options, rusage)`: parks in unixd until a
     /// child ends (unixd answers `BUSY` when one does; this asks again).
     fn wait4(&mut self, pid: u64, wstatus: u64, options: u64) -> R {
+        self.wait_child(pid, wstatus, options, false)
+            .map(|(p, _)| p)
+    }
+
+    /// `wait4`'s work, and `waitid`'s (`nowait`: `WNOWAIT`, the child
+    /// stays) → the child's pid (0: none yet with `WNOHANG`) and status.
+    pub(crate) fn wait_child(
+        &mut self,
+        pid: u64,
+        wstatus: u64,
+        options: u64,
+        nowait: bool,
+    ) -> Result<(u64, u32), i64> {
         use stet_unix::sys::wait::{WALL, WNOHANG, WUNTRACED};
         if options & !(WNOHANG | WUNTRACED | WALL) != 0 {
             return Err(EINVAL);
@@ -429,7 +448,7 @@ impl Keeper {
             }
             let intr = self.interrupting();
             let a = Msg::new(UNIXD, self.tagged(proto::WAIT4))
-                .words([pid, options & WNOHANG, 0, intr])
+                .words([pid, options & WNOHANG | (nowait as u64) << 1, 0, intr])
                 .recv([T3, 0, 0, 0])
                 .call();
             if a.code == stet_rt::abi::code::Code::Busy {
@@ -453,7 +472,7 @@ impl Keeper {
                     .win
                     .write(wstatus, &(a.w[1] as u32).to_le_bytes());
             }
-            return Ok(a.w[0]);
+            return Ok((a.w[0], a.w[1] as u32));
         }
     }
 

@@ -93,6 +93,20 @@ impl Keeper {
         }
     }
 
+    /// The lowest free descriptor (`EMFILE` at the limit).
+    pub fn lowest_free_fd(&self) -> Result<usize, i64> {
+        self.free_fd(0)
+    }
+
+    /// Descriptor `fd` names file id `fid` (not a regular file).
+    pub fn set_fd(&mut self, fd: usize, fid: u32, cloexec: bool) {
+        self.fds[fd] = Fd {
+            fid,
+            cloexec,
+            regular: false,
+        };
+    }
+
     /// The lowest free descriptor at or above `from`.
     fn free_fd(&self, from: u64) -> Result<usize, i64> {
         (from.min(MAX_FDS as u64) as usize..self.fd_limit())

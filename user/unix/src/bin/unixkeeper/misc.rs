@@ -366,4 +366,165 @@ impl Keeper {
         self.unmap(old, old + old_len)?;
         Ok(to)
     }
+
+    /// `waitid(idtype, id, infop, options)`: `P_ALL`, `P_PID`, `P_PGID`
+    /// (and `P_PIDFD`: not supported, `EINVAL`), `WEXITED` with `WNOHANG`
+    /// and `WNOWAIT`; the child's end in a `siginfo_t` (`CLD_EXITED`,
+    /// `CLD_KILLED`). No child here ever stops or continues, so a wait for
+    /// only those waits for a signal.
+    pub fn waitid(&mut self, idtype: u64, id: u64, infop: u64, options: u64) -> R {
+        const WNOHANG: u64 = 1;
+        const WSTOPPED: u64 = 2;
+        const WEXITED: u64 = 4;
+        const WCONTINUED: u64 = 8;
+        const WNOWAIT: u64 = 0x0100_0000;
+        const WALL: u64 = 0x4000_0000;
+        const WCLONE: u64 = 0x8000_0000;
+        const WNOTHREAD: u64 = 0x2000_0000;
+        let known = WNOHANG | WSTOPPED | WEXITED | WCONTINUED | WNOWAIT | WALL | WCLONE | WNOTHREAD;
+        if options & !known != 0 || options & (WEXITED | WSTOPPED | WCONTINUED) == 0 {
+            return Err(EINVAL);
+        }
+        let which = match idtype {
+            0 => u64::MAX, // P_ALL: -1
+            1 if id as u32 as i32 > 0 => id as u32 as u64,
+            2 if id as u32 as i32 >= 0 => {
+                if id as u32 == 0 {
+                    0
+                } else {
+                    (-(id as u32 as i64)) as u64
+                }
+            }
+            _ => return Err(EINVAL),
+        };
+        if options & WEXITED == 0 {
+            // Only stops or continues: none will come.
+            self.wait_child(which, 0, WNOHANG, true)?;
+            if options & WNOHANG != 0 {
+                return self.write_siginfo(infop, 0, 0, 0).map(|_| 0);
+            }
+            return self.wait_until(u64::MAX);
+        }
+        let (pid, status) = self.wait_child(which, 0, options & WNOHANG, options & WNOWAIT != 0)?;
+        if pid == 0 {
+            self.write_siginfo(infop, 0, 0, 0)?;
+            return Ok(0);
+        }
+        let (code, st) = if status & 0x7f == 0 {
+            (1, (status >> 8) & 0xff) // CLD_EXITED
+        } else {
+            (2, status & 0x7f) // CLD_KILLED
+        };
+        self.write_siginfo(infop, pid, code, st as u64)?;
+        Ok(0)
+    }
+
+    /// A `SIGCHLD` `siginfo_t` at `at` (0: none wanted): pid 0 clears it.
+    fn write_siginfo(&mut self, at: u64, pid: u64, code: u64, status: u64) -> Result<(), i64> {
+        if at == 0 {
+            return Ok(());
+        }
+        let mut b = [0u8; 128];
+        if pid != 0 {
+            b[..4].copy_from_slice(&17u32.to_le_bytes()); // SIGCHLD
+            b[8..12].copy_from_slice(&(code as u32).to_le_bytes());
+            b[16..20].copy_from_slice(&(pid as u32).to_le_bytes());
+            b[24..28].copy_from_slice(&(status as u32).to_le_bytes());
+        }
+        self.space.write(at, &b).map_err(Touch::errno)
+    }
+
+    /// Installs unixd's new fid `fid` as the lowest free descriptor.
+    fn install_fid(&mut self, fid: u64, cloexec: bool) -> R {
+        match self.lowest_free_fd() {
+            Ok(fd) => {
+                self.set_fd(fd, fid as u32, cloexec);
+                Ok(fd as u64)
+            }
+            Err(e) => {
+                let _ = crate::fds::ux(stet_unix::proto::CLOSE, [fid, 0, 0, 0], &[]);
+                Err(e)
+            }
+        }
+    }
+
+    /// `eventfd2(initval, flags)` (and `eventfd`, flags 0).
+    pub fn eventfd(&mut self, init: u64, flags: u64) -> R {
+        const EFD_SEMAPHORE: u64 = 1;
+        use stet_unix::proto::o::{CLOEXEC, NONBLOCK};
+        if flags & !(EFD_SEMAPHORE | CLOEXEC | NONBLOCK) != 0 {
+            return Err(EINVAL);
+        }
+        let fid = crate::fds::ux(
+            stet_unix::proto::EVENTFD,
+            [init as u32 as u64, flags & (EFD_SEMAPHORE | NONBLOCK), 0, 0],
+            &[],
+        )
+        .0?;
+        self.install_fid(fid, flags & CLOEXEC != 0)
+    }
+
+    /// `timerfd_create(clock, flags)`.
+    pub fn timerfd_create(&mut self, clock: u64, flags: u64) -> R {
+        use stet_unix::proto::o::{CLOEXEC, NONBLOCK};
+        match clock as u32 {
+            0 | 1 | 7 => {}
+            8 | 9 if !self.cred.privileged() => return Err(EPERM),
+            8 | 9 => {}
+            _ => return Err(EINVAL),
+        }
+        if flags & !(CLOEXEC | NONBLOCK) != 0 {
+            return Err(EINVAL);
+        }
+        let fid = crate::fds::ux(
+            stet_unix::proto::TIMERFD,
+            [flags & NONBLOCK, clock as u32 as u64, 0, 0],
+            &[],
+        )
+        .0?;
+        self.install_fid(fid, flags & CLOEXEC != 0)
+    }
+
+    /// `timerfd_settime(fd, flags, new, old)` and `timerfd_gettime(fd,
+    /// cur)` (`new` 0).
+    pub fn timerfd_settime(&mut self, fd: u64, flags: u64, new: u64, old: u64) -> R {
+        let fid = self.fid(fd)?;
+        if flags & !3 != 0 {
+            return Err(EINVAL);
+        }
+        let mut set = None;
+        if new != 0 {
+            let interval = self.timespec(new)?;
+            let value = self.timespec(new + 16)?;
+            set = Some((interval, value));
+        }
+        let (order, w1, w2, s) = match set {
+            Some((i, v)) => (stet_unix::proto::TIMERFD_SET, v, flags & 1, i.to_le_bytes()),
+            None => (stet_unix::proto::TIMERFD_GET, 0, 0, [0u8; 8]),
+        };
+        let mut out = [0u8; 16];
+        let a = stet_rt::key::Msg::new(crate::slots::UNIXD, order)
+            .words([fid, w1, w2, 0])
+            .string(if set.is_some() { &s[..] } else { &[] })
+            .call_into(&mut out);
+        crate::fds::result(&a).unwrap_or(Err(EIO))?;
+        if old != 0 {
+            let left = u64::from_le_bytes(out[..8].try_into().unwrap_or_default());
+            let iv = u64::from_le_bytes(out[8..].try_into().unwrap_or_default());
+            let mut b = [0u8; 32];
+            for (k, v) in [
+                iv / 1_000_000_000,
+                iv % 1_000_000_000,
+                left / 1_000_000_000,
+                left % 1_000_000_000,
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                b[k * 8..k * 8 + 8].copy_from_slice(&v.to_le_bytes());
+            }
+            self.space.write(old, &b).map_err(Touch::errno)?;
+        }
+        Ok(0)
+    }
 }
