@@ -32,6 +32,8 @@ pub mod nr {
     pub const MREMAP: u64 = 25;
     pub const TIMES: u64 = 100;
     pub const WAITID: u64 = 247;
+    pub const SETTIMEOFDAY: u64 = 164;
+    pub const CLOCK_SETTIME: u64 = 227;
     pub const TIMERFD_CREATE: u64 = 283;
     pub const EVENTFD: u64 = 284;
     pub const TIMERFD_SETTIME: u64 = 286;

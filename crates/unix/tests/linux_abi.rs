@@ -148,6 +148,8 @@ fn linux_rows() -> Vec<Row> {
         sys::nr::SCHED_SETAFFINITY => general::__NR_sched_setaffinity,
         sys::nr::TIMES => general::__NR_times,
         sys::nr::WAITID => general::__NR_waitid,
+        sys::nr::SETTIMEOFDAY => general::__NR_settimeofday,
+        sys::nr::CLOCK_SETTIME => general::__NR_clock_settime,
         sys::nr::TIMERFD_CREATE => general::__NR_timerfd_create,
         sys::nr::EVENTFD => general::__NR_eventfd,
         sys::nr::TIMERFD_SETTIME => general::__NR_timerfd_settime,

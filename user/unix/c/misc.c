@@ -189,6 +189,27 @@ int main(void) {
            WEXITSTATUS(st) == 0);
     CHECK(setpriority(PRIO_PROCESS, 0, 0) == 0, "setpriority back");
 
+    /* The wall clock: the battery clock's (the tests fix it at
+     * 2024-01-01); root sets it for everyone, a user may not. */
+    time_t t0 = time(NULL);
+    printf("misc: the clock starts on 2024-01-01: %d\n", t0 >= 1704067200 && t0 < 1704067200 + 3600);
+    struct timespec to = {1893456000, 0}; /* 2030-01-01 */
+    CHECK(clock_settime(CLOCK_REALTIME, &to) == 0, "clock_settime");
+    time_t t1 = time(NULL);
+    REFUSED(clock_settime(CLOCK_MONOTONIC, &to), EINVAL);
+    struct timespec badts = {0, 1000000000};
+    REFUSED(clock_settime(CLOCK_REALTIME, &badts), EINVAL);
+    pid_t u = fork();
+    if (u == 0) {
+        setuid(1000);
+        errno = 0;
+        int refused = clock_settime(CLOCK_REALTIME, &to) == -1 && errno == EPERM;
+        _exit(refused && time(NULL) >= 1893456000 ? 0 : 1);
+    }
+    waitpid(u, &st, 0);
+    printf("misc: set to 2030: %d; a user sees it and may not set it: %d\n",
+           t1 >= 1893456000 && t1 < 1893456000 + 60, WEXITSTATUS(st) == 0);
+
     printf(failures ? "misc: %d failures\n" : "misc: all ok\n", failures);
     return failures != 0;
 }

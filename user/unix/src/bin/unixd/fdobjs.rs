@@ -78,7 +78,7 @@ impl Unixd<'_> {
                     return Err(EINVAL);
                 };
                 let now = now_ns();
-                let epoch = self.epoch_ns;
+                let epoch = self.boot_wall();
                 let tm = &mut self.timers[t as usize];
                 let left = if tm.next == 0 {
                     0

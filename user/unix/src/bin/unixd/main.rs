@@ -162,8 +162,20 @@ pub struct Unixd<'a> {
 }
 
 impl Unixd<'_> {
-    fn time(&self) -> u64 {
-        self.epoch_ns + now_ns()
+    /// The wall clock at boot (ns since 1970): realtime ↔ since boot.
+    pub(crate) fn boot_wall(&self) -> u64 {
+        self.time().saturating_sub(now_ns())
+    }
+
+    /// The wall clock (ns since 1970): the kernel's, else the system's
+    /// start time from the image plus the time since boot.
+    pub(crate) fn time(&self) -> u64 {
+        let a = call(SLEEP, order::sleep::NOW, [0; 4]);
+        if a.w[2] != 0 {
+            a.w[2]
+        } else {
+            self.epoch_ns + a.w[0]
+        }
     }
 
     /// Answers one message: the area that serves its order does.

@@ -301,7 +301,7 @@ impl Unixd<'_> {
                         cpus: 1,
                         busy: busy / jiffy,
                         idle: (now - busy) / jiffy,
-                        btime: self.epoch_ns / 1_000_000_000,
+                        btime: self.boot_wall() / 1_000_000_000,
                         processes: self.sys.forks,
                         running,
                         blocked: 0,

@@ -32,9 +32,29 @@ pub enum Next {
     Gone,
 }
 
-/// Seconds from 1970 to the boot of the first system (2024-01-01): the
-/// realtime clock until there is a battery clock to read.
+/// Seconds from 1970 to 2024-01-01: the realtime clock at boot when the
+/// kernel has no battery clock to read (`clocks`).
 pub(crate) const EPOCH: u64 = 1_704_067_200;
+
+/// The wall clock and the time since boot, in ns: the kernel's (the
+/// battery clock read at boot, plus the time since), else [`EPOCH`] plus
+/// the time since boot.
+pub(crate) fn clocks() -> (u64, u64) {
+    let a = call(SLEEP, order::sleep::NOW, [0; 4]);
+    let wall = if a.w[2] != 0 {
+        a.w[2]
+    } else {
+        EPOCH * 1_000_000_000 + a.w[0]
+    };
+    (wall, a.w[0])
+}
+
+/// The wall clock at boot (ns since 1970): converts a realtime deadline to
+/// one since boot.
+pub(crate) fn boot_wall_ns() -> u64 {
+    let (w, n) = clocks();
+    w.saturating_sub(n)
+}
 
 type R = Result<u64, i64>;
 
@@ -178,6 +198,8 @@ impl Keeper {
             nr::MLOCKALL => self.mlockall(a[0]),
             nr::MUNLOCKALL => Ok(0),
             nr::CLOCK_GETRES => self.clock_getres(a[0], a[1]),
+            nr::CLOCK_SETTIME => self.clock_settime(a[0], a[1]),
+            nr::SETTIMEOFDAY => self.settimeofday(a[0], a[1]),
             nr::GETRUSAGE => self.getrusage(a[0], a[1]),
             nr::TIMES => self.times(a[0]),
             nr::MREMAP => self.mremap(a[0], a[1], a[2], a[3], a[4]),
@@ -554,7 +576,7 @@ impl Keeper {
     }
 
     fn time(&mut self, tloc: u64) -> R {
-        let t = EPOCH + now_ns() / 1_000_000_000;
+        let t = clocks().0 / 1_000_000_000;
         if tloc != 0 {
             self.space
                 .write(tloc, &t.to_le_bytes())
@@ -597,9 +619,9 @@ impl Keeper {
     }
 
     fn clock_gettime(&mut self, clk: u64, tp: u64) -> R {
-        let ns = now_ns();
+        let (wall, ns) = clocks();
         let t = match clk {
-            clock::REALTIME | clock::REALTIME_COARSE => EPOCH * 1_000_000_000 + ns,
+            clock::REALTIME | clock::REALTIME_COARSE => wall,
             clock::MONOTONIC
             | clock::MONOTONIC_RAW
             | clock::MONOTONIC_COARSE
@@ -617,7 +639,7 @@ impl Keeper {
 
     fn gettimeofday(&mut self, tv: u64) -> R {
         if tv != 0 {
-            let t = EPOCH * 1_000_000_000 + now_ns();
+            let t = clocks().0;
             let mut b = [0u8; 16];
             b[..8].copy_from_slice(&(t / 1_000_000_000).to_le_bytes());
             b[8..].copy_from_slice(&(t % 1_000_000_000 / 1000).to_le_bytes());
@@ -731,7 +753,7 @@ impl Keeper {
         let now = now_ns();
         let deadline = if flags & 1 != 0 {
             match clk {
-                clock::REALTIME => t.saturating_sub(EPOCH * 1_000_000_000),
+                clock::REALTIME => t.saturating_sub(boot_wall_ns()),
                 _ => t,
             }
         } else {

@@ -527,4 +527,63 @@ impl Keeper {
         }
         Ok(0)
     }
+
+    /// `clock_settime(clock, tp)`: the realtime clock, by root (`EPERM`);
+    /// the kernel's wall clock goes on from it, for every process.
+    pub fn clock_settime(&mut self, clk: u64, tp: u64) -> R {
+        if clk as u32 != 0 {
+            // The other clocks cannot be set (Linux: EINVAL).
+            return Err(EINVAL);
+        }
+        let mut b = [0u8; 16];
+        self.space.read(tp, &mut b).map_err(Touch::errno)?;
+        let s = i64::from_le_bytes(b[..8].try_into().unwrap_or_default());
+        let ns = i64::from_le_bytes(b[8..].try_into().unwrap_or_default());
+        if s < 0 || !(0..1_000_000_000).contains(&ns) {
+            return Err(EINVAL);
+        }
+        if !self.cred.privileged() {
+            return Err(EPERM);
+        }
+        let t = (s as u64)
+            .saturating_mul(1_000_000_000)
+            .saturating_add(ns as u64);
+        stet_rt::key::call(
+            crate::slots::SLEEP,
+            stet_rt::abi::order::sleep::SET_WALL,
+            [t, 0, 0, 0],
+        );
+        Ok(0)
+    }
+
+    /// `settimeofday(tv, tz)`: as `clock_settime` (the time zone is not
+    /// kept: Linux keeps it only for old programs).
+    pub fn settimeofday(&mut self, tv: u64, _tz: u64) -> R {
+        if tv == 0 {
+            return if self.cred.privileged() {
+                Ok(0)
+            } else {
+                Err(EPERM)
+            };
+        }
+        let mut b = [0u8; 16];
+        self.space.read(tv, &mut b).map_err(Touch::errno)?;
+        let s = i64::from_le_bytes(b[..8].try_into().unwrap_or_default());
+        let us = i64::from_le_bytes(b[8..].try_into().unwrap_or_default());
+        if s < 0 || !(0..1_000_000).contains(&us) {
+            return Err(EINVAL);
+        }
+        if !self.cred.privileged() {
+            return Err(EPERM);
+        }
+        let t = (s as u64)
+            .saturating_mul(1_000_000_000)
+            .saturating_add(us as u64 * 1000);
+        stet_rt::key::call(
+            crate::slots::SLEEP,
+            stet_rt::abi::order::sleep::SET_WALL,
+            [t, 0, 0, 0],
+        );
+        Ok(0)
+    }
 }
