@@ -210,6 +210,38 @@ int main(void) {
     printf("misc: set to 2030: %d; a user sees it and may not set it: %d\n",
            t1 >= 1893456000 && t1 < 1893456000 + 60, WEXITSTATUS(st) == 0);
 
+    /* RLIMIT_NPROC counts the user's own processes. */
+    pid_t q = fork();
+    if (q == 0) {
+        setgid(1001);
+        setuid(1001);
+        struct rlimit np = {3, 3};
+        setrlimit(RLIMIT_NPROC, &np);
+        int made = 0;
+        pid_t kids[8];
+        for (;;) {
+            pid_t x = fork();
+            if (x == 0) {
+                pause();
+                _exit(0);
+            }
+            if (x < 0)
+                break;
+            kids[made++] = x;
+            if (made == 8)
+                break;
+        }
+        int again = errno == EAGAIN;
+        for (int i = 0; i < made; i++)
+            kill(kids[i], SIGKILL);
+        while (wait(NULL) > 0)
+            ;
+        _exit(made * 10 + again);
+    }
+    waitpid(q, &st, 0);
+    printf("misc: a user with RLIMIT_NPROC 3 made %d more, then EAGAIN %d\n",
+           WEXITSTATUS(st) / 10, WEXITSTATUS(st) % 10);
+
     printf(failures ? "misc: %d failures\n" : "misc: all ok\n", failures);
     return failures != 0;
 }

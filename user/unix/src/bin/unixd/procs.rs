@@ -131,7 +131,15 @@ impl Unixd<'_> {
         let pi = self.proc_of(parent)?;
         // `RLIMIT_NPROC` (0: none, from an older keeper): every process
         // counts, zombies too, as Linux counts a user's until reaped.
-        if nproc != 0 && self.procs.iter().filter(|p| p.pid != 0).count() as u64 >= nproc {
+        // Per user as on Linux (the processes of the caller's real user),
+        // and for root every process, so that a fork bomb always stops.
+        let ruid = self.procs[pi].cred.uid[0];
+        let counted = self
+            .procs
+            .iter()
+            .filter(|p| p.pid != 0 && (ruid == 0 || p.cred.uid[0] == ruid))
+            .count() as u64;
+        if nproc != 0 && counted >= nproc {
             return Err(EAGAIN);
         }
         let (pgid, sid) = (self.procs[pi].pgid, self.procs[pi].sid);
