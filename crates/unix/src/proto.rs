@@ -349,6 +349,30 @@ pub const TIMERFD_SET: u64 = 62;
 /// `timerfd_gettime`: `w0` fid → string as `TIMERFD_SET`'s.
 pub const TIMERFD_GET: u64 = 63;
 
+/// POSIX timers (`timer_create` …) of the caller: `w0` what
+/// ([`ptimer`]), `w1` the timer's id (`CREATE`: the signal in the low byte
+/// (0: `SIGEV_NONE`) and the clock in the high half), `w2` (`SET`) the first
+/// expiry in ns (0 disarms); `SET`'s string: the interval and 1 if absolute
+/// (2 × 8 bytes) → `CREATE`: `w0` the id; `SET`/`GET`: string: the time
+/// left and the interval (2 × 8 bytes); `OVERRUN`: `w0`.
+pub const PTIMER: u64 = 67;
+
+/// What [`PTIMER`] does.
+pub mod ptimer {
+    /// A new timer.
+    pub const CREATE: u64 = 0;
+    /// Arms or disarms one, answering its old setting.
+    pub const SET: u64 = 1;
+    /// Its setting.
+    pub const GET: u64 = 2;
+    /// Its overrun count.
+    pub const OVERRUN: u64 = 3;
+    /// It goes.
+    pub const DELETE: u64 = 4;
+    /// All of the caller's go (`execve`).
+    pub const DELETE_ALL: u64 = 5;
+}
+
 /// The orders that name files by path or list a directory: anything that
 /// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only
 /// before one of these; before one of [`LOOKS_UP`] only if the path goes

@@ -34,6 +34,11 @@ pub mod nr {
     pub const WAITID: u64 = 247;
     pub const SETTIMEOFDAY: u64 = 164;
     pub const CLOCK_SETTIME: u64 = 227;
+    pub const TIMER_CREATE: u64 = 222;
+    pub const TIMER_SETTIME: u64 = 223;
+    pub const TIMER_GETTIME: u64 = 224;
+    pub const TIMER_GETOVERRUN: u64 = 225;
+    pub const TIMER_DELETE: u64 = 226;
     pub const TIMERFD_CREATE: u64 = 283;
     pub const EVENTFD: u64 = 284;
     pub const TIMERFD_SETTIME: u64 = 286;

@@ -50,6 +50,7 @@ mod prio;
 mod procfs;
 mod procgen;
 mod procs;
+mod ptimers;
 mod signals;
 mod slots;
 mod statfs;
@@ -159,6 +160,8 @@ pub struct Unixd<'a> {
     /// Eventfds and timerfds (`fdobjs`).
     events: Vec<fdobjs::Event>,
     timers: Vec<fdobjs::Timer>,
+    /// POSIX timers of every process (`ptimers`).
+    ptimers: Vec<ptimers::PTimer>,
 }
 
 impl Unixd<'_> {
@@ -213,6 +216,7 @@ impl Unixd<'_> {
             | p::CRED
             | p::TID
             | p::PRIO
+            | p::PTIMER
             | p::METER
                 if a.source != Source::Forwarded =>
             {
@@ -245,6 +249,7 @@ impl Unixd<'_> {
             }
             p::TID => word(self.tid_order(a.label, a.w[0], a.w[1])),
             p::PRIO => word(self.prio(a.label, a.w[0], a.w[1], a.w[2])),
+            p::PTIMER => self.ptimer_order(a, s, out),
             p::READ
             | p::PREAD
             | p::WRITE
@@ -319,6 +324,7 @@ fn main(arg: u64) -> i64 {
         tids: Vec::new(),
         events: Vec::new(),
         timers: Vec::new(),
+        ptimers: Vec::new(),
     };
     // The keepers' domain keeper (`faults`), if the image gave one (in
     // `K0`, free until the first message).

@@ -291,6 +291,7 @@ impl Unixd<'_> {
                 next = next.min(t.next);
             }
         }
+        next = next.min(self.ptimers_next());
         for p in &self.procs {
             if p.pid != 0 && p.alarm != 0 {
                 next = next.min(p.alarm);
@@ -312,6 +313,7 @@ impl Unixd<'_> {
         for t in 0..self.timers.len() {
             self.timer_due(t, now);
         }
+        self.ptimers_due(now);
         for w in 0..self.waiters.len() {
             match self.waiters[w].on {
                 Wait::Sleep(t) if t <= now => self.answer(w, 0),

@@ -289,6 +289,8 @@ fn load<const N: usize, const M: usize>(
     // process's only thread, with its pid.
     k.end_other_threads();
     k.only_thread(k.pid as u32);
+    // POSIX timers do not survive `execve`.
+    let _ = crate::fds::ux(proto::PTIMER, [proto::ptimer::DELETE_ALL, 0, 0, 0], &[]);
     let secure = k.exec_ids(ino);
     if k.keepable() && k.keep_process() {
         k.kept_at_exec = true;

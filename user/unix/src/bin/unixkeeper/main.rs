@@ -25,6 +25,7 @@ mod limits;
 mod memory;
 mod misc;
 mod poll;
+mod ptimers;
 mod signals;
 mod slots;
 mod space;
