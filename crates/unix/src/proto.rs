@@ -65,7 +65,8 @@ pub const DUP: u64 = 22;
 /// Status flags of fid `w0`: `w1` 0 get → `w0` flags; 1 set to `w2`.
 pub const FLAGS: u64 = 23;
 /// The executable at the string relative to `w0` → key 0 its segment
-/// (read-only), `w1` its length, `w2` its inode.
+/// (read-only), `w1` its length, `w2` its inode; `w0` 1 if it is
+/// set-user-ID or set-group-ID (and group-executable).
 pub const EXEC: u64 = 24;
 /// `utimensat`: string relative to `w0` (or fid `w0` when empty), `w1`
 /// atime ns, `w2` mtime ns (`u64::MAX`: now; `u64::MAX - 1`: omit).
@@ -356,6 +357,34 @@ pub const TIMERFD_GET: u64 = 63;
 /// (2 × 8 bytes) → `CREATE`: `w0` the id; `SET`/`GET`: string: the time
 /// left and the interval (2 × 8 bytes); `OVERRUN`: `w0`.
 pub const PTIMER: u64 = 67;
+
+/// File locks on fid `w0`: `w1` what ([`lock`]), `w2` the type (`F_RDLCK`
+/// 0, `F_WRLCK` 1, `F_UNLCK` 2) | whence << 8 (| `lock::NONBLOCK` for
+/// `flock`); string: start and length (2 × `i64`, as `struct flock`) →
+/// `GETLK`: string: the conflicting lock's type (`F_UNLCK` if none),
+/// start, length and pid (−1 for an OFD lock), 4 × `i64`. A conflicting
+/// `SETLK` is `EAGAIN`; `SETLKW` waits (parked, `BUSY` to ask again).
+pub const LOCK: u64 = 68;
+
+/// What [`LOCK`] does.
+pub mod lock {
+    /// `F_GETLK`.
+    pub const GETLK: u64 = 0;
+    /// `F_SETLK`.
+    pub const SETLK: u64 = 1;
+    /// `F_SETLKW`.
+    pub const SETLKW: u64 = 2;
+    /// `F_OFD_GETLK`.
+    pub const OFD_GETLK: u64 = 3;
+    /// `F_OFD_SETLK`.
+    pub const OFD_SETLK: u64 = 4;
+    /// `F_OFD_SETLKW`.
+    pub const OFD_SETLKW: u64 = 5;
+    /// `flock` (whole file; owned by the description).
+    pub const FLOCK: u64 = 6;
+    /// With `FLOCK`: `LOCK_NB`.
+    pub const NONBLOCK: u64 = 1 << 16;
+}
 
 /// What [`PTIMER`] does.
 pub mod ptimer {

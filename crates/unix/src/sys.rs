@@ -32,6 +32,7 @@ pub mod nr {
     pub const MREMAP: u64 = 25;
     pub const TIMES: u64 = 100;
     pub const WAITID: u64 = 247;
+    pub const FLOCK: u64 = 73;
     pub const SETTIMEOFDAY: u64 = 164;
     pub const CLOCK_SETTIME: u64 = 227;
     pub const TIMER_CREATE: u64 = 222;
@@ -211,9 +212,11 @@ pub mod errno {
     pub const EPIPE: i64 = 32;
     pub const ERANGE: i64 = 34;
     pub const ENAMETOOLONG: i64 = 36;
+    pub const ENOLCK: i64 = 37;
     pub const ENOSYS: i64 = 38;
     pub const ENOTEMPTY: i64 = 39;
     pub const ELOOP: i64 = 40;
+    pub const EOVERFLOW: i64 = 75;
     pub const ELIBBAD: i64 = 80;
     pub const ETIMEDOUT: i64 = 110;
 }

@@ -155,6 +155,9 @@ impl Unixd<'_> {
         }
         // A pipe counts its ends by references: a reader sees end of file
         // when the last reference to a write end is gone.
+        if let Kind::Inode(ino) = kind {
+            self.locks_on_close(fid as u32, ino, last);
+        }
         match kind {
             Kind::Inode(ino) if last => self.maybe_free(ino),
             Kind::Event(_) | Kind::Timer(_) if last => self.fdobj_free(kind),
@@ -451,7 +454,11 @@ impl Unixd<'_> {
                 }
                 self.fs.who.check(i.owner(), cred::want::X)?;
                 self.content.segment(ino, T)?;
-                Ok(Reply::Now([0, i.size, ino as u64], 0, true))
+                // w0 1: set-user-ID or set-group-ID (the keeper asks `CRED`
+                // `EXEC` only then, or when its ids need it).
+                let setid =
+                    i.mode & mode::SUID != 0 || i.mode & (mode::SGID | 0o010) == mode::SGID | 0o010;
+                Ok(Reply::Now([setid as u64, i.size, ino as u64], 0, true))
             }
             _ => Err(ENOSYS),
         }

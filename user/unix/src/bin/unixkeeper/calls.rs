@@ -199,6 +199,7 @@ impl Keeper {
             nr::MUNLOCKALL => Ok(0),
             nr::CLOCK_GETRES => self.clock_getres(a[0], a[1]),
             nr::CLOCK_SETTIME => self.clock_settime(a[0], a[1]),
+            nr::FLOCK => self.flock(a[0], a[1]),
             nr::TIMER_CREATE => self.timer_create(a[0], a[1], a[2]),
             nr::TIMER_SETTIME => self.timer_settime(a[0], a[1], a[2], a[3]),
             nr::TIMER_GETTIME => self.timer_settime(a[0], 0, 0, a[1]),

@@ -421,13 +421,23 @@ impl Keeper {
             T,
         )?;
         let guard = stet_rt::image::carry_guard();
-        // Pages holding only shadow nodes not in use are not copied (the
-        // spare's stale ones there are never read: `Tree::unused`).
-        let unused = self.space.tree.unused();
+        // Pages holding only state the child never reads are not copied
+        // (the spare's stale ones there stay): shadow nodes and map ranges
+        // not in use, the other threads' slots (the child has one), the
+        // parked-page table when empty.
+        let unused = [
+            self.space.tree.unused(),
+            self.space.map.unused(),
+            self.th.unused(),
+            self.space.unused_parked(),
+        ];
         for (first, count) in keeper_state() {
             for p in first..first + count {
                 let addr = p * 4096;
-                if unused.start <= addr && addr + 4096 <= unused.end {
+                if unused
+                    .iter()
+                    .any(|u| u.start <= addr && addr + 4096 <= u.end)
+                {
                     continue;
                 }
                 ok(Msg::new(T, segment::WRITE)

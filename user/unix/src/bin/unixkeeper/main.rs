@@ -22,6 +22,7 @@ mod fork;
 mod ids;
 mod interp;
 mod limits;
+mod locks;
 mod memory;
 mod misc;
 mod poll;
@@ -146,6 +147,8 @@ pub struct Keeper {
     pub fatal: Option<u8>,
     /// The most pages the process has had (`getrusage`'s `ru_maxrss`).
     pub peak_pages: u64,
+    /// It made a POSIX timer (unixd is asked to delete them at `execve`).
+    pub ptimers_made: bool,
 }
 
 impl Keeper {
@@ -183,6 +186,7 @@ impl Keeper {
             tpending: 0,
             fatal: None,
             peak_pages: 0,
+            ptimers_made: false,
         }
     }
 
@@ -585,6 +589,8 @@ fn main(arg: u64) -> i64 {
         // The forking thread is the child's only one (the others' keys
         // are not in the child's directory: `forget_parking`).
         k.only_thread(k.pid as u32);
+        // A child has no timers of its parent's (Linux).
+        k.ptimers_made = false;
         k.space.forget_cache();
         if core::mem::take(&mut k.enosys_any) {
             k.enosys = [0; 512];
@@ -698,7 +704,7 @@ fn main(arg: u64) -> i64 {
                 }
                 Next::Block => {
                     // Its resume key and registers wait for its `READY`.
-                    if !k.block(&before) {
+                    if !k.block() {
                         println!("unix: pid {pid}: a thread cannot wait; it is answered EAGAIN");
                         let m = Msg::new(RESUME, fault::RESUME_SYSCALL).w0((-EAGAIN_) as u64);
                         a = next_event(k, &mut regs, Some(m));
@@ -783,7 +789,18 @@ fn main(arg: u64) -> i64 {
                     && (0..NREGS).all(|i| i == rax || regs[i] == before[i]);
                 // The domain key that comes with each fault is not needed
                 // (the process's is in PROC): received into no slot.
-                let out = bytes_of(&regs);
+                // (The common answer, `rax` alone with no thread to run
+                // again, is a return and a wait in one: no `Msg` kept.)
+                if only_rax && k.th.retry == 0 {
+                    let m = Msg::new(RESUME, fault::RESUME_SYSCALL).w0(regs[rax]);
+                    a = wait_regs(&mut regs, m);
+                    continue;
+                }
+                let out = if with_regs {
+                    bytes_of(&regs)
+                } else {
+                    [0; REGS_SIZE]
+                };
                 let m = if only_rax {
                     Msg::new(RESUME, fault::RESUME_SYSCALL).w0(regs[rax])
                 } else if with_regs {

@@ -52,6 +52,7 @@ impl Keeper {
             &[],
         )
         .0?;
+        self.ptimers_made = true;
         self.space
             .write(timerid, &(id as u32).to_le_bytes())
             .map_err(Touch::errno)?;

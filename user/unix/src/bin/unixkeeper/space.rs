@@ -772,6 +772,11 @@ impl Space {
     /// map says no access) until access comes back ([`Space::unpark`]).
     /// `ENOMEM` when more than [`MAX_PARKED`] would be out.
     pub fn park(&mut self, a: u64, b: u64) -> Result<(), i64> {
+        // With none parked the table may hold a spare's stale entries (a
+        // forked keeper's copy skips it: `unused_state`).
+        if self.nparked == 0 {
+            self.parked = [NO_PAGE; MAX_PARKED];
+        }
         let mut found = [(0u64, 0u16, 0u8, 0u8); 16];
         loop {
             let mut n = 0;
@@ -854,6 +859,16 @@ impl Space {
     /// The key in `key` as directory entry `idx`.
     pub fn dir_put(&mut self, idx: u16, key: Slot) -> Result<(), Code> {
         self.keys.0.put(idx, key)
+    }
+
+    /// The parked-page table when none is parked (see `park`), as
+    /// addresses; else an empty range.
+    pub fn unused_parked(&self) -> core::ops::Range<u64> {
+        if self.nparked != 0 {
+            return 0..0;
+        }
+        let all = self.parked.as_ptr_range();
+        all.start as u64..all.end as u64
     }
 
     /// Whether any page is parked.
