@@ -326,13 +326,8 @@ impl Keeper {
         if n > 0 && !self.quiet {
             stet_rt::print!("unix: pid {} unimplemented calls:", self.pid);
             for c in tally[..n].chunks_exact(6) {
-                let nr = u16::from_le_bytes([c[0], c[1]]) as usize;
-                let v = u32::from_le_bytes([c[2], c[3], c[4], c[5]]);
-                if nr == self.enosys.len() - 1 {
-                    stet_rt::print!(" other:{v}");
-                } else {
-                    stet_rt::print!(" {nr}:{v}");
-                }
+                let t = stet_unix::sysnames::Tally::decode(c.try_into().unwrap_or(&[0; 6]));
+                stet_rt::print!(" {t}");
             }
             println!();
         }
