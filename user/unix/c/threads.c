@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -222,6 +223,23 @@ int main(void) {
     while (atomic_load(&waiting_count) < 8)
         usleep(1000);
     usleep(20000);
+    /* /proc/self/task and Threads: with 8 waiters and main. */
+    int entries = 0;
+    DIR *td = opendir("/proc/self/task");
+    struct dirent *de;
+    while (td && (de = readdir(td)))
+        if (de->d_name[0] != '.')
+            entries++;
+    if (td)
+        closedir(td);
+    char line[256];
+    int nthreads = -1;
+    FILE *sf = fopen("/proc/self/status", "r");
+    while (sf && fgets(line, sizeof line, sf))
+        sscanf(line, "Threads: %d", &nthreads);
+    if (sf)
+        fclose(sf);
+    printf("threads: /proc/self/task has %d, status says %d\n", entries, nthreads);
     atomic_store(&fword, 1);
     long moved = syscall(SYS_futex, &fword, FUTEX_CMP_REQUEUE_PRIVATE, 1, (void *)(long)INT_MAX,
                          &fword2, 1);

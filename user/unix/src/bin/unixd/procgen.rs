@@ -279,6 +279,7 @@ impl Unixd<'_> {
                 groups,
                 fdsize: FDS as u32,
                 pending: p.pending,
+                threads: self.thread_count(pid) as u32,
             },
         );
     }
