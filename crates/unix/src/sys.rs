@@ -33,6 +33,20 @@ pub mod nr {
     pub const TIMES: u64 = 100;
     pub const WAITID: u64 = 247;
     pub const FLOCK: u64 = 73;
+    pub const SETXATTR: u64 = 188;
+    pub const LSETXATTR: u64 = 189;
+    pub const FSETXATTR: u64 = 190;
+    pub const GETXATTR: u64 = 191;
+    pub const LGETXATTR: u64 = 192;
+    pub const FGETXATTR: u64 = 193;
+    pub const LISTXATTR: u64 = 194;
+    pub const LLISTXATTR: u64 = 195;
+    pub const FLISTXATTR: u64 = 196;
+    pub const REMOVEXATTR: u64 = 197;
+    pub const LREMOVEXATTR: u64 = 198;
+    pub const FREMOVEXATTR: u64 = 199;
+    pub const FALLOCATE: u64 = 285;
+    pub const COPY_FILE_RANGE: u64 = 326;
     pub const SETTIMEOFDAY: u64 = 164;
     pub const CLOCK_SETTIME: u64 = 227;
     pub const TIMER_CREATE: u64 = 222;
@@ -218,6 +232,7 @@ pub mod errno {
     pub const ELOOP: i64 = 40;
     pub const EOVERFLOW: i64 = 75;
     pub const ELIBBAD: i64 = 80;
+    pub const EOPNOTSUPP: i64 = 95;
     pub const ETIMEDOUT: i64 = 110;
 }
 

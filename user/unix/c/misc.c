@@ -16,6 +16,9 @@
 #include <sys/time.h>
 #include <sys/times.h>
 #include <sys/wait.h>
+#include <sys/file.h>
+#include <sys/xattr.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -241,6 +244,69 @@ int main(void) {
     waitpid(q, &st, 0);
     printf("misc: a user with RLIMIT_NPROC 3 made %d more, then EAGAIN %d\n",
            WEXITSTATUS(st) / 10, WEXITSTATUS(st) % 10);
+
+    /* Record locks and flock between two processes. */
+    int lf = open("/tmp/lockfile", O_RDWR | O_CREAT, 0644);
+    write(lf, "0123456789", 10);
+    struct flock wl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 2, .l_len = 4};
+    CHECK(fcntl(lf, F_SETLK, &wl) == 0, "F_SETLK");
+    int pipefd[2];
+    pipe(pipefd);
+    pid_t lc = fork();
+    if (lc == 0) {
+        int f2 = open("/tmp/lockfile", O_RDWR);
+        struct flock t = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 3};
+        errno = 0;
+        int busy = fcntl(f2, F_SETLK, &t) == -1 && (errno == EAGAIN || errno == EACCES);
+        struct flock g = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+        fcntl(f2, F_GETLK, &g);
+        int shows = g.l_type == F_WRLCK && g.l_start == 2 && g.l_len == 4 && g.l_pid == getppid();
+        struct flock free6 = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 6, .l_len = 2};
+        int beside = fcntl(f2, F_SETLK, &free6) == 0;
+        write(pipefd[1], "r", 1);
+        /* Waits until the parent unlocks. */
+        int waited = fcntl(f2, F_SETLKW, &t) == 0;
+        _exit(busy * 1 + shows * 2 + beside * 4 + waited * 8);
+    }
+    char ch;
+    read(pipefd[0], &ch, 1);
+    usleep(50000);
+    struct flock ul = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    CHECK(fcntl(lf, F_SETLK, &ul) == 0, "unlock");
+    waitpid(lc, &st, 0);
+    printf("misc: record locks: busy %d, F_GETLK shows the holder %d, beside it %d, F_SETLKW waited %d\n",
+           WEXITSTATUS(st) & 1, (WEXITSTATUS(st) >> 1) & 1, (WEXITSTATUS(st) >> 2) & 1,
+           (WEXITSTATUS(st) >> 3) & 1);
+    struct flock badl = {.l_type = 9};
+    REFUSED(fcntl(lf, F_SETLK, &badl), EINVAL);
+    CHECK(flock(lf, LOCK_EX) == 0, "flock");
+    lc = fork();
+    if (lc == 0) {
+        int f3 = open("/tmp/lockfile", O_RDONLY);
+        errno = 0;
+        int nb = flock(f3, LOCK_SH | LOCK_NB) == -1 && errno == EWOULDBLOCK;
+        _exit(nb);
+    }
+    waitpid(lc, &st, 0);
+    printf("misc: flock held: another description's LOCK_NB gets EWOULDBLOCK %d\n", WEXITSTATUS(st));
+    REFUSED(flock(lf, 99), EINVAL);
+
+    /* fallocate, copy_file_range, xattrs. */
+    CHECK(fallocate(lf, 0, 0, 100000) == 0, "fallocate");
+    struct stat fs2;
+    fstat(lf, &fs2);
+    int cf = open("/tmp/copy", O_RDWR | O_CREAT | O_TRUNC, 0644);
+    loff_t oin = 2, oout = 0;
+    long cp = copy_file_range(lf, &oin, cf, &oout, 5, 0);
+    char cb[8] = {0};
+    pread(cf, cb, 5, 0);
+    printf("misc: fallocate size %ld; copy_file_range %ld bytes '%s', offsets %ld %ld\n",
+           (long)fs2.st_size, cp, cb, (long)oin, (long)oout);
+    char xv[16];
+    REFUSED(getxattr("/tmp/copy", "user.x", xv, sizeof xv), EOPNOTSUPP);
+    REFUSED(setxattr("/tmp/copy", "user.x", "v", 1, 0), EOPNOTSUPP);
+    REFUSED(getxattr("/tmp/nonesuch", "user.x", xv, sizeof xv), ENOENT);
+    printf("misc: listxattr %ld\n", (long)listxattr("/tmp/copy", xv, sizeof xv));
 
     printf(failures ? "misc: %d failures\n" : "misc: all ok\n", failures);
     return failures != 0;

@@ -200,6 +200,22 @@ impl Keeper {
             nr::CLOCK_GETRES => self.clock_getres(a[0], a[1]),
             nr::CLOCK_SETTIME => self.clock_settime(a[0], a[1]),
             nr::FLOCK => self.flock(a[0], a[1]),
+            nr::FALLOCATE => self.fallocate(a[0], a[1] as u32 as u64, a[2], a[3]),
+            nr::COPY_FILE_RANGE => {
+                self.copy_file_range(a[0], a[1], a[2], a[3], a[4], a[5] as u32 as u64)
+            }
+            nr::SETXATTR
+            | nr::LSETXATTR
+            | nr::FSETXATTR
+            | nr::GETXATTR
+            | nr::LGETXATTR
+            | nr::FGETXATTR
+            | nr::LISTXATTR
+            | nr::LLISTXATTR
+            | nr::FLISTXATTR
+            | nr::REMOVEXATTR
+            | nr::LREMOVEXATTR
+            | nr::FREMOVEXATTR => self.xattr(n, a[0]),
             nr::TIMER_CREATE => self.timer_create(a[0], a[1], a[2]),
             nr::TIMER_SETTIME => self.timer_settime(a[0], a[1], a[2], a[3]),
             nr::TIMER_GETTIME => self.timer_settime(a[0], 0, 0, a[1]),

@@ -385,7 +385,7 @@ impl Keeper {
 
     /// The `struct stat` of an `*at` call's path (`AT_EMPTY_PATH`: the
     /// descriptor itself).
-    fn stat_at(&mut self, dirfd: u64, path: u64, flags: u64) -> Result<[u8; 144], i64> {
+    pub fn stat_at(&mut self, dirfd: u64, path: u64, flags: u64) -> Result<[u8; 144], i64> {
         let mut pb = [0u8; 4096];
         let path = self.path(path, &mut pb)?;
         let base = match (path.is_empty(), flags & at::EMPTY_PATH != 0) {

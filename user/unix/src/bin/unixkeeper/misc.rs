@@ -586,4 +586,141 @@ impl Keeper {
         );
         Ok(0)
     }
+
+    /// The `*xattr` calls: Stet's file system keeps no extended
+    /// attributes. The file must exist (`ENOENT`, `EBADF`); then `list*`
+    /// answers an empty list and the others `EOPNOTSUPP` (as a Linux file
+    /// system without them).
+    pub fn xattr(&mut self, n: u64, target: u64) -> R {
+        use stet_unix::sys::nr;
+        match n {
+            nr::FGETXATTR | nr::FSETXATTR | nr::FLISTXATTR | nr::FREMOVEXATTR => {
+                self.fid(target)?;
+            }
+            _ => {
+                let follow = !matches!(
+                    n,
+                    nr::LGETXATTR | nr::LSETXATTR | nr::LLISTXATTR | nr::LREMOVEXATTR
+                );
+                let flags = if follow {
+                    0
+                } else {
+                    stet_unix::proto::at::SYMLINK_NOFOLLOW
+                };
+                self.stat_at(stet_unix::proto::at::FDCWD as u64, target, flags)?;
+            }
+        }
+        match n {
+            nr::LISTXATTR | nr::LLISTXATTR | nr::FLISTXATTR => Ok(0),
+            _ => Err(EOPNOTSUPP),
+        }
+    }
+
+    /// `fallocate(fd, mode, offset, len)`: mode 0 makes the file at least
+    /// `offset + len` long (its pages come at the first write, as every
+    /// page here); `FALLOC_FL_KEEP_SIZE` has nothing to do; holes and
+    /// ranges moved are `EOPNOTSUPP`.
+    pub fn fallocate(&mut self, fd: u64, mode: u64, off: u64, len: u64) -> R {
+        const KEEP_SIZE: u64 = 1;
+        let fid = self.fid(fd)?;
+        if (off as i64) < 0 || (len as i64) <= 0 {
+            return Err(EINVAL);
+        }
+        let end = off
+            .checked_add(len)
+            .filter(|&e| e <= i64::MAX as u64)
+            .ok_or(EFBIG)?;
+        if !self.fds[fd as u32 as usize].regular {
+            return Err(ESPIPE);
+        }
+        if mode & !KEEP_SIZE != 0 {
+            return Err(EOPNOTSUPP);
+        }
+        let mut st = [0u8; 144];
+        let a = stet_rt::key::Msg::new(crate::slots::UNIXD, stet_unix::proto::FSTAT)
+            .words([fid, 0, 0, 0])
+            .call_into(&mut st);
+        crate::fds::result(&a).unwrap_or(Err(EIO))?;
+        let size = u64::from_le_bytes(st[48..56].try_into().unwrap_or_default());
+        if mode & KEEP_SIZE == 0 && end > size {
+            crate::fds::ux(stet_unix::proto::TRUNCATE, [fid, end, 0, 0], &[]).0?;
+        }
+        Ok(0)
+    }
+
+    /// `copy_file_range(in, off_in, out, off_out, len, flags)`: through
+    /// the keeper, a page at a time (`sendfile` with two offsets).
+    pub fn copy_file_range(
+        &mut self,
+        fin: u64,
+        offin: u64,
+        fout: u64,
+        offout: u64,
+        len: u64,
+        flags: u64,
+    ) -> R {
+        if flags != 0 {
+            return Err(EINVAL);
+        }
+        let (fi, fo) = (self.fid(fin)?, self.fid(fout)?);
+        if !self.fds[fin as u32 as usize].regular || !self.fds[fout as u32 as usize].regular {
+            return Err(EINVAL);
+        }
+        let read_off = |k: &mut Keeper, p: u64| -> Result<Option<u64>, i64> {
+            if p == 0 {
+                return Ok(None);
+            }
+            let mut b = [0u8; 8];
+            k.space.read(p, &mut b).map_err(Touch::errno)?;
+            let v = i64::from_le_bytes(b);
+            if v < 0 {
+                return Err(EINVAL);
+            }
+            Ok(Some(v as u64))
+        };
+        let mut oi = read_off(self, offin)?;
+        let mut oo = read_off(self, offout)?;
+        let mut done = 0u64;
+        let mut buf = [0u8; 4096];
+        while done < len {
+            let n = (len - done).min(4096);
+            let (order, w) = match oi {
+                Some(o) => (stet_unix::proto::PREAD, [fi, n, o, 0]),
+                None => (stet_unix::proto::READ, [fi, n, 0, 0]),
+            };
+            let a = stet_rt::key::Msg::new(crate::slots::UNIXD, order)
+                .words(w)
+                .call_into(&mut buf);
+            let got = match crate::fds::result(&a).unwrap_or(Err(EIO)) {
+                Ok(0) => break,
+                Ok(g) => g,
+                Err(e) if done == 0 => return Err(e),
+                Err(_) => break,
+            };
+            let data = buf.get(..got as usize).ok_or(EIO)?;
+            let put = match oo {
+                Some(o) => crate::fds::ux(stet_unix::proto::PWRITE, [fo, o, 0, 0], data).0,
+                None => crate::fds::ux(stet_unix::proto::WRITE, [fo, 0, 0, 0], data).0,
+            };
+            let k = match put {
+                Ok(k) => k,
+                Err(e) if done == 0 => return Err(e),
+                Err(_) => break,
+            };
+            done += k;
+            oi = oi.map(|o| o + k);
+            oo = oo.map(|o| o + k);
+            if k < got {
+                break;
+            }
+        }
+        for (p, o) in [(offin, oi), (offout, oo)] {
+            if let (true, Some(v)) = (p != 0, o) {
+                self.space
+                    .write(p, &v.to_le_bytes())
+                    .map_err(Touch::errno)?;
+            }
+        }
+        Ok(done)
+    }
 }
