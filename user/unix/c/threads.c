@@ -85,6 +85,14 @@ static void *reader(void *arg) {
     return (void *)(long)(n == 1 ? c : -1);
 }
 
+static void *faulter(void *arg) {
+    (void)arg;
+    usleep(20000);
+    int *volatile wild = (int *)8;
+    *wild = 1;
+    return NULL;
+}
+
 static void *sleeper(void *arg) {
     (void)arg;
     struct timespec ts = {0, 200 * 1000 * 1000};
@@ -286,6 +294,35 @@ int main(void) {
     waitpid(child, &ws, 0);
     pthread_join(keep, NULL);
     printf("threads: forked child (one thread, then two) exited %d\n", WEXITSTATUS(ws));
+
+    /* A thread that faults takes its process down by SIGSEGV, and only it;
+     * bad arguments get Linux's errors. */
+    pid_t fc = fork();
+    if (fc == 0) {
+        pthread_t ft, other;
+        pthread_create(&other, NULL, cancelled, NULL);
+        pthread_create(&ft, NULL, faulter, NULL);
+        pthread_join(ft, NULL);
+        _exit(0);
+    }
+    int fs;
+    waitpid(fc, &fs, 0);
+    printf("threads: a faulting thread's process ended by signal %d\n", WIFSIGNALED(fs) ? WTERMSIG(fs) : -1);
+    errno = 0;
+    long bad = syscall(SYS_futex, (int *)8, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+    printf("threads: futex on a wild address: %ld %s\n", bad, errno == EFAULT ? "EFAULT" : "?");
+    errno = 0;
+    long badop = syscall(SYS_futex, &zero, 99, 0, NULL, NULL, 0);
+    printf("threads: futex op 99: %ld %s\n", badop, errno == ENOSYS ? "ENOSYS" : "?");
+    errno = 0;
+    long badclone = syscall(SYS_clone, 0x10000 /* CLONE_THREAD alone */, 0, 0, 0, 0);
+    printf("threads: CLONE_THREAD without CLONE_SIGHAND: %ld %s\n", badclone, errno == EINVAL ? "EINVAL" : "?");
+    errno = 0;
+    long badtg = syscall(SYS_tgkill, getpid(), 99999, SIGUSR1);
+    printf("threads: tgkill of no such thread: %ld %s\n", badtg, errno == ESRCH ? "ESRCH" : "?");
+    errno = 0;
+    long badrob = syscall(SYS_set_robust_list, NULL, 7);
+    printf("threads: set_robust_list of a bad length: %ld %s\n", badrob, errno == EINVAL ? "EINVAL" : "?");
 
     printf(failures ? "threads: %d failures\n" : "threads: all ok\n", failures);
     return failures != 0;
