@@ -358,16 +358,16 @@ pub const TIMERFD_GET: u64 = 63;
 /// left and the interval (2 × 8 bytes); `OVERRUN`: `w0`.
 pub const PTIMER: u64 = 67;
 
-/// File locks on fid `w0`: `w1` what ([`lock`]), `w2` the type (`F_RDLCK`
+/// Locks of open file descriptions on fid `w0`: `w1` what ([`flock`]), `w2` the type (`F_RDLCK`
 /// 0, `F_WRLCK` 1, `F_UNLCK` 2) | whence << 8 (| `lock::NONBLOCK` for
 /// `flock`); string: start and length (2 × `i64`, as `struct flock`) →
 /// `GETLK`: string: the conflicting lock's type (`F_UNLCK` if none),
 /// start, length and pid (−1 for an OFD lock), 4 × `i64`. A conflicting
 /// `SETLK` is `EAGAIN`; `SETLKW` waits (parked, `BUSY` to ask again).
-pub const LOCK: u64 = 68;
+pub const FLOCK: u64 = 68;
 
-/// What [`LOCK`] does.
-pub mod lock {
+/// What [`FLOCK`] does.
+pub mod flock {
     /// `F_GETLK`.
     pub const GETLK: u64 = 0;
     /// `F_SETLK`.

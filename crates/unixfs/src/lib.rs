@@ -18,5 +18,5 @@ extern crate std;
 
 pub mod forest;
 pub mod fs;
-pub mod locks;
+pub mod flocks;
 pub mod share;

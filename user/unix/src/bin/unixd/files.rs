@@ -156,7 +156,7 @@ impl Unixd<'_> {
         // A pipe counts its ends by references: a reader sees end of file
         // when the last reference to a write end is gone.
         if let Kind::Inode(ino) = kind {
-            self.locks_on_close(fid as u32, ino, last);
+            self.flocks_on_close(fid as u32, ino, last);
         }
         match kind {
             Kind::Inode(ino) if last => self.maybe_free(ino),

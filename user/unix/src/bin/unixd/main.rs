@@ -44,7 +44,7 @@ mod io;
 mod keys;
 mod klog;
 mod limits;
-mod locking;
+mod flocks;
 mod memory;
 mod open;
 mod prio;
@@ -163,8 +163,8 @@ pub struct Unixd<'a> {
     timers: Vec<fdobjs::Timer>,
     /// POSIX timers of every process (`ptimers`).
     ptimers: Vec<ptimers::PTimer>,
-    /// File locks (`locking`).
-    locks: stet_unixfs::locks::Locks,
+    /// Open-file-description locks and `flock` (`flocks`).
+    flocks: stet_unixfs::flocks::Locks,
 }
 
 impl Unixd<'_> {
@@ -253,7 +253,7 @@ impl Unixd<'_> {
             p::TID => word(self.tid_order(a.label, a.w[0], a.w[1])),
             p::PRIO => word(self.prio(a.label, a.w[0], a.w[1], a.w[2])),
             p::PTIMER => self.ptimer_order(a, s, out),
-            p::LOCK => self.lock_order(a, s, out),
+            p::FLOCK => self.flock_order(a, s, out),
             p::READ
             | p::PREAD
             | p::WRITE
@@ -329,7 +329,7 @@ fn main(arg: u64) -> i64 {
         events: Vec::new(),
         timers: Vec::new(),
         ptimers: Vec::new(),
-        locks: stet_unixfs::locks::Locks::new(),
+        flocks: stet_unixfs::flocks::Locks::new(),
     };
     // The keepers' domain keeper (`faults`), if the image gave one (in
     // `K0`, free until the first message).

@@ -42,8 +42,8 @@ pub(crate) enum Wait {
     Event(u16),
     /// An expiration of this timerfd.
     Timer(u16),
-    /// A change of this inode's locks.
-    Lock(u32),
+    /// A change of this inode's description locks (`flocks`).
+    Flock(u32),
 }
 
 /// A parked call.

@@ -626,12 +626,12 @@ impl Keeper {
             }
             F_GETFL => ux(p::FLAGS, [fid, 0, 0, 0], &[]).0,
             F_SETFL => ux(p::FLAGS, [fid, 1, arg, 0], &[]).0,
-            crate::locks::F_GETLK
-            | crate::locks::F_SETLK
-            | crate::locks::F_SETLKW
-            | crate::locks::F_OFD_GETLK
-            | crate::locks::F_OFD_SETLK
-            | crate::locks::F_OFD_SETLKW => self.record_lock(fid, cmd, arg),
+            crate::flocks::F_GETLK
+            | crate::flocks::F_SETLK
+            | crate::flocks::F_SETLKW
+            | crate::flocks::F_OFD_GETLK
+            | crate::flocks::F_OFD_SETLK
+            | crate::flocks::F_OFD_SETLKW => self.record_lock(fid, cmd, arg),
             _ => Err(EINVAL),
         }
     }

@@ -22,7 +22,7 @@ mod fork;
 mod ids;
 mod interp;
 mod limits;
-mod locks;
+mod flocks;
 mod memory;
 mod misc;
 mod poll;

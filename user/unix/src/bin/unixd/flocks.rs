@@ -1,5 +1,6 @@
-//! File locks (`fcntl` record and open-file-description locks, `flock`):
-//! the rules are `stet_unixfs::locks`'; here they meet open files, the
+//! Locks of open file descriptions (`fcntl`'s `F_OFD_*`, `flock`; and, until
+//! POSIX record locks have their own, those too): the rules are
+//! `stet_unixfs::flocks`'; here they meet open files, the
 //! caller, and parked waits (`F_SETLKW` and a blocking `flock` wait for
 //! any change of the file's locks, then ask again).
 
@@ -7,13 +8,13 @@ use crate::open::Kind;
 use crate::wait::Wait;
 use crate::{Reply, Unixd};
 use stet_rt::key::Answer;
-use stet_unix::proto::{lock as op, o};
+use stet_unix::proto::{flock as op, o};
 use stet_unix::sys::errno::*;
-use stet_unixfs::locks::{Lock, Owner};
+use stet_unixfs::flocks::{Lock, Owner};
 
 impl Unixd<'_> {
-    /// `LOCK`.
-    pub(crate) fn lock_order(
+    /// `FLOCK`.
+    pub(crate) fn flock_order(
         &mut self,
         a: &Answer,
         s: &[u8],
@@ -84,7 +85,7 @@ impl Unixd<'_> {
                 if unlock {
                     return Err(EINVAL);
                 }
-                let c = self.locks.conflict(&want);
+                let c = self.flocks.conflict(&want);
                 let mut put =
                     |k: usize, v: i64| out[k * 8..k * 8 + 8].copy_from_slice(&v.to_le_bytes());
                 match c {
@@ -129,21 +130,21 @@ impl Unixd<'_> {
 
     /// Sets or removes `want`; a conflict waits (`wait`) or is `EAGAIN`.
     fn lock_set(&mut self, want: Lock, unlock: bool, wait: bool) -> Result<Reply, i64> {
-        match self.locks.set(want, unlock) {
+        match self.flocks.set(want, unlock) {
             Ok(()) => {
-                self.locks_changed(want.ino);
+                self.flocks_changed(want.ino);
                 Ok(Reply::Now([0, 0, 0], 0, false))
             }
-            Err(None) if wait => self.park(Wait::Lock(want.ino)),
+            Err(None) if wait => self.park(Wait::Flock(want.ino)),
             Err(None) => Err(EAGAIN),
             Err(Some(e)) => Err(e),
         }
     }
 
     /// The locks of `ino` changed: waiters ask again.
-    pub(crate) fn locks_changed(&mut self, ino: u32) {
+    pub(crate) fn flocks_changed(&mut self, ino: u32) {
         for i in 0..self.waiters.len() {
-            if self.waiters[i].on == Wait::Lock(ino) {
+            if self.waiters[i].on == Wait::Flock(ino) {
                 self.wake(i);
             }
         }
@@ -152,17 +153,17 @@ impl Unixd<'_> {
     /// A descriptor of inode `ino` (fid `f`) is closed by the caller: its
     /// POSIX locks on the file go (Linux: any close does that), and with
     /// the description's last reference its OFD locks and `flock`.
-    pub(crate) fn locks_on_close(&mut self, f: u32, ino: u32, last: bool) {
+    pub(crate) fn flocks_on_close(&mut self, f: u32, ino: u32, last: bool) {
         let mut any = false;
         if self.caller != 0 {
-            any |= self.locks.release(Owner::Process(self.caller), Some(ino));
+            any |= self.flocks.release(Owner::Process(self.caller), Some(ino));
         }
         if last {
-            any |= self.locks.release(Owner::Description(f), Some(ino));
-            any |= self.locks.release(Owner::Flock(f), Some(ino));
+            any |= self.flocks.release(Owner::Description(f), Some(ino));
+            any |= self.flocks.release(Owner::Flock(f), Some(ino));
         }
         if any {
-            self.locks_changed(ino);
+            self.flocks_changed(ino);
         }
     }
 }

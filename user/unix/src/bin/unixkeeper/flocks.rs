@@ -1,6 +1,6 @@
-//! File locks as a program asks for them: `fcntl`'s `F_GETLK`,
-//! `F_SETLK`, `F_SETLKW` and their `F_OFD_*` forms (a `struct flock`), and
-//! `flock`. unixd keeps the locks (`LOCK`); a wait is parked there, asked
+//! Locks as a program asks for them: `fcntl`'s `F_OFD_*` (and, until POSIX
+//! record locks have their own, `F_GETLK`/`F_SETLK`/`F_SETLKW`; a `struct
+//! flock`), and `flock`. unixd keeps them (`FLOCK`); a wait is parked there, asked
 //! again when the file's locks change, and ended by a signal (`EINTR`).
 
 use crate::fds::result;
@@ -9,7 +9,7 @@ use crate::space::Touch;
 use crate::Keeper;
 use stet_rt::abi::code::Code;
 use stet_rt::key::Msg;
-use stet_unix::proto::{self, lock as op};
+use stet_unix::proto::{self, flock as op};
 use stet_unix::sys::errno::*;
 
 type R = Result<u64, i64>;
@@ -102,7 +102,7 @@ impl Keeper {
                 return Err(EINTR);
             }
             let intr = self.interrupting();
-            let a = Msg::new(UNIXD, self.tagged(proto::LOCK))
+            let a = Msg::new(UNIXD, self.tagged(proto::FLOCK))
                 .words([fid, what, w2, intr])
                 .string(range)
                 .call_into(out);

@@ -1,9 +1,7 @@
-//! File locks, as Linux keeps them: POSIX record locks (`fcntl`
-//! `F_SETLK`/`F_SETLKW`/`F_GETLK`: byte ranges, owned by a process,
-//! released when it closes any descriptor of the file or ends), open-file-
-//! description locks (`F_OFD_*`: owned by the description) and `flock`
-//! (whole file, owned by the description, never in conflict with the
-//! other two). A table that grows from the heap (`try_reserve`: a full
+//! File locks owned by an open file description (and, for the rules' sake,
+//! by a process): open-file-description record locks (`F_OFD_*`: byte
+//! ranges) and `flock` (whole file, never in conflict with record locks).
+//! (POSIX record locks, owned by a process, are `stet_unixfs::locks`'.) A table that grows from the heap (`try_reserve`: a full
 //! heap is `ENOLCK`).
 
 use alloc::vec::Vec;
