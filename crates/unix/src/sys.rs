@@ -33,6 +33,11 @@ pub mod nr {
     pub const TIMES: u64 = 100;
     pub const WAITID: u64 = 247;
     pub const FLOCK: u64 = 73;
+    pub const MINCORE: u64 = 27;
+    pub const PREADV: u64 = 295;
+    pub const PWRITEV: u64 = 296;
+    pub const PREADV2: u64 = 327;
+    pub const PWRITEV2: u64 = 328;
     pub const SETXATTR: u64 = 188;
     pub const LSETXATTR: u64 = 189;
     pub const FSETXATTR: u64 = 190;

@@ -16,7 +16,7 @@ extern crate alloc;
 #[cfg(test)]
 extern crate std;
 
+pub mod flocks;
 pub mod forest;
 pub mod fs;
-pub mod flocks;
 pub mod share;

@@ -17,6 +17,7 @@
 #include <sys/times.h>
 #include <sys/wait.h>
 #include <sys/file.h>
+#include <sys/uio.h>
 #include <sys/xattr.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -307,6 +308,25 @@ int main(void) {
     REFUSED(setxattr("/tmp/copy", "user.x", "v", 1, 0), EOPNOTSUPP);
     REFUSED(getxattr("/tmp/nonesuch", "user.x", xv, sizeof xv), ENOENT);
     printf("misc: listxattr %ld\n", (long)listxattr("/tmp/copy", xv, sizeof xv));
+
+    /* preadv/pwritev at an offset (the file's own stays), mincore. */
+    char v1[3] = {0}, v2[4] = {0};
+    struct iovec iv[2] = {{v1, 2}, {v2, 3}};
+    off_t before_off = lseek(lf, 0, SEEK_CUR);
+    long pv = preadv(lf, iv, 2, 3);
+    struct iovec ow[1] = {{"XY", 2}};
+    long pw = pwritev(lf, ow, 1, 0);
+    char head[4] = {0};
+    pread(lf, head, 3, 0);
+    printf("misc: preadv %ld '%s' '%s', pwritev %ld '%s', offset kept %d\n", pv, v1, v2, pw, head,
+           lseek(lf, 0, SEEK_CUR) == before_off);
+    char *mc = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    mc[0] = 1;
+    mc[2 * pg] = 1;
+    unsigned char vec[4];
+    CHECK(mincore(mc, 4 * pg, vec) == 0, "mincore");
+    printf("misc: mincore %d%d%d%d\n", vec[0], vec[1], vec[2], vec[3]);
+    REFUSED(mincore(mc + 1, pg, vec), EINVAL);
 
     printf(failures ? "misc: %d failures\n" : "misc: all ok\n", failures);
     return failures != 0;

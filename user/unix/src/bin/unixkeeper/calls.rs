@@ -251,6 +251,14 @@ impl Keeper {
             nr::PWRITE64 => self.write(a[0], a[1], a[2], Some(a[3])),
             nr::READV => self.vector(a[0], a[1], a[2], false),
             nr::WRITEV => self.vector(a[0], a[1], a[2], true),
+            nr::PREADV => self.vector_at(a[0], a[1], a[2], false, Some(a[3])),
+            nr::PWRITEV => self.vector_at(a[0], a[1], a[2], true, Some(a[3])),
+            nr::PREADV2 | nr::PWRITEV2 if a[5] as u32 & !0x1f != 0 => Err(EOPNOTSUPP),
+            nr::PREADV2 | nr::PWRITEV2 => {
+                let at = if a[3] as i64 == -1 { None } else { Some(a[3]) };
+                self.vector_at(a[0], a[1], a[2], n == nr::PWRITEV2, at)
+            }
+            nr::MINCORE => self.mincore(a[0], a[1], a[2]),
             nr::OPEN => self.openat(cwd, a[0], a[1], a[2]),
             nr::OPENAT => self.openat(a[0], a[1], a[2], a[3]),
             nr::CLOSE => self.close(a[0]),

@@ -322,7 +322,16 @@ impl Keeper {
 
     /// `readv` / `writev`.
     pub fn vector(&mut self, fd: u64, iov: u64, cnt: u64, write: bool) -> R {
+        self.vector_at(fd, iov, cnt, write, None)
+    }
+
+    /// `preadv`/`pwritev` (and their `*2` forms with offset -1: the file's
+    /// own offset, as `readv`/`writev`): at `at`, the file offset unchanged.
+    pub fn vector_at(&mut self, fd: u64, iov: u64, cnt: u64, write: bool, at: Option<u64>) -> R {
         self.fid(fd)?;
+        if at.is_some_and(|o| (o as i64) < 0) {
+            return Err(EINVAL);
+        }
         if cnt > 1024 {
             return Err(EINVAL);
         }
@@ -340,10 +349,11 @@ impl Keeper {
             if len == 0 {
                 continue;
             }
+            let here = at.map(|o| o + total);
             let r = if write {
-                self.write(fd, base, len, None)
+                self.write(fd, base, len, here)
             } else {
-                self.read(fd, base, len, None)
+                self.read(fd, base, len, here)
             };
             match r {
                 Ok(n) => {

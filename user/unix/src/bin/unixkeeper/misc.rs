@@ -723,4 +723,31 @@ impl Keeper {
         }
         Ok(done)
     }
+
+    /// `mincore(addr, len, vec)`: a byte per page, 1 where the page exists
+    /// (`ENOMEM` where nothing is mapped, `EINVAL` unaligned).
+    pub fn mincore(&mut self, addr: u64, len: u64, vec: u64) -> R {
+        if !addr.is_multiple_of(PAGE) {
+            return Err(EINVAL);
+        }
+        let end = addr.checked_add(len).ok_or(ENOMEM)?.next_multiple_of(PAGE);
+        let mut at = addr;
+        while at < end {
+            let v = self.space.map.find(at).ok_or(ENOMEM)?;
+            at = v.end;
+        }
+        let mut b = [0u8; 256];
+        let mut p = addr;
+        while p < end {
+            let n = (((end - p) / PAGE) as usize).min(b.len());
+            for (i, x) in b[..n].iter_mut().enumerate() {
+                *x = self.space.tree.page((p / PAGE) + i as u64).is_some() as u8;
+            }
+            self.space
+                .write(vec + (p - addr) / PAGE, &b[..n])
+                .map_err(Touch::errno)?;
+            p += n as u64 * PAGE;
+        }
+        Ok(0)
+    }
 }
