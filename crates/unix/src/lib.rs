@@ -31,5 +31,6 @@ pub mod shadow;
 pub mod stack;
 pub mod sys;
 pub mod sysnames;
+pub mod sysv;
 pub mod tty;
 pub mod vm;

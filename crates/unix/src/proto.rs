@@ -402,6 +402,64 @@ pub mod ptimer {
     pub const DELETE_ALL: u64 = 5;
 }
 
+// System V IPC (`stet_unix::sysv`, unixd's `sysv.rs`): codes 70–79. The
+// calls that may wait carry the signals that end the wait in `w3`
+// ([`INTR_WORD`]), like every other.
+
+/// `shmget(w0 key, w1 size, w2 shmflg)` → `w0` the segment's id.
+pub const SHMGET: u64 = 70;
+/// `shmat` of segment `w0`, `w1` shmflg (`SHM_RDONLY`, `SHM_EXEC`): the
+/// caller may → `w0` a new fid of the segment (a nameless file, read-only
+/// with `SHM_RDONLY`), `w1` its size. The keeper maps the fid as a shared
+/// file mapping; each reference to it is an attach (`shm_nattch`), so
+/// `fork` adds one and the last `CLOSE` of it detaches.
+pub const SHMAT: u64 = 71;
+/// `shmdt`: → `w0` the size of the segment fid `w0` attaches, or
+/// `-EINVAL` if it attaches none.
+pub const SHMDT: u64 = 72;
+/// `semget(w0 key, w1 nsems, w2 semflg)` → `w0` the set's id.
+pub const SEMGET: u64 = 73;
+/// `semtimedop(w0 semid)` of the string's `struct sembuf`s, `w1` the
+/// deadline (ns since boot; `u64::MAX`: none) → `w0` 0 once done. Parks
+/// until the operations can be done all at once (done then, in the order
+/// the waits began); `-EAGAIN` with `IPC_NOWAIT` or at the deadline,
+/// `-EIDRM` if the set is removed, `-EINTR`.
+pub const SEMOP: u64 = 74;
+/// `msgget(w0 key, w1 msgflg)` → `w0` the queue's id.
+pub const MSGGET: u64 = 75;
+/// `msgsnd(w0 msqid)` of a message of type `w1`, `w2` its length in the
+/// low half and msgflg in the high: the string is its text from byte
+/// 4096 × k on, the first k × 4096 bytes staged before ([`IPC_MORE`] 0).
+/// Parks while the queue is full.
+pub const MSGSND: u64 = 76;
+/// `msgrcv(w0 msqid, w1 msgtyp)`, `w2` the buffer's text length in the
+/// low half and msgflg in the high → `w0` the text's length, `w1` its
+/// type, the string its first 4096 bytes at most (the rest with
+/// [`IPC_MORE`] 1). Parks until a message is there.
+pub const MSGRCV: u64 = 77;
+/// `shmctl`, `semctl`, `msgctl`: `w0` the kind ([`ipc_kind`]) | the
+/// command << 8 | `semnum` << 32, `w1` the id (an index for `*_STAT`),
+/// `w2` the argument (`SETVAL`'s value; `GETALL`'s first semaphore;
+/// `SETALL`: 0 to ask `w1` the set's size, 1 to set it from the staged
+/// values and the string). `IPC_SET` takes the structure as the string;
+/// `IPC_STAT`, `*_STAT`, `*_INFO` and `GETALL` (`u16`s, `w1` the set's
+/// size) answer as the string.
+pub const IPCCTL: u64 = 78;
+/// What one message cannot hold: `w0` 0 stages the string at byte `w1` of
+/// the caller's next `MSGSND` or `SETALL` (0 starts again); 1 answers the
+/// text of the caller's last `MSGRCV` from byte `w1` on as the string.
+pub const IPC_MORE: u64 = 79;
+
+/// [`IPCCTL`]'s kinds of object.
+pub mod ipc_kind {
+    /// Shared memory segments.
+    pub const SHM: u64 = 0;
+    /// Semaphore sets.
+    pub const SEM: u64 = 1;
+    /// Message queues.
+    pub const MSG: u64 = 2;
+}
+
 /// The orders that name files by path or list a directory: anything that
 /// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only
 /// before one of these; before one of [`LOOKS_UP`] only if the path goes

@@ -19,4 +19,5 @@ extern crate std;
 pub mod flocks;
 pub mod forest;
 pub mod fs;
+pub mod ipc;
 pub mod share;

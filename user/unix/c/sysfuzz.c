@@ -24,6 +24,8 @@
  * processes (a writer, a filter, the parent) moves a seeded pattern
  * exactly, a file makes a round trip (write, reopen, read, stat, unlink),
  * and every PIPELINE_EVERY batches busybox sh runs `seq | sort | head | tr`.
+ * Before that it removes the System V IPC objects the batch left (they
+ * outlive their maker, as its files do).
  *
  * What the child may not do (so the parent and the system go on; these are
  * the only exclusions):
@@ -460,6 +462,13 @@ static int draw(u64 *s, u64 *nr, u64 a[6])
         a[1] = chance(s, 70) ? 4096 * (1 + below(s, 4)) : a[1];
         a[3] = chance(s, 50) ? (0x22 | (chance(s, 50) ? 0x10 : 0)) : a[3]; /* private anon, fixed */
         break;
+    case 30: /* shmat: where it chooses, or the scratch area (SHM_REMAP
+              * may replace what is mapped there) */
+        a[1] = chance(s, 50) ? 0 : mem_addr(s);
+        break;
+    case 67: /* shmdt */
+        a[0] = mem_addr(s);
+        break;
     case 10: case 11: case 25: case 26: case 27: case 28: /* mprotect munmap mremap msync mincore madvise */
     case 149: case 150: case 151: case 152: case 325: case 329: case 330: /* mlock.. pkey_mprotect */
         a[0] = mem_addr(s);
@@ -664,6 +673,29 @@ static int never_waits(u64 nr)
         return 1;
     }
     return 0;
+}
+
+/* System V IPC objects outlive the batch that made them, as its files
+ * do: each is removed, found by index (IPC_INFO answers the highest,
+ * SHM_STAT/SEM_STAT/MSG_STAT an index's id). */
+static void ipc_sweep(void)
+{
+    static const long ctl[3] = {31, 66, 71};  /* shmctl semctl msgctl */
+    static const long stat[3] = {13, 18, 11}; /* SHM_STAT SEM_STAT MSG_STAT */
+    static char buf[256];
+    for (int k = 0; k < 3; k++) {
+        int sem = k == 1; /* semctl has semnum before cmd */
+        long max = sem ? syscall(ctl[k], 0, 0, 3, buf) : syscall(ctl[k], 0, 3, buf);
+        for (long i = 0; i <= max; i++) {
+            long id = sem ? syscall(ctl[k], i, 0, stat[k], buf) : syscall(ctl[k], i, stat[k], buf);
+            if (id >= 0) {
+                if (sem)
+                    syscall(ctl[k], id, 0, 0, 0);
+                else
+                    syscall(ctl[k], id, 0, 0);
+            }
+        }
+    }
 }
 
 /* Reaps whatever has ended of the batch child's children (they exit at
@@ -915,6 +947,7 @@ int main(int argc, char **argv)
             snprintf(how + strlen(how), sizeof how - strlen(how), " at #%llu (%llu)",
                      (unsigned long long)made, (unsigned long long)rep->nr);
         remove_tree(box, 0);
+        ipc_sweep();
         check(b);
         if ((b + 1) % PIPELINE_EVERY == 0)
             check_shell();

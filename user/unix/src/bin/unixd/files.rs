@@ -159,7 +159,11 @@ impl Unixd<'_> {
             self.flocks_on_close(fid as u32, ino, last);
         }
         match kind {
-            Kind::Inode(ino) if last => self.maybe_free(ino),
+            Kind::Inode(ino) if last => {
+                self.maybe_free(ino);
+                self.shm_closed(ino);
+            }
+            Kind::Inode(ino) => self.shm_closed(ino),
             Kind::Event(_) | Kind::Timer(_) if last => self.fdobj_free(kind),
             Kind::PipeRead(n) => {
                 self.pipes[n as usize].readers -= 1;

@@ -55,6 +55,7 @@ mod ptimers;
 mod signals;
 mod slots;
 mod statfs;
+mod sysv;
 mod table;
 mod tids;
 mod wait;
@@ -165,6 +166,8 @@ pub struct Unixd<'a> {
     ptimers: Vec<ptimers::PTimer>,
     /// Open-file-description locks and `flock` (`flocks`).
     flocks: stet_unixfs::flocks::Locks,
+    /// System V IPC's objects (`sysv`).
+    ipc: stet_unixfs::ipc::Ipc,
 }
 
 impl Unixd<'_> {
@@ -281,6 +284,7 @@ impl Unixd<'_> {
             p::STATFS => self.statfs_order(a, s, out),
             p::SYSLOG => self.syslog_order(a, out),
             p::METER => self.meter_order(),
+            p::SHMGET..=p::IPC_MORE => self.sysv_order(a, s, out),
             p::TICK | p::SLEEP | p::PAUSE => self.wait_order(a),
             p::MAP_PAGE | p::MEMFD | p::SHARE | p::UNSHARE | p::FUTEX_WAIT | p::FUTEX_WAKE => {
                 self.memory_order(a, s, out)
@@ -330,6 +334,7 @@ fn main(arg: u64) -> i64 {
         timers: Vec::new(),
         ptimers: Vec::new(),
         flocks: stet_unixfs::flocks::Locks::new(),
+        ipc: stet_unixfs::ipc::Ipc::default(),
     };
     // The keepers' domain keeper (`faults`), if the image gave one (in
     // `K0`, free until the first message).

@@ -378,6 +378,7 @@ impl Unixd<'_> {
                 // spare for its parent's next fork (its process's memory
                 // is back, or kept whole under the keeper's bank: `w1`);
                 // `exit` destroys it at once if nobody will wait.
+                self.sysv_exit(a.label);
                 let kept = self.keep_spare(a.label, w[1]);
                 let done = self.exit(a.label, w[0] as u32);
                 if kept {

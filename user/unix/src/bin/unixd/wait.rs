@@ -44,6 +44,9 @@ pub(crate) enum Wait {
     Timer(u16),
     /// A change of this inode's description locks (`flocks`).
     Flock(u32),
+    /// A System V IPC call (`sysv`): its ticket and deadline (ns since
+    /// boot, `u64::MAX`: none).
+    Ipc(u32, u64),
 }
 
 /// A parked call.
@@ -285,6 +288,7 @@ impl Unixd<'_> {
             match w.on {
                 Wait::Sleep(t) => next = next.min(t),
                 Wait::Futex(_, _, t) if t != u64::MAX => next = next.min(t),
+                Wait::Ipc(_, t) if t != u64::MAX => next = next.min(t),
                 _ => {}
             }
         }
@@ -320,6 +324,8 @@ impl Unixd<'_> {
             match self.waiters[w].on {
                 Wait::Sleep(t) if t <= now => self.answer(w, 0),
                 Wait::Futex(_, _, t) if t <= now => self.answer(w, (-ETIMEDOUT) as u64),
+                // semtimedop's timeout.
+                Wait::Ipc(_, t) if t <= now => self.answer(w, (-EAGAIN) as u64),
                 _ => {}
             }
         }

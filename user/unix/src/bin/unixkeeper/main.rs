@@ -31,6 +31,7 @@ mod signals;
 mod slots;
 mod space;
 mod system;
+mod sysv;
 mod threads;
 
 use calls::Next;

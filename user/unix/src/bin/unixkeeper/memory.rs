@@ -160,6 +160,9 @@ impl Keeper {
             return Ok(0);
         }
         let (a, b) = vm::range(addr, len)?;
+        if p as u8 & prot::WRITE != 0 {
+            self.may_write_shared(a, b)?;
+        }
         self.space.map.protect(a, b, p as u8)?;
         if p == 0 {
             // No access: the pages that exist leave the tree.

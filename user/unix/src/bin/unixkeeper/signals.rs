@@ -172,7 +172,7 @@ impl Keeper {
                 let never = matches!(
                     n,
                     PAUSE | RT_SIGSUSPEND | NANOSLEEP | CLOCK_NANOSLEEP | POLL | PPOLL | PSELECT6
-                );
+                ) || stet_unix::sysv::never_restarted(n);
                 if regs[Reg::Rax as usize] as i64 == -EINTR && flags & SA_RESTART != 0 && !never {
                     saved[Reg::Rax as usize] = n;
                     saved[Reg::Rip as usize] -= 2;
