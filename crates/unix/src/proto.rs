@@ -13,8 +13,12 @@
 /// Opens `string` relative to `w0` base with `w1` flags and `w2` mode →
 /// `w0` fid, `w1` inode, `w2` `st_mode`.
 pub const OPEN: u64 = 1;
-/// Drops a reference to fid `w0`.
+/// Drops a reference to fid `w0`; `w1` [`CLOSE_FD`]: a descriptor was
+/// closed (not a mapping's or a fork's reference), so the caller's record
+/// locks on the file go, as POSIX says ([`LOCK`]).
 pub const CLOSE: u64 = 2;
+/// [`CLOSE`]'s `w1`: a descriptor of the caller's was closed.
+pub const CLOSE_FD: u64 = 1;
 /// Reads up to `w1` bytes (≤ 4096) from fid `w0` at its offset → string,
 /// `w0` bytes.
 pub const READ: u64 = 3;
@@ -326,6 +330,15 @@ pub const CARRIES_READY: [u64; 5] = [WRITE, PWRITE, CLOSE, FUTEX_WAKE, KILL];
 /// a new id for a thread of the caller; 1: `w1` (the caller's) is free
 /// again; 2: every thread id of the caller is free (`execve`, its end).
 pub const TID: u64 = 58;
+
+/// `fcntl`'s record locks on fid `w0`: `w1` the command (`F_GETLK`,
+/// `F_SETLK`, `F_SETLKW`), the string the caller's `struct flock` → for
+/// `F_GETLK` the string: the `struct flock` to write back. A lock belongs
+/// to the calling process; `F_SETLKW` with a conflicting lock parks until
+/// a lock of that file changes (answered `BUSY`: ask again), or ends with
+/// `EDEADLK` when the holder waits, directly or through others, for the
+/// caller (`stet_unixfs::locks`).
+pub const LOCK: u64 = 90;
 
 /// The orders that name files by path or list a directory: anything that
 /// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only

@@ -43,6 +43,7 @@ mod io;
 mod keys;
 mod klog;
 mod limits;
+mod locks;
 mod memory;
 mod open;
 mod procfs;
@@ -154,6 +155,8 @@ pub struct Unixd<'a> {
     notify: u16,
     /// Thread ids in use, and their processes (`TID`).
     tids: Vec<(u32, u32)>,
+    /// `fcntl`'s record locks (`locks`).
+    locks: stet_unixfs::locks::Locks,
 }
 
 impl Unixd<'_> {
@@ -196,6 +199,7 @@ impl Unixd<'_> {
             | p::CRED
             | p::TID
             | p::METER
+            | p::LOCK
                 if a.source != Source::Forwarded =>
             {
                 Err(EPERM)
@@ -250,6 +254,7 @@ impl Unixd<'_> {
             p::STATFS => self.statfs_order(a, s, out),
             p::SYSLOG => self.syslog_order(a, out),
             p::METER => self.meter_order(),
+            p::LOCK => self.lock_order(a, s, out),
             p::TICK | p::SLEEP | p::PAUSE => self.wait_order(a),
             p::MAP_PAGE | p::MEMFD | p::SHARE | p::UNSHARE | p::FUTEX_WAIT | p::FUTEX_WAKE => {
                 self.memory_order(a, s, out)
@@ -295,6 +300,7 @@ fn main(arg: u64) -> i64 {
         proc_pending: false,
         notify: 0,
         tids: Vec::new(),
+        locks: stet_unixfs::locks::Locks::new(),
     };
     // The keepers' domain keeper (`faults`), if the image gave one (in
     // `K0`, free until the first message).

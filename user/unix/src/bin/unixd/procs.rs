@@ -215,6 +215,7 @@ impl Unixd<'_> {
         let ppid = self.procs[i].ppid;
         self.procs[i].zombie = true;
         self.procs[i].status = status;
+        self.locks_exit(pid);
         if status & 0x7f != 0 {
             let p = self.procs[i];
             let end = p.comm.iter().position(|&b| b == 0).unwrap_or(16);

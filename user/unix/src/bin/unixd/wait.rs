@@ -38,6 +38,9 @@ pub(crate) enum Wait {
     /// A futex: (inode, or `u32::MAX` for the caller's private one;
     /// offset or address; deadline, ns since boot, `u64::MAX`: none).
     Futex(u32, u64, u64),
+    /// An `F_SETLKW`: a change of this file's locks (`locks`); what it asks
+    /// (for deadlock checks).
+    Lock(u32, stet_unixfs::locks::Request),
 }
 
 /// A parked call.

@@ -205,7 +205,7 @@ impl Keeper {
     pub fn close(&mut self, fd: u64) -> R {
         let fid = self.fid(fd)?;
         self.fds[fd as u32 as usize] = CLOSED;
-        let (r, a) = ux(self.tagged(p::CLOSE), [fid, 0, 0, 0], &[]);
+        let (r, a) = ux(self.tagged(p::CLOSE), [fid, p::CLOSE_FD, 0, 0], &[]);
         self.carried_ready(&a);
         r
     }
@@ -600,9 +600,10 @@ impl Keeper {
 
     /// `fcntl`.
     pub fn fcntl(&mut self, fd: u64, cmd: u64, arg: u64) -> R {
-        use stet_unix::sys::fcntl::{F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_SETFD, F_SETFL};
+        use stet_unix::sys::fcntl::*;
         let fid = self.fid(fd)?;
         match cmd {
+            F_GETLK | F_SETLK | F_SETLKW => self.record_lock(fd, cmd, arg),
             F_DUPFD => self.dup(fd, None, arg, false),
             F_DUPFD_CLOEXEC => self.dup(fd, None, arg, true),
             F_GETFD => Ok(self.fds[fd as u32 as usize].cloexec as u64),

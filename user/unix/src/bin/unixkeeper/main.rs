@@ -22,6 +22,7 @@ mod fork;
 mod ids;
 mod interp;
 mod limits;
+mod locks;
 mod memory;
 mod poll;
 mod signals;
