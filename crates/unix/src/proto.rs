@@ -13,8 +13,12 @@
 /// Opens `string` relative to `w0` base with `w1` flags and `w2` mode →
 /// `w0` fid, `w1` inode, `w2` `st_mode`.
 pub const OPEN: u64 = 1;
-/// Drops a reference to fid `w0`.
+/// Drops a reference to fid `w0`; `w1` [`CLOSE_FD`]: a descriptor was
+/// closed (not a mapping's or a fork's reference), so the caller's record
+/// locks on the file go, as POSIX says ([`LOCK`]).
 pub const CLOSE: u64 = 2;
+/// [`CLOSE`]'s `w1`: a descriptor of the caller's was closed.
+pub const CLOSE_FD: u64 = 1;
 /// Reads up to `w1` bytes (≤ 4096) from fid `w0` at its offset → string,
 /// `w0` bytes.
 pub const READ: u64 = 3;
@@ -81,8 +85,11 @@ pub const ISATTY: u64 = 26;
 /// the child inherits (each gets one more reference), `w0` the caller's
 /// `RLIMIT_NPROC` (0: none; `EAGAIN` when the system holds that many
 /// processes) → `w0` its pid, key 0 the forwarder its keeper calls this
-/// domain with.
+/// domain with. `w1` [`FORK_VFORK`]: the caller will wait for the child
+/// ([`VFORK`]).
 pub const FORK: u64 = 28;
+/// [`FORK`]'s `w1`: a `vfork` (or `clone` with `CLONE_VFORK`).
+pub const FORK_VFORK: u64 = 1;
 /// The caller has ended with wait status `w0` (`code << 8`, or the
 /// signal): a zombie until its parent waits; its children go to pid 1.
 /// A keeper made by `fork` sends key 0, its own `KEYS` node, and offers
@@ -459,6 +466,21 @@ pub mod ipc_kind {
     /// Message queues.
     pub const MSG: u64 = 2;
 }
+
+/// `fcntl`'s record locks on fid `w0`: `w1` the command (`F_GETLK`,
+/// `F_SETLK`, `F_SETLKW`), the string the caller's `struct flock` → for
+/// `F_GETLK` the string: the `struct flock` to write back. A lock belongs
+/// to the calling process; `F_SETLKW` with a conflicting lock parks until
+/// a lock of that file changes (answered `BUSY`: ask again), or ends with
+/// `EDEADLK` when the holder waits, directly or through others, for the
+/// caller (`stet_unixfs::locks`).
+pub const LOCK: u64 = 90;
+
+/// `vfork`'s wait: the caller's child `w0`, made by a [`FORK`] with
+/// [`FORK_VFORK`], has not yet run `execve` or ended → parked until it has
+/// (answered `BUSY`: ask again); `w0` 0 once it has (or if it is not such
+/// a child of the caller's).
+pub const VFORK: u64 = 91;
 
 /// The orders that name files by path or list a directory: anything that
 /// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only

@@ -230,6 +230,7 @@ pub mod errno {
     pub const EROFS: i64 = 30;
     pub const EPIPE: i64 = 32;
     pub const ERANGE: i64 = 34;
+    pub const EDEADLK: i64 = 35;
     pub const ENAMETOOLONG: i64 = 36;
     pub const ENOLCK: i64 = 37;
     pub const ENOSYS: i64 = 38;
@@ -300,7 +301,25 @@ pub mod fcntl {
     pub const F_SETFD: u64 = 2;
     pub const F_GETFL: u64 = 3;
     pub const F_SETFL: u64 = 4;
+    pub const F_GETLK: u64 = 5;
+    pub const F_SETLK: u64 = 6;
+    pub const F_SETLKW: u64 = 7;
     pub const F_DUPFD_CLOEXEC: u64 = 1030;
+}
+
+/// `struct flock` (`fcntl`'s record locks): its size, its fields' byte
+/// offsets, and the lock types of `l_type`.
+#[allow(missing_docs)]
+pub mod flock {
+    pub const SIZE: usize = 32;
+    pub const L_TYPE: usize = 0;
+    pub const L_WHENCE: usize = 2;
+    pub const L_START: usize = 8;
+    pub const L_LEN: usize = 16;
+    pub const L_PID: usize = 24;
+    pub const F_RDLCK: u64 = 0;
+    pub const F_WRLCK: u64 = 1;
+    pub const F_UNLCK: u64 = 2;
 }
 
 /// `poll` events, and the most descriptors `select` looks at.

@@ -254,7 +254,12 @@ impl Unixd<'_> {
                 Ok(v) => Ok(Reply::Now(v, 0, false)),
                 Err(e) => word(Err(e)),
             },
-            p::CLOSE => word(self.close(w[0])),
+            p::CLOSE => {
+                if w[1] & p::CLOSE_FD != 0 {
+                    self.fd_closed(w[0]);
+                }
+                word(self.close(w[0]))
+            }
             p::LSEEK => word(self.lseek(w[0], w[1], w[2])),
             p::FSTAT => {
                 let f = self.fid(w[0])?;

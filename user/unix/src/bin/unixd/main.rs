@@ -45,6 +45,7 @@ mod io;
 mod keys;
 mod klog;
 mod limits;
+mod locks;
 mod memory;
 mod open;
 mod prio;
@@ -58,6 +59,7 @@ mod statfs;
 mod sysv;
 mod table;
 mod tids;
+mod vfork;
 mod wait;
 
 use alloc::vec::Vec;
@@ -168,6 +170,11 @@ pub struct Unixd<'a> {
     flocks: stet_unixfs::flocks::Locks,
     /// System V IPC's objects (`sysv`).
     ipc: stet_unixfs::ipc::Ipc,
+    /// `fcntl`'s record locks (`locks`).
+    locks: stet_unixfs::locks::Locks,
+    /// Children made by `vfork` that have not yet run `execve` or ended,
+    /// and their parents (`vfork`).
+    vforks: Vec<(u32, u32)>,
 }
 
 impl Unixd<'_> {
@@ -224,6 +231,8 @@ impl Unixd<'_> {
             | p::PRIO
             | p::PTIMER
             | p::METER
+            | p::LOCK
+            | p::VFORK
                 if a.source != Source::Forwarded =>
             {
                 Err(EPERM)
@@ -285,6 +294,8 @@ impl Unixd<'_> {
             p::SYSLOG => self.syslog_order(a, out),
             p::METER => self.meter_order(),
             p::SHMGET..=p::IPC_MORE => self.sysv_order(a, s, out),
+            p::LOCK => self.lock_order(a, s, out),
+            p::VFORK => self.vfork_wait(a.w[0]),
             p::TICK | p::SLEEP | p::PAUSE => self.wait_order(a),
             p::MAP_PAGE | p::MEMFD | p::SHARE | p::UNSHARE | p::FUTEX_WAIT | p::FUTEX_WAKE => {
                 self.memory_order(a, s, out)
@@ -335,6 +346,8 @@ fn main(arg: u64) -> i64 {
         ptimers: Vec::new(),
         flocks: stet_unixfs::flocks::Locks::new(),
         ipc: stet_unixfs::ipc::Ipc::default(),
+        locks: stet_unixfs::locks::Locks::new(),
+        vforks: Vec::new(),
     };
     // The keepers' domain keeper (`faults`), if the image gave one (in
     // `K0`, free until the first message).

@@ -47,6 +47,11 @@ pub(crate) enum Wait {
     /// A System V IPC call (`sysv`): its ticket and deadline (ns since
     /// boot, `u64::MAX`: none).
     Ipc(u32, u64),
+    /// An `F_SETLKW`: a change of this file's locks (`locks`); what it asks
+    /// (for deadlock checks).
+    Lock(u32, stet_unixfs::locks::Request),
+    /// `vfork`: this child's `execve` or end (`vfork`).
+    Vfork(u32),
 }
 
 /// A parked call.

@@ -219,7 +219,7 @@ impl Keeper {
     pub fn close(&mut self, fd: u64) -> R {
         let fid = self.fid(fd)?;
         self.fds[fd as u32 as usize] = CLOSED;
-        let (r, a) = ux(self.tagged(p::CLOSE), [fid, 0, 0, 0], &[]);
+        let (r, a) = ux(self.tagged(p::CLOSE), [fid, p::CLOSE_FD, 0, 0], &[]);
         self.carried_ready(&a);
         r
     }
@@ -624,9 +624,10 @@ impl Keeper {
 
     /// `fcntl`.
     pub fn fcntl(&mut self, fd: u64, cmd: u64, arg: u64) -> R {
-        use stet_unix::sys::fcntl::{F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_SETFD, F_SETFL};
+        use stet_unix::sys::fcntl::*;
         let fid = self.fid(fd)?;
         match cmd {
+            F_GETLK | F_SETLK | F_SETLKW => self.record_lock(fd, cmd, arg),
             F_DUPFD => self.dup(fd, None, arg, false),
             F_DUPFD_CLOEXEC => self.dup(fd, None, arg, true),
             F_GETFD => Ok(self.fds[fd as u32 as usize].cloexec as u64),
@@ -636,12 +637,9 @@ impl Keeper {
             }
             F_GETFL => ux(p::FLAGS, [fid, 0, 0, 0], &[]).0,
             F_SETFL => ux(p::FLAGS, [fid, 1, arg, 0], &[]).0,
-            crate::flocks::F_GETLK
-            | crate::flocks::F_SETLK
-            | crate::flocks::F_SETLKW
-            | crate::flocks::F_OFD_GETLK
+            crate::flocks::F_OFD_GETLK
             | crate::flocks::F_OFD_SETLK
-            | crate::flocks::F_OFD_SETLKW => self.record_lock(fid, cmd, arg),
+            | crate::flocks::F_OFD_SETLKW => self.ofd_lock(fid, cmd, arg),
             _ => Err(EINVAL),
         }
     }

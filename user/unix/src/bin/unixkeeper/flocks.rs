@@ -1,6 +1,6 @@
-//! Locks as a program asks for them: `fcntl`'s `F_OFD_*` (and, until POSIX
-//! record locks have their own, `F_GETLK`/`F_SETLK`/`F_SETLKW`; a `struct
-//! flock`), and `flock`. unixd keeps them (`FLOCK`); a wait is parked there, asked
+//! Locks of open file descriptions as a program asks for them: `fcntl`'s
+//! `F_OFD_*` (a `struct flock`) and `flock`. (A process's record locks,
+//! `F_GETLK`/`F_SETLK`/`F_SETLKW`, are `locks`'.) unixd keeps them (`FLOCK`); a wait is parked there, asked
 //! again when the file's locks change, and ended by a signal (`EINTR`).
 
 use crate::fds::result;
@@ -28,8 +28,8 @@ pub const F_OFD_SETLK: u64 = 37;
 pub const F_OFD_SETLKW: u64 = 38;
 
 impl Keeper {
-    /// `fcntl(fd, F_*LK*, &flock)`.
-    pub fn record_lock(&mut self, fid: u64, cmd: u64, arg: u64) -> R {
+    /// `fcntl(fd, F_OFD_*LK*, &flock)`.
+    pub fn ofd_lock(&mut self, fid: u64, cmd: u64, arg: u64) -> R {
         let mut b = [0u8; 32];
         self.space.read(arg, &mut b).map_err(Touch::errno)?;
         let ty = i16::from_le_bytes([b[0], b[1]]);

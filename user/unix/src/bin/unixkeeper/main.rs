@@ -23,6 +23,7 @@ mod fork;
 mod ids;
 mod interp;
 mod limits;
+mod locks;
 mod memory;
 mod misc;
 mod poll;
@@ -33,6 +34,7 @@ mod space;
 mod system;
 mod sysv;
 mod threads;
+mod vfork;
 
 use calls::Next;
 use slots::{DIR, KEYS, PBANK, PROC, RESUME, T, UNIXD};
