@@ -84,8 +84,11 @@ pub const ISATTY: u64 = 26;
 /// the child inherits (each gets one more reference), `w0` the caller's
 /// `RLIMIT_NPROC` (0: none; `EAGAIN` when the system holds that many
 /// processes) → `w0` its pid, key 0 the forwarder its keeper calls this
-/// domain with.
+/// domain with. `w1` [`FORK_VFORK`]: the caller will wait for the child
+/// ([`VFORK`]).
 pub const FORK: u64 = 28;
+/// [`FORK`]'s `w1`: a `vfork` (or `clone` with `CLONE_VFORK`).
+pub const FORK_VFORK: u64 = 1;
 /// The caller has ended with wait status `w0` (`code << 8`, or the
 /// signal): a zombie until its parent waits; its children go to pid 1.
 /// A keeper made by `fork` sends key 0, its own `KEYS` node, and offers
@@ -339,6 +342,12 @@ pub const TID: u64 = 58;
 /// `EDEADLK` when the holder waits, directly or through others, for the
 /// caller (`stet_unixfs::locks`).
 pub const LOCK: u64 = 90;
+
+/// `vfork`'s wait: the caller's child `w0`, made by a [`FORK`] with
+/// [`FORK_VFORK`], has not yet run `execve` or ended → parked until it has
+/// (answered `BUSY`: ask again); `w0` 0 once it has (or if it is not such
+/// a child of the caller's).
+pub const VFORK: u64 = 91;
 
 /// The orders that name files by path or list a directory: anything that
 /// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only

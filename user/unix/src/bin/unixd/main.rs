@@ -54,6 +54,7 @@ mod slots;
 mod statfs;
 mod table;
 mod tids;
+mod vfork;
 mod wait;
 
 use alloc::vec::Vec;
@@ -157,6 +158,9 @@ pub struct Unixd<'a> {
     tids: Vec<(u32, u32)>,
     /// `fcntl`'s record locks (`locks`).
     locks: stet_unixfs::locks::Locks,
+    /// Children made by `vfork` that have not yet run `execve` or ended,
+    /// and their parents (`vfork`).
+    vforks: Vec<(u32, u32)>,
 }
 
 impl Unixd<'_> {
@@ -200,6 +204,7 @@ impl Unixd<'_> {
             | p::TID
             | p::METER
             | p::LOCK
+            | p::VFORK
                 if a.source != Source::Forwarded =>
             {
                 Err(EPERM)
@@ -255,6 +260,7 @@ impl Unixd<'_> {
             p::SYSLOG => self.syslog_order(a, out),
             p::METER => self.meter_order(),
             p::LOCK => self.lock_order(a, s, out),
+            p::VFORK => self.vfork_wait(a.w[0]),
             p::TICK | p::SLEEP | p::PAUSE => self.wait_order(a),
             p::MAP_PAGE | p::MEMFD | p::SHARE | p::UNSHARE | p::FUTEX_WAIT | p::FUTEX_WAKE => {
                 self.memory_order(a, s, out)
@@ -301,6 +307,7 @@ fn main(arg: u64) -> i64 {
         notify: 0,
         tids: Vec::new(),
         locks: stet_unixfs::locks::Locks::new(),
+        vforks: Vec::new(),
     };
     // The keepers' domain keeper (`faults`), if the image gave one (in
     // `K0`, free until the first message).

@@ -216,6 +216,7 @@ impl Unixd<'_> {
         self.procs[i].zombie = true;
         self.procs[i].status = status;
         self.locks_exit(pid);
+        self.vfork_done(pid);
         if status & 0x7f != 0 {
             let p = self.procs[i];
             let end = p.comm.iter().position(|&b| b == 0).unwrap_or(16);
@@ -354,8 +355,22 @@ impl Unixd<'_> {
     ) -> Result<Reply, i64> {
         let w = a.w;
         match a.code {
-            p::FORK => self.fork(a.label, w[0], s),
-            p::UNFORK => word(self.unfork(a.label, w[0])),
+            p::FORK => {
+                let r = self.fork(a.label, w[0], s);
+                if w[1] & p::FORK_VFORK != 0 {
+                    if let Ok(Reply::Now(v, ..)) = &r {
+                        self.vfork_begin(v[0], a.label);
+                    }
+                }
+                r
+            }
+            p::UNFORK => {
+                let r = self.unfork(a.label, w[0]);
+                if r.is_ok() {
+                    self.vfork_done(w[0] as u32);
+                }
+                word(r)
+            }
             p::EXIT => {
                 // A forked keeper sends its `KEYS` node and waits as a
                 // spare for its parent's next fork (its process's memory
@@ -432,6 +447,7 @@ impl Unixd<'_> {
                 let z = s.iter().position(|&b| b == 0).ok_or(EINVAL)?;
                 self.proc_of(a.label)?;
                 self.proc_exec(a.label, w[0], &s[..z], &s[z + 1..]);
+                self.vfork_done(a.label);
                 word(Ok(0))
             }
             p::ENOSYS => {

@@ -41,6 +41,8 @@ pub(crate) enum Wait {
     /// An `F_SETLKW`: a change of this file's locks (`locks`); what it asks
     /// (for deadlock checks).
     Lock(u32, stet_unixfs::locks::Request),
+    /// `vfork`: this child's `execve` or end (`vfork`).
+    Vfork(u32),
 }
 
 /// A parked call.

@@ -171,7 +171,8 @@ impl Keeper {
             nr::GETSID => self.unixd(proto::GETPGID, [int(a[0]), 1, 0, 0]),
             nr::SETSID => self.unixd(proto::SETSID, [0; 4]),
             nr::EXECVE => return self.execve(regs, a[0], a[1], a[2]),
-            nr::FORK | nr::VFORK => self.fork(regs),
+            nr::FORK => self.fork(regs),
+            nr::VFORK => self.vfork(regs),
             nr::CLONE => self.clone(regs, a[0], a[1], a[2], a[3], a[4]),
             // glibc and musl fall back to `clone` (documented in UNIX.md).
             nr::CLONE3 => Err(ENOSYS),
@@ -362,18 +363,22 @@ impl Keeper {
             }
             return self.clone_thread(regs, flags, stack, ptid, ctid, tls);
         }
-        // A process: its own copy of memory (vfork's sharing is a copy
-        // here; the parent waits for nothing, which programs cannot tell
-        // apart but by timing).
+        // A process: its own copy of memory, or with `CLONE_VM |
+        // CLONE_VFORK` the caller's shared until its `execve` or end, the
+        // caller waiting meanwhile (`vfork.rs`).
         let may = CSIGNAL | TID_FLAGS | CLONE_VFORK | CLONE_VM;
         if flags & !may != 0 || (flags & CLONE_VM != 0 && flags & CLONE_VFORK == 0) {
             self.count_enosys(nr::CLONE);
             return Err(ENOSYS);
         }
-        let child = self.fork_with_stack(regs, if flags & CLONE_VM != 0 { stack } else { 0 })?;
+        let (vm, vfork) = (flags & CLONE_VM != 0, flags & CLONE_VFORK != 0);
+        let child = self.fork_with_stack(regs, if vm { stack } else { 0 }, vm, vfork)?;
         let tidb = (child as u32).to_le_bytes();
         if flags & CLONE_PARENT_SETTID != 0 {
             let _ = self.space.write(ptid, &tidb);
+        }
+        if vfork {
+            self.vfork_wait(child);
         }
         Ok(child)
     }

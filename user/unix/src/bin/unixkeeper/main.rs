@@ -30,6 +30,7 @@ mod slots;
 mod space;
 mod system;
 mod threads;
+mod vfork;
 
 use calls::Next;
 use slots::{DIR, KEYS, PBANK, PROC, RESUME, T, UNIXD};
