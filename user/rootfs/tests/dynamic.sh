@@ -6,7 +6,7 @@ echo "dynamic: first status $?"
 dyntest three
 echo "dynamic: second status $?"
 # A missing interpreter is ENOENT, as on Linux: the shell says "not found".
-mkdir -p /tmp/dyn && sed 's|/lib/ld-musl-x86_64.so.1|/lib/ld-nonesuch-x86.so.1|' /bin/dyntest > /tmp/dyn/broken
+mkdir -p /tmp/dyn && sed 's|/lib/ld-musl-x86_64.so.1|/lib/ld-none-x86_64.so.1|' /bin/dyntest > /tmp/dyn/broken
 chmod 755 /tmp/dyn/broken
 /tmp/dyn/broken
 echo "dynamic: broken interpreter status $?"
