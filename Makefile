@@ -38,7 +38,7 @@ UNIX_C := $(wildcard user/unix/c/*.c)
 UNIX_BINS := $(patsubst user/unix/c/%.c,$(BUILD)/user/unix-%,$(UNIX_C)) $(patsubst user/unix/c/%.c,$(BUILD)/user/unix-%-pie,$(UNIX_C))
 MUSL := /usr/lib/x86_64-linux-musl
 UNIX_CFLAGS := -O2 -Wall -Werror
-LINUXBENCH := $(BUILD)/user/linuxbench-bench $(BUILD)/user/linuxbench-true
+LINUXBENCH := $(BUILD)/user/linuxbench-bench $(BUILD)/user/linuxbench-true $(BUILD)/user/linuxbench-true-dyn
 # The dynamic-linking test (user/unix/c/dyn): a program musl's dynamic
 # loader links with three shared libraries (A needs B; C has TLS) and a
 # plugin it loads with dlopen; all go to /lib of the UNIX file system,
@@ -111,6 +111,12 @@ $(BUILD)/user/linuxbench-true: tools/linuxbench/true.c
 	@mkdir -p $(BUILD)/user
 	musl-gcc -static -O2 -Wall -Wextra -s -o $@ $<
 
+# The same program linked dynamically: musl's loader maps and relocates it
+# (linux_exec_dynamic runs it as /bin/true-dyn).
+$(BUILD)/user/linuxbench-true-dyn: tools/linuxbench/true.c
+	@mkdir -p $(BUILD)/user
+	musl-gcc -O2 -Wall -Wextra -s -o $@ $<
+
 $(BUILD)/user/unix-%-pie: user/unix/c/%.c
 	@mkdir -p $(BUILD)/user
 	gcc -specs $(MUSL)/musl-gcc.specs $(UNIX_CFLAGS) -fPIE -static-pie -nostartfiles $(MUSL)/rcrt1.o $(MUSL)/crti.o $$(gcc -print-file-name=crtbeginS.o) $< -Wl,-Bstatic $$(gcc -print-file-name=crtendS.o) $(MUSL)/crtn.o -Wl,--no-dynamic-linker -o $@
@@ -121,7 +127,7 @@ $(BUILD)/user/unix-%: user/unix/c/%.c
 
 # The UNIX file system's first contents: user/rootfs/ (etc, root), the
 # test programs in /bin, the Linux benchmark as /bin/linuxbench (with its
-# /bin/true), and Debian's busybox-static with a hard link per
+# /bin/true and /bin/true-dyn), and Debian's busybox-static with a hard link per
 # applet, as a newc cpio archive the file-system domain (unixd) reads on
 # its first start (mkimage: file:rootfs.cpio).
 rootfs: unix
@@ -131,6 +137,7 @@ rootfs: unix
 	@for f in $(UNIX_BINS); do cp $$f $(BUILD)/rootfs/bin/$${f#$(BUILD)/user/unix-}; done
 	@cp $(BUILD)/user/linuxbench-bench $(BUILD)/rootfs/bin/linuxbench
 	@cp $(BUILD)/user/linuxbench-true $(BUILD)/rootfs/bin/true
+	@cp $(BUILD)/user/linuxbench-true-dyn $(BUILD)/rootfs/bin/true-dyn
 	@cp /bin/busybox $(BUILD)/rootfs/bin/busybox
 	@mkdir -p $(BUILD)/rootfs/lib
 	@cp $(MUSL)/libc.so $(BUILD)/rootfs/lib/ld-musl-x86_64.so.1

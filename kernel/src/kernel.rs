@@ -39,6 +39,9 @@ pub struct Kernel {
     pub bootmem: Option<stet_physmem::boot::BootAllocator>,
     /// Timer interrupts taken.
     pub ticks: u64,
+    /// The wall clock (ns since 1970) less `now_ns`: 0 when unknown
+    /// (`sleep` `NOW`, `SET_WALL`).
+    pub wall_base_ns: u64,
     /// Nanoseconds per tick.
     pub tick_ns: u64,
     /// Domain names for reports: (root oid, name).
@@ -135,5 +138,14 @@ impl Kernel {
     /// Nanoseconds since boot (tick resolution).
     pub fn now_ns(&self) -> u64 {
         self.ticks * self.tick_ns
+    }
+
+    /// The wall clock, ns since 1970 (0: unknown).
+    pub fn wall_ns(&self) -> u64 {
+        if self.wall_base_ns == 0 {
+            0
+        } else {
+            self.wall_base_ns + self.now_ns()
+        }
     }
 }

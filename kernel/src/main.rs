@@ -143,6 +143,7 @@ fn kmain(mut p: Platform) -> Kernel {
         #[cfg(feature = "testing")]
         bootmem: p.sealed_allocator(),
         ticks: 0,
+        wall_base_ns: 0,
         tick_ns: 1_000_000_000 / config.hz as u64,
         names: [(0, [0; NAME_LEN]); MAX_NAMES],
         nnames: 0,
@@ -166,6 +167,11 @@ fn start(k: &mut Kernel) -> ! {
     }
     let mark = store::bench::mark(k);
     let opened = store::boot::open(k);
+    // The wall clock: the battery clock now, less the time since boot the
+    // store restored (which goes on from the checkpoint).
+    if let Some(s) = arch::rtc::read_seconds() {
+        k.wall_base_ns = (s * 1_000_000_000).saturating_sub(k.now_ns());
+    }
     if opened == store::boot::Opened::Restarted {
         store::bench::restarted(k, mark);
         if k.module.take().is_some() {

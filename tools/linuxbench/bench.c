@@ -1,4 +1,4 @@
-/* Linux side of Stet's benchmark comparison. Runs as /bench inside a tiny
+/* Linux side of Stet's benchmark comparison. Runs as /bench inside an
  * initramfs under QEMU with -icount shift=0, where the guest's TSC advances
  * once per guest instruction, so every figure below is an instruction count
  * and, with run.sh's fixed -seed, repeats exactly between runs.
@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +34,9 @@
 #define N_FILE 10       /* 1 MiB file: ~a million instructions each */
 #define FILE_BYTES (1 << 20)
 #define FILE_PATH "/tmp/linuxbench.dat"
+#define N_THREAD 200    /* thread rows: tens of thousands of instructions */
+#define N_WAITERS 8     /* futex_requeue: threads one broadcast wakes */
+#define N_PY 10         /* python_startup: tens of millions each */
 
 static uint64_t samples[N];
 static uint64_t overhead;
@@ -390,6 +394,180 @@ static void file_row(void)
     unlink(FILE_PATH);
 }
 
+/* --- dynamic linking and a big program ------------------------------------ */
+
+/* fork, execve(path, argv) with an empty environment, waitpid; the program
+ * must exit 0. */
+static void spawn_wait(char *const argv[])
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        die("fork");
+    if (pid == 0) {
+        char *envp[] = {NULL};
+        execve(argv[0], argv, envp);
+        _exit(127);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        fprintf(stderr, "linuxbench: %s failed (status %#x)\n", argv[0], st);
+        exit(1);
+    }
+}
+
+/* /bin/true-dyn: true.c linked dynamically against musl, so its execve
+ * maps musl's loader (/lib/ld-musl-x86_64.so.1, which is also its libc) and
+ * the loader relocates both before main. */
+static void op_exec_dynamic(void)
+{
+    char *argv[] = {"/bin/true-dyn", NULL};
+    spawn_wait(argv);
+}
+
+/* Debian 12's python3 (glibc, libz, libexpat, ..., and the modules of its
+ * standard library that startup imports), from build/debs/root on both
+ * sides. The warm-up's first run writes the __pycache__ files the later
+ * ones read. */
+static void op_python_startup(void)
+{
+    char *argv[] = {"/usr/bin/python3", "-c", "pass", NULL};
+    spawn_wait(argv);
+}
+
+/* --- threads (musl's pthreads) ---------------------------------------------- */
+
+static void check(int err, const char *what)
+{
+    if (err) {
+        fprintf(stderr, "linuxbench: %s: %s\n", what, strerror(err));
+        exit(1);
+    }
+}
+
+static void *thread_return(void *arg) { return arg; }
+
+/* A thread with musl's default attributes (its stack and guard page mapped
+ * by pthread_create, unmapped by pthread_join) that returns at once. */
+static void op_thread_create_join(void)
+{
+    pthread_t t;
+    check(pthread_create(&t, NULL, thread_return, NULL), "pthread_create");
+    check(pthread_join(t, NULL), "pthread_join");
+}
+
+/* Two threads, a mutex and a condition variable each way: the main thread
+ * bumps `ping` under mx_ping and signals cv_ping, then waits on cv_pong
+ * until the partner has copied it to `pong` under mx_pong. */
+static pthread_mutex_t mx_ping = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t mx_pong = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv_ping = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t cv_pong = PTHREAD_COND_INITIALIZER;
+static int mp_ping, mp_pong;
+
+static void *pingpong_partner(void *arg)
+{
+    for (int seen = 0;;) {
+        pthread_mutex_lock(&mx_ping);
+        while (mp_ping == seen)
+            pthread_cond_wait(&cv_ping, &mx_ping);
+        seen = mp_ping;
+        pthread_mutex_unlock(&mx_ping);
+        if (seen < 0)
+            return arg;
+        pthread_mutex_lock(&mx_pong);
+        mp_pong = seen;
+        pthread_cond_signal(&cv_pong);
+        pthread_mutex_unlock(&mx_pong);
+    }
+}
+
+static void op_mutex_pingpong_rt(void)
+{
+    pthread_mutex_lock(&mx_ping);
+    int v = ++mp_ping;
+    pthread_cond_signal(&cv_ping);
+    pthread_mutex_unlock(&mx_ping);
+    pthread_mutex_lock(&mx_pong);
+    while (mp_pong != v)
+        pthread_cond_wait(&cv_pong, &mx_pong);
+    pthread_mutex_unlock(&mx_pong);
+}
+
+static void mutex_pingpong_rt(void)
+{
+    pthread_t t;
+    check(pthread_create(&t, NULL, pingpong_partner, NULL), "pthread_create");
+    measure("linux_mutex_pingpong_rt", N, op_mutex_pingpong_rt);
+    pthread_mutex_lock(&mx_ping);
+    mp_ping = -1;
+    pthread_cond_signal(&cv_ping);
+    pthread_mutex_unlock(&mx_ping);
+    check(pthread_join(t, NULL), "pthread_join");
+}
+
+/* One pthread_cond_broadcast waking N_WAITERS threads that wait on bc_go
+ * with bc_mx, until the last of them has taken the mutex and told the main
+ * thread (bc_done). musl's broadcast wakes the first waiter and has each
+ * woken waiter move the next onto the mutex's futex with FUTEX_REQUEUE, so
+ * each is woken by the unlock before it. A waiter counts itself in bc_ready
+ * and waits again without letting go of the mutex in between, so when the
+ * main thread sees all N_WAITERS, every one is waiting again. */
+static pthread_mutex_t bc_mx = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t bc_go = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t bc_done = PTHREAD_COND_INITIALIZER;
+static int bc_gen, bc_ready;
+
+static void *broadcast_waiter(void *arg)
+{
+    pthread_mutex_lock(&bc_mx);
+    for (int seen = 0;;) {
+        if (++bc_ready == N_WAITERS)
+            pthread_cond_signal(&bc_done);
+        while (bc_gen == seen)
+            pthread_cond_wait(&bc_go, &bc_mx);
+        seen = bc_gen;
+        if (seen < 0)
+            break;
+    }
+    pthread_mutex_unlock(&bc_mx);
+    return arg;
+}
+
+/* Waits (holding bc_mx) until every waiter has counted itself. */
+static void broadcast_wait_ready(void)
+{
+    while (bc_ready < N_WAITERS)
+        pthread_cond_wait(&bc_done, &bc_mx);
+}
+
+static void op_futex_requeue(void)
+{
+    pthread_mutex_lock(&bc_mx);
+    bc_gen++;
+    bc_ready = 0;
+    pthread_cond_broadcast(&bc_go);
+    broadcast_wait_ready();
+    pthread_mutex_unlock(&bc_mx);
+}
+
+static void futex_requeue(void)
+{
+    pthread_t t[N_WAITERS];
+    for (int i = 0; i < N_WAITERS; i++)
+        check(pthread_create(&t[i], NULL, broadcast_waiter, NULL), "pthread_create");
+    pthread_mutex_lock(&bc_mx);
+    broadcast_wait_ready();
+    pthread_mutex_unlock(&bc_mx);
+    measure("linux_futex_requeue", N_THREAD, op_futex_requeue);
+    pthread_mutex_lock(&bc_mx);
+    bc_gen = -1;
+    pthread_cond_broadcast(&bc_go);
+    pthread_mutex_unlock(&bc_mx);
+    for (int i = 0; i < N_WAITERS; i++)
+        check(pthread_join(t[i], NULL), "pthread_join");
+}
+
 /* --------------------------------------------------------------------------- */
 
 static void row_null(void) { measure("linux_null_syscall", N, op_null); }
@@ -397,32 +575,102 @@ static void row_getpid(void) { measure("linux_getpid", N, op_getpid); }
 static void row_fork_exit(void) { measure("linux_fork_exit_wait", N_FORK, op_fork_exit_wait); }
 static void row_fork_exec(void) { measure("linux_fork_exec_wait", N_FORK, op_fork_exec_wait); }
 static void row_open_close(void) { measure("linux_open_close", N, op_open_close); }
+static void row_exec_dynamic(void) { measure("linux_exec_dynamic", N_FORK, op_exec_dynamic); }
+static void row_python_startup(void) { measure("linux_python_startup", N_PY, op_python_startup); }
+static void row_thread_create_join(void)
+{
+    measure("linux_thread_create_join", N_THREAD, op_thread_create_join);
+}
 
-/* Rows profile mode can run: the operation alone, for a tool that counts
- * where each instruction goes (tools/insnprof). */
+/* Every row, in the order run. Process rows come early, while this process
+ * is small (fork copies its page tables, so its cost grows with the
+ * parent); the rows added later go at the end, so that the earlier rows'
+ * numbers stay comparable, and the thread rows last of all (after the
+ * first thread, musl takes its locks for good). `profile`: the row can run
+ * in profile mode (its operation alone, for a tool that counts where each
+ * instruction goes: tools/insnprof). */
 static const struct {
     const char *name;
     void (*row)(void);
-} profile_rows[] = {
-    {"null_syscall", row_null},     {"getpid", row_getpid},
-    {"futex_rt", futex_rt},         {"pipe_rt", pipe_rows},
-    {"fork_exit_wait", row_fork_exit}, {"fork_exec_wait", row_fork_exec},
-    {"open_close", row_open_close}, {"pipe_1mb_echo", pipe_1mb_row},
+    int profile;
+} rows[] = {
+    {"null_syscall", row_null, 1},
+    {"getpid", row_getpid, 1},
+    {"futex_rt", futex_rt, 1},
+    {"pipe_rt", pipe_rows, 1},
+    {"fork_exit_wait", row_fork_exit, 1},
+    {"fork_exec_wait", row_fork_exec, 1},
+    {"minor_fault", minor_fault, 0},
+    {"sbrk_touch", sbrk_touch, 0},
+    {"open_close", row_open_close, 1},
+    {"pipe_1mb_echo", pipe_1mb_row, 1},
+    {"file_1mib_x10", file_row, 0},
+    {"exec_dynamic", row_exec_dynamic, 1},
+    {"python_startup", row_python_startup, 1},
+    {"thread_create_join", row_thread_create_join, 1},
+    {"mutex_pingpong_rt", mutex_pingpong_rt, 1},
+    {"futex_requeue", futex_requeue, 1},
 };
+#define NROWS (sizeof rows / sizeof rows[0])
 
+static int usage(void)
+{
+    fprintf(stderr, "linuxbench: usage: linuxbench [ROW COUNT | --only ROW,... | --skip ROW,...]\n");
+    return 2;
+}
+
+/* Whether `name` is an element of the comma-separated `list`. */
+static int listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strchrnul(p, ',');
+        if ((size_t)(end - p) == n && strncmp(p, name, n) == 0)
+            return 1;
+        p = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+/* Every name of the comma-separated `list` is a row's. */
+static int rows_known(const char *list)
+{
+    for (const char *p = list; *p;) {
+        const char *end = strchrnul(p, ',');
+        size_t i = 0;
+        while (i < NROWS && !((size_t)(end - p) == strlen(rows[i].name) &&
+                              strncmp(p, rows[i].name, (size_t)(end - p)) == 0))
+            i++;
+        if (i == NROWS)
+            return 0;
+        p = *end ? end + 1 : end;
+    }
+    return 1;
+}
+
+/* `linuxbench`: every row. `linuxbench --only ROW,...` / `--skip ROW,...`:
+ * those rows / all but those (Stet's UNIX benchmark runs python_startup
+ * apart, in a system whose file system has python3). `linuxbench ROW COUNT`:
+ * profile mode. */
 int main(int argc, char **argv)
 {
-    if (argc == 3) {
+    const char *only = NULL, *skip = NULL;
+    if (argc == 3 && strcmp(argv[1], "--only") == 0 && rows_known(argv[2])) {
+        only = argv[2];
+    } else if (argc == 3 && strcmp(argv[1], "--skip") == 0 && rows_known(argv[2])) {
+        skip = argv[2];
+    } else if (argc == 3) {
         profile_count = atol(argv[2]);
-        for (size_t i = 0; i < sizeof profile_rows / sizeof profile_rows[0]; i++) {
-            if (strcmp(argv[1], profile_rows[i].name) == 0 && profile_count > 0) {
-                profile_rows[i].row();
+        for (size_t i = 0; i < NROWS; i++) {
+            if (strcmp(argv[1], rows[i].name) == 0 && rows[i].profile && profile_count > 0) {
+                rows[i].row();
                 printf("linuxbench: ran %s %ld times\n", argv[1], profile_count);
                 return 0;
             }
         }
-        fprintf(stderr, "linuxbench: usage: linuxbench [ROW COUNT]\n");
-        return 2;
+        return usage();
+    } else if (argc != 1) {
+        return usage();
     }
     /* SCHED_FIFO (inherited by the children): a wake-up never preempts the
      * waker, so each round trip takes one path. Under CFS the woken process
@@ -444,30 +692,12 @@ int main(int argc, char **argv)
 
     /* Each row starts at a whole second (see sync_clock), before any setup
      * such as forking its partner process. */
-    sync_clock();
-    measure("linux_null_syscall", N, op_null);
-    sync_clock();
-    measure("linux_getpid", N, op_getpid);
-    sync_clock();
-    futex_rt();
-    sync_clock();
-    pipe_rows();
-    /* Process rows early, while this process is small: fork copies its
-     * page tables, so its cost grows with the parent. */
-    sync_clock();
-    measure("linux_fork_exit_wait", N_FORK, op_fork_exit_wait);
-    sync_clock();
-    measure("linux_fork_exec_wait", N_FORK, op_fork_exec_wait);
-    sync_clock();
-    minor_fault();
-    sync_clock();
-    sbrk_touch();
-    sync_clock();
-    measure("linux_open_close", N, op_open_close);
-    sync_clock();
-    pipe_1mb_row();
-    sync_clock();
-    file_row();
+    for (size_t i = 0; i < NROWS; i++) {
+        if ((only && !listed(only, rows[i].name)) || (skip && listed(skip, rows[i].name)))
+            continue;
+        sync_clock();
+        rows[i].row();
+    }
     printf("linuxbench: done\n");
     return 0;
 }

@@ -10,6 +10,7 @@ pub mod fault;
 pub mod invoke;
 pub mod order;
 pub mod service;
+pub mod wallclock;
 
 #[cfg(test)]
 extern crate std;

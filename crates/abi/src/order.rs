@@ -161,12 +161,17 @@ pub mod console {
 
 /// The sleep key.
 pub mod sleep {
-    /// → `w0` nanoseconds since boot, `w1` timer ticks since boot.
+    /// → `w0` nanoseconds since boot, `w1` timer ticks since boot, `w2`
+    /// the wall clock: nanoseconds since 1970 (UTC), 0 when unknown (the
+    /// battery clock read at boot, plus the time since).
     pub const NOW: u64 = 1;
     /// `w0` absolute time (ns since boot): the reply comes at or after it.
     pub const UNTIL: u64 = 2;
     /// Gives the rest of the time slice to other domains.
     pub const YIELD: u64 = 3;
+    /// `w0` the wall clock's new time (ns since 1970): `NOW`'s `w2` goes
+    /// on from it (the UNIX personality's `clock_settime` for root).
+    pub const SET_WALL: u64 = 4;
 }
 
 /// The discrim key.

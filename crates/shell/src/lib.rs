@@ -260,7 +260,7 @@ pub const COMMANDS: [(&str, &str, &str); 16] = [
     (
         "unix",
         "",
-        "UNIX processes, memory, unimplemented calls by number",
+        "UNIX processes, memory, unimplemented calls by name",
     ),
     ("echo", "<text>", "print the text"),
 ];

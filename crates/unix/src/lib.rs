@@ -1,6 +1,7 @@
 //! The UNIX personality's pure logic, host-tested: the Linux x86_64
-//! system-call ABI ([`sys`]), the process layout ([`layout`]), the loader's
-//! plan for an executable ([`elf`]), the initial stack ([`stack`]), a
+//! system-call ABI ([`sys`]) and every call's name ([`sysnames`]), the
+//! process layout ([`layout`]), the loader's plan for an executable
+//! ([`elf`]), the initial stack ([`stack`]), a
 //! process's memory map ([`vm`]) and the keeper's shadow of its
 //! address-space tree ([`shadow`]), a pipe's byte ring ([`ring`]), the
 //! file system's shapes ([`fs`]), and what describes the system: `/proc`'s
@@ -29,6 +30,7 @@ pub mod ring;
 pub mod shadow;
 pub mod stack;
 pub mod sys;
+pub mod sysnames;
 pub mod sysv;
 pub mod tty;
 pub mod vm;

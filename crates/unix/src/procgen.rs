@@ -169,6 +169,8 @@ pub struct Status<'a> {
     pub fdsize: u32,
     /// Signals pending.
     pub pending: u64,
+    /// Its threads.
+    pub threads: u32,
 }
 
 /// `/proc/<pid>/status`: the lines unixd knows (no `Vm*` lines: a
@@ -207,10 +209,11 @@ pub fn status(t: &mut Text, s: &Status) {
     }
     let _ = write!(
         t,
-        "\nNStgid:\t{pid}\nNSpid:\t{pid}\nNSpgid:\t{}\nNSsid:\t{}\nThreads:\t1\n\
+        "\nNStgid:\t{pid}\nNSpid:\t{pid}\nNSpgid:\t{}\nNSsid:\t{}\nThreads:\t{}\n\
          SigPnd:\t{:016x}\nShdPnd:\t{:016x}\nCpus_allowed:\t1\nCpus_allowed_list:\t0\n",
         s.pgid,
         s.sid,
+        s.threads,
         s.pending,
         s.pending,
         pid = s.pid

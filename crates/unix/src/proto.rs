@@ -13,8 +13,12 @@
 /// Opens `string` relative to `w0` base with `w1` flags and `w2` mode →
 /// `w0` fid, `w1` inode, `w2` `st_mode`.
 pub const OPEN: u64 = 1;
-/// Drops a reference to fid `w0`.
+/// Drops a reference to fid `w0`; `w1` [`CLOSE_FD`]: a descriptor was
+/// closed (not a mapping's or a fork's reference), so the caller's record
+/// locks on the file go, as POSIX says ([`LOCK`]).
 pub const CLOSE: u64 = 2;
+/// [`CLOSE`]'s `w1`: a descriptor of the caller's was closed.
+pub const CLOSE_FD: u64 = 1;
 /// Reads up to `w1` bytes (≤ 4096) from fid `w0` at its offset → string,
 /// `w0` bytes.
 pub const READ: u64 = 3;
@@ -65,7 +69,8 @@ pub const DUP: u64 = 22;
 /// Status flags of fid `w0`: `w1` 0 get → `w0` flags; 1 set to `w2`.
 pub const FLAGS: u64 = 23;
 /// The executable at the string relative to `w0` → key 0 its segment
-/// (read-only), `w1` its length, `w2` its inode.
+/// (read-only), `w1` its length, `w2` its inode; `w0` 1 if it is
+/// set-user-ID or set-group-ID (and group-executable).
 pub const EXEC: u64 = 24;
 /// `utimensat`: string relative to `w0` (or fid `w0` when empty), `w1`
 /// atime ns, `w2` mtime ns (`u64::MAX`: now; `u64::MAX - 1`: omit).
@@ -80,8 +85,11 @@ pub const ISATTY: u64 = 26;
 /// the child inherits (each gets one more reference), `w0` the caller's
 /// `RLIMIT_NPROC` (0: none; `EAGAIN` when the system holds that many
 /// processes) → `w0` its pid, key 0 the forwarder its keeper calls this
-/// domain with.
+/// domain with. `w1` [`FORK_VFORK`]: the caller will wait for the child
+/// ([`VFORK`]).
 pub const FORK: u64 = 28;
+/// [`FORK`]'s `w1`: a `vfork` (or `clone` with `CLONE_VFORK`).
+pub const FORK_VFORK: u64 = 1;
 /// The caller has ended with wait status `w0` (`code << 8`, or the
 /// signal): a zombie until its parent waits; its children go to pid 1.
 /// A keeper made by `fork` sends key 0, its own `KEYS` node, and offers
@@ -91,7 +99,8 @@ pub const FORK: u64 = 28;
 /// [`KEEPER_BANK`] is destroyed).
 pub const EXIT: u64 = 29;
 /// `wait4`: `w0` which child (as Linux's `pid` argument: -1 any, > 0 that
-/// one, 0 or < -1 a process group), `w1` options (`WNOHANG` 1) → `w0` the
+/// one, 0 or < -1 a process group), `w1` options (`WNOHANG` 1; 2:
+/// `waitid`'s `WNOWAIT`, the child stays to be waited for again) → `w0` the
 /// child's pid (0 with `WNOHANG` and none ended; `-ECHILD`), `w1` its
 /// wait status, `w2` 1 with key 0 the child's keeper as a spare (its
 /// `KEYS` node: see `EXIT`). Parks until a child ends.
@@ -333,6 +342,73 @@ pub const TID: u64 = 58;
 /// highest priority among them (the raw system call's answer).
 pub const PRIO: u64 = 59;
 
+/// `eventfd2`: `w0` the initial value, `w1` flags (`EFD_SEMAPHORE` 1,
+/// `O_NONBLOCK`) → `w0` a fid: reads take 8 bytes (the count, or 1), writes
+/// add 8 bytes' value, both wait as Linux's.
+pub const EVENTFD: u64 = 60;
+/// `timerfd_create`: `w0` `O_NONBLOCK`, `w1` the clock → `w0` a fid, disarmed; a read
+/// answers the expirations since the last (8 bytes), waiting for one.
+pub const TIMERFD: u64 = 61;
+/// `timerfd_settime`: `w0` fid, `w1` the first expiry in ns (0 disarms):
+/// from now, or with `w2` bit 0 (`TFD_TIMER_ABSTIME`) a time of its clock;
+/// string: the interval (8 bytes) → string: the old time left and
+/// interval (2 × 8 bytes).
+pub const TIMERFD_SET: u64 = 62;
+/// `timerfd_gettime`: `w0` fid → string as `TIMERFD_SET`'s.
+pub const TIMERFD_GET: u64 = 63;
+
+/// POSIX timers (`timer_create` …) of the caller: `w0` what
+/// ([`ptimer`]), `w1` the timer's id (`CREATE`: the signal in the low byte
+/// (0: `SIGEV_NONE`) and the clock in the high half), `w2` (`SET`) the first
+/// expiry in ns (0 disarms); `SET`'s string: the interval and 1 if absolute
+/// (2 × 8 bytes) → `CREATE`: `w0` the id; `SET`/`GET`: string: the time
+/// left and the interval (2 × 8 bytes); `OVERRUN`: `w0`.
+pub const PTIMER: u64 = 67;
+
+/// Locks of open file descriptions on fid `w0`: `w1` what ([`flock`]), `w2` the type (`F_RDLCK`
+/// 0, `F_WRLCK` 1, `F_UNLCK` 2) | whence << 8 (| `lock::NONBLOCK` for
+/// `flock`); string: start and length (2 × `i64`, as `struct flock`) →
+/// `GETLK`: string: the conflicting lock's type (`F_UNLCK` if none),
+/// start, length and pid (−1 for an OFD lock), 4 × `i64`. A conflicting
+/// `SETLK` is `EAGAIN`; `SETLKW` waits (parked, `BUSY` to ask again).
+pub const FLOCK: u64 = 68;
+
+/// What [`FLOCK`] does.
+pub mod flock {
+    /// `F_GETLK`.
+    pub const GETLK: u64 = 0;
+    /// `F_SETLK`.
+    pub const SETLK: u64 = 1;
+    /// `F_SETLKW`.
+    pub const SETLKW: u64 = 2;
+    /// `F_OFD_GETLK`.
+    pub const OFD_GETLK: u64 = 3;
+    /// `F_OFD_SETLK`.
+    pub const OFD_SETLK: u64 = 4;
+    /// `F_OFD_SETLKW`.
+    pub const OFD_SETLKW: u64 = 5;
+    /// `flock` (whole file; owned by the description).
+    pub const FLOCK: u64 = 6;
+    /// With `FLOCK`: `LOCK_NB`.
+    pub const NONBLOCK: u64 = 1 << 16;
+}
+
+/// What [`PTIMER`] does.
+pub mod ptimer {
+    /// A new timer.
+    pub const CREATE: u64 = 0;
+    /// Arms or disarms one, answering its old setting.
+    pub const SET: u64 = 1;
+    /// Its setting.
+    pub const GET: u64 = 2;
+    /// Its overrun count.
+    pub const OVERRUN: u64 = 3;
+    /// It goes.
+    pub const DELETE: u64 = 4;
+    /// All of the caller's go (`execve`).
+    pub const DELETE_ALL: u64 = 5;
+}
+
 // System V IPC (`stet_unix::sysv`, unixd's `sysv.rs`): codes 70–79. The
 // calls that may wait carry the signals that end the wait in `w3`
 // ([`INTR_WORD`]), like every other.
@@ -423,6 +499,21 @@ pub mod ipc_kind {
     /// Message queues.
     pub const MSG: u64 = 2;
 }
+
+/// `fcntl`'s record locks on fid `w0`: `w1` the command (`F_GETLK`,
+/// `F_SETLK`, `F_SETLKW`), the string the caller's `struct flock` → for
+/// `F_GETLK` the string: the `struct flock` to write back. A lock belongs
+/// to the calling process; `F_SETLKW` with a conflicting lock parks until
+/// a lock of that file changes (answered `BUSY`: ask again), or ends with
+/// `EDEADLK` when the holder waits, directly or through others, for the
+/// caller (`stet_unixfs::locks`).
+pub const LOCK: u64 = 90;
+
+/// `vfork`'s wait: the caller's child `w0`, made by a [`FORK`] with
+/// [`FORK_VFORK`], has not yet run `execve` or ended → parked until it has
+/// (answered `BUSY`: ask again); `w0` 0 once it has (or if it is not such
+/// a child of the caller's).
+pub const VFORK: u64 = 91;
 
 /// The orders that name files by path or list a directory: anything that
 /// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only

@@ -31,6 +31,39 @@ pub mod nr {
     pub const SCHED_YIELD: u64 = 24;
     pub const MREMAP: u64 = 25;
     pub const TIMES: u64 = 100;
+    pub const WAITID: u64 = 247;
+    pub const FLOCK: u64 = 73;
+    pub const MINCORE: u64 = 27;
+    pub const PREADV: u64 = 295;
+    pub const PWRITEV: u64 = 296;
+    pub const PREADV2: u64 = 327;
+    pub const PWRITEV2: u64 = 328;
+    pub const SETXATTR: u64 = 188;
+    pub const LSETXATTR: u64 = 189;
+    pub const FSETXATTR: u64 = 190;
+    pub const GETXATTR: u64 = 191;
+    pub const LGETXATTR: u64 = 192;
+    pub const FGETXATTR: u64 = 193;
+    pub const LISTXATTR: u64 = 194;
+    pub const LLISTXATTR: u64 = 195;
+    pub const FLISTXATTR: u64 = 196;
+    pub const REMOVEXATTR: u64 = 197;
+    pub const LREMOVEXATTR: u64 = 198;
+    pub const FREMOVEXATTR: u64 = 199;
+    pub const FALLOCATE: u64 = 285;
+    pub const COPY_FILE_RANGE: u64 = 326;
+    pub const SETTIMEOFDAY: u64 = 164;
+    pub const CLOCK_SETTIME: u64 = 227;
+    pub const TIMER_CREATE: u64 = 222;
+    pub const TIMER_SETTIME: u64 = 223;
+    pub const TIMER_GETTIME: u64 = 224;
+    pub const TIMER_GETOVERRUN: u64 = 225;
+    pub const TIMER_DELETE: u64 = 226;
+    pub const TIMERFD_CREATE: u64 = 283;
+    pub const EVENTFD: u64 = 284;
+    pub const TIMERFD_SETTIME: u64 = 286;
+    pub const TIMERFD_GETTIME: u64 = 287;
+    pub const EVENTFD2: u64 = 290;
     pub const GETRUSAGE: u64 = 98;
     pub const SETRLIMIT: u64 = 160;
     pub const GETPRIORITY: u64 = 140;
@@ -197,11 +230,15 @@ pub mod errno {
     pub const EROFS: i64 = 30;
     pub const EPIPE: i64 = 32;
     pub const ERANGE: i64 = 34;
+    pub const EDEADLK: i64 = 35;
     pub const ENAMETOOLONG: i64 = 36;
+    pub const ENOLCK: i64 = 37;
     pub const ENOSYS: i64 = 38;
     pub const ENOTEMPTY: i64 = 39;
     pub const ELOOP: i64 = 40;
+    pub const EOVERFLOW: i64 = 75;
     pub const ELIBBAD: i64 = 80;
+    pub const EOPNOTSUPP: i64 = 95;
     pub const ETIMEDOUT: i64 = 110;
 }
 
@@ -264,7 +301,25 @@ pub mod fcntl {
     pub const F_SETFD: u64 = 2;
     pub const F_GETFL: u64 = 3;
     pub const F_SETFL: u64 = 4;
+    pub const F_GETLK: u64 = 5;
+    pub const F_SETLK: u64 = 6;
+    pub const F_SETLKW: u64 = 7;
     pub const F_DUPFD_CLOEXEC: u64 = 1030;
+}
+
+/// `struct flock` (`fcntl`'s record locks): its size, its fields' byte
+/// offsets, and the lock types of `l_type`.
+#[allow(missing_docs)]
+pub mod flock {
+    pub const SIZE: usize = 32;
+    pub const L_TYPE: usize = 0;
+    pub const L_WHENCE: usize = 2;
+    pub const L_START: usize = 8;
+    pub const L_LEN: usize = 16;
+    pub const L_PID: usize = 24;
+    pub const F_RDLCK: u64 = 0;
+    pub const F_WRLCK: u64 = 1;
+    pub const F_UNLCK: u64 = 2;
 }
 
 /// `poll` events, and the most descriptors `select` looks at.

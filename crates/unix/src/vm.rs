@@ -130,6 +130,15 @@ impl Map {
         }
     }
 
+    /// The table's entries not in use, as addresses (a forked keeper's
+    /// state copy skips the pages wholly inside: nothing reads them).
+    pub fn unused(&self) -> core::ops::Range<u64> {
+        let all = self.vmas.as_ptr_range();
+        // Address arithmetic only: nothing is read through these.
+        let start = all.start as u64 + (self.n * core::mem::size_of::<Vma>()) as u64;
+        start..all.end as u64
+    }
+
     /// The ranges, in address order.
     pub fn vmas(&self) -> &[Vma] {
         &self.vmas[..self.n]

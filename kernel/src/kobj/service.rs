@@ -30,7 +30,8 @@ pub fn console(m: &Msg, s: &[u8], r: &mut Reply) {
 /// Time: now, sleep until, yield.
 pub fn sleep(k: &mut Kernel, ci: usize, m: &Msg, r: &mut Reply) -> After {
     match m.order {
-        os::NOW => r.w = [k.now_ns(), k.ticks, 0, 0],
+        os::NOW => r.w = [k.now_ns(), k.ticks, k.wall_ns(), 0],
+        os::SET_WALL => k.wall_base_ns = m.w[0].saturating_sub(k.now_ns()).max(1),
         os::UNTIL => {
             if k.now_ns() < m.w[0] {
                 // Parked with `rip` on the `syscall`: when woken it asks

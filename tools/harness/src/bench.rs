@@ -423,7 +423,8 @@ mod tests {
                 "store_bench",
                 "store_restart",
                 "store_write_pct",
-                "unix"
+                "unix",
+                "unix_python"
             ]
         );
         for t in &tests {

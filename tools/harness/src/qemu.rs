@@ -72,6 +72,10 @@ pub fn fresh_disk(path: &Path, size: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The battery clock of every captured run: 2024-01-01, advancing with
+/// the guest's own time.
+pub const FIXED_RTC: &str = "base=2024-01-01T00:00:00,clock=vm";
+
 /// Extra arguments that make guest RDTSC count retired instructions exactly.
 pub const ICOUNT_ARGS: &[&str] = &[
     "-cpu",
@@ -122,6 +126,12 @@ impl Config {
                 ["-display", "none", "-monitor", "none", "-serial", "stdio"].map(String::from),
             ),
             Console::Interactive => args.push("-nographic".into()),
+        }
+        // The battery clock: tests keep a fixed one (their outputs and file
+        // times do not depend on the day); `make run` follows the host's
+        // (QEMU's default).
+        if self.console == Console::Captured && !self.extra.iter().any(|a| a == "-rtc") {
+            args.extend(["-rtc".into(), FIXED_RTC.into()]);
         }
         args.extend([
             "-device".into(),

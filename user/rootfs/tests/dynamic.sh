@@ -5,8 +5,9 @@ dyntest one two
 echo "dynamic: first status $?"
 dyntest three
 echo "dynamic: second status $?"
-# A missing interpreter is ENOENT, as on Linux: the shell says "not found".
-mkdir -p /tmp/dyn && sed 's|/lib/ld-musl-x86_64.so.1|/lib/ld-nonesuch-x86.so.1|' /bin/dyntest > /tmp/dyn/broken
+# A missing interpreter is ENOENT, as on Linux: the shell says "not found"
+# (the path replaced by one of the same length: the ELF stays whole).
+mkdir -p /tmp/dyn && sed 's|/lib/ld-musl-x86_64.so.1|/lib/ld-none-x86_64.so.1|' /bin/dyntest > /tmp/dyn/broken
 chmod 755 /tmp/dyn/broken
 /tmp/dyn/broken
 echo "dynamic: broken interpreter status $?"

@@ -16,6 +16,10 @@
 #include <sys/time.h>
 #include <sys/times.h>
 #include <sys/wait.h>
+#include <sys/file.h>
+#include <sys/uio.h>
+#include <sys/xattr.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -188,6 +192,141 @@ int main(void) {
     printf("misc: user child: nice up yes, down EACCES, others EPERM, hard limit EPERM: %d\n",
            WEXITSTATUS(st) == 0);
     CHECK(setpriority(PRIO_PROCESS, 0, 0) == 0, "setpriority back");
+
+    /* The wall clock: the battery clock's (the tests fix it at
+     * 2024-01-01); root sets it for everyone, a user may not. */
+    time_t t0 = time(NULL);
+    printf("misc: the clock starts on 2024-01-01: %d\n", t0 >= 1704067200 && t0 < 1704067200 + 3600);
+    struct timespec to = {1893456000, 0}; /* 2030-01-01 */
+    CHECK(clock_settime(CLOCK_REALTIME, &to) == 0, "clock_settime");
+    time_t t1 = time(NULL);
+    REFUSED(clock_settime(CLOCK_MONOTONIC, &to), EINVAL);
+    struct timespec badts = {0, 1000000000};
+    REFUSED(clock_settime(CLOCK_REALTIME, &badts), EINVAL);
+    pid_t u = fork();
+    if (u == 0) {
+        setuid(1000);
+        errno = 0;
+        int refused = clock_settime(CLOCK_REALTIME, &to) == -1 && errno == EPERM;
+        _exit(refused && time(NULL) >= 1893456000 ? 0 : 1);
+    }
+    waitpid(u, &st, 0);
+    printf("misc: set to 2030: %d; a user sees it and may not set it: %d\n",
+           t1 >= 1893456000 && t1 < 1893456000 + 60, WEXITSTATUS(st) == 0);
+
+    /* RLIMIT_NPROC counts the user's own processes. */
+    pid_t q = fork();
+    if (q == 0) {
+        setgid(1001);
+        setuid(1001);
+        struct rlimit np = {3, 3};
+        setrlimit(RLIMIT_NPROC, &np);
+        int made = 0;
+        pid_t kids[8];
+        for (;;) {
+            pid_t x = fork();
+            if (x == 0) {
+                pause();
+                _exit(0);
+            }
+            if (x < 0)
+                break;
+            kids[made++] = x;
+            if (made == 8)
+                break;
+        }
+        int again = errno == EAGAIN;
+        for (int i = 0; i < made; i++)
+            kill(kids[i], SIGKILL);
+        while (wait(NULL) > 0)
+            ;
+        _exit(made * 10 + again);
+    }
+    waitpid(q, &st, 0);
+    printf("misc: a user with RLIMIT_NPROC 3 made %d more, then EAGAIN %d\n",
+           WEXITSTATUS(st) / 10, WEXITSTATUS(st) % 10);
+
+    /* Record locks and flock between two processes. */
+    int lf = open("/tmp/lockfile", O_RDWR | O_CREAT, 0644);
+    write(lf, "0123456789", 10);
+    struct flock wl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 2, .l_len = 4};
+    CHECK(fcntl(lf, F_SETLK, &wl) == 0, "F_SETLK");
+    int pipefd[2];
+    pipe(pipefd);
+    pid_t lc = fork();
+    if (lc == 0) {
+        int f2 = open("/tmp/lockfile", O_RDWR);
+        struct flock t = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 3};
+        errno = 0;
+        int busy = fcntl(f2, F_SETLK, &t) == -1 && (errno == EAGAIN || errno == EACCES);
+        struct flock g = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+        fcntl(f2, F_GETLK, &g);
+        int shows = g.l_type == F_WRLCK && g.l_start == 2 && g.l_len == 4 && g.l_pid == getppid();
+        struct flock free6 = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 6, .l_len = 2};
+        int beside = fcntl(f2, F_SETLK, &free6) == 0;
+        write(pipefd[1], "r", 1);
+        /* Waits until the parent unlocks. */
+        int waited = fcntl(f2, F_SETLKW, &t) == 0;
+        _exit(busy * 1 + shows * 2 + beside * 4 + waited * 8);
+    }
+    char ch;
+    read(pipefd[0], &ch, 1);
+    usleep(50000);
+    struct flock ul = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    CHECK(fcntl(lf, F_SETLK, &ul) == 0, "unlock");
+    waitpid(lc, &st, 0);
+    printf("misc: record locks: busy %d, F_GETLK shows the holder %d, beside it %d, F_SETLKW waited %d\n",
+           WEXITSTATUS(st) & 1, (WEXITSTATUS(st) >> 1) & 1, (WEXITSTATUS(st) >> 2) & 1,
+           (WEXITSTATUS(st) >> 3) & 1);
+    struct flock badl = {.l_type = 9};
+    REFUSED(fcntl(lf, F_SETLK, &badl), EINVAL);
+    CHECK(flock(lf, LOCK_EX) == 0, "flock");
+    lc = fork();
+    if (lc == 0) {
+        int f3 = open("/tmp/lockfile", O_RDONLY);
+        errno = 0;
+        int nb = flock(f3, LOCK_SH | LOCK_NB) == -1 && errno == EWOULDBLOCK;
+        _exit(nb);
+    }
+    waitpid(lc, &st, 0);
+    printf("misc: flock held: another description's LOCK_NB gets EWOULDBLOCK %d\n", WEXITSTATUS(st));
+    REFUSED(flock(lf, 99), EINVAL);
+
+    /* fallocate, copy_file_range, xattrs. */
+    CHECK(fallocate(lf, 0, 0, 100000) == 0, "fallocate");
+    struct stat fs2;
+    fstat(lf, &fs2);
+    int cf = open("/tmp/copy", O_RDWR | O_CREAT | O_TRUNC, 0644);
+    loff_t oin = 2, oout = 0;
+    long cp = copy_file_range(lf, &oin, cf, &oout, 5, 0);
+    char cb[8] = {0};
+    pread(cf, cb, 5, 0);
+    printf("misc: fallocate size %ld; copy_file_range %ld bytes '%s', offsets %ld %ld\n",
+           (long)fs2.st_size, cp, cb, (long)oin, (long)oout);
+    char xv[16];
+    REFUSED(getxattr("/tmp/copy", "user.x", xv, sizeof xv), EOPNOTSUPP);
+    REFUSED(setxattr("/tmp/copy", "user.x", "v", 1, 0), EOPNOTSUPP);
+    REFUSED(getxattr("/tmp/nonesuch", "user.x", xv, sizeof xv), ENOENT);
+    printf("misc: listxattr %ld\n", (long)listxattr("/tmp/copy", xv, sizeof xv));
+
+    /* preadv/pwritev at an offset (the file's own stays), mincore. */
+    char v1[3] = {0}, v2[4] = {0};
+    struct iovec iv[2] = {{v1, 2}, {v2, 3}};
+    off_t before_off = lseek(lf, 0, SEEK_CUR);
+    long pv = preadv(lf, iv, 2, 3);
+    struct iovec ow[1] = {{"XY", 2}};
+    long pw = pwritev(lf, ow, 1, 0);
+    char head[4] = {0};
+    pread(lf, head, 3, 0);
+    printf("misc: preadv %ld '%s' '%s', pwritev %ld '%s', offset kept %d\n", pv, v1, v2, pw, head,
+           lseek(lf, 0, SEEK_CUR) == before_off);
+    char *mc = mmap(NULL, 4 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    mc[0] = 1;
+    mc[2 * pg] = 1;
+    unsigned char vec[4];
+    CHECK(mincore(mc, 4 * pg, vec) == 0, "mincore");
+    printf("misc: mincore %d%d%d%d\n", vec[0], vec[1], vec[2], vec[3]);
+    REFUSED(mincore(mc + 1, pg, vec), EINVAL);
 
     printf(failures ? "misc: %d failures\n" : "misc: all ok\n", failures);
     return failures != 0;

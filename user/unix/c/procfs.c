@@ -155,7 +155,10 @@ static void fixed_files(void)
     same("/proc/sys/kernel/osrelease", "6.1.0-stet\n");
     same("/proc/sys/kernel/ostype", "Linux\n");
     same("/proc/sys/kernel/version", "#1 Stet\n");
-    same("/proc/sys/kernel/ngroups_max", "65536\n");
+    same("/proc/sys/kernel/ngroups_max", "32\n");
+    same("/proc/sys/fs/pipe-max-size", "4096\n");
+    same("/proc/sys/kernel/printk", "4\t4\t1\t7\n");
+    same("/proc/sys/kernel/domainname", "(none)\n");
     same("/proc/sys/fs/file-max", "262144\n");
     same("/proc/sys/fs/nr_open", "256\n");
     char want[1024];

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -82,6 +83,14 @@ static void *reader(void *arg) {
     char c = 0;
     ssize_t n = read(pipefd[0], &c, 1);
     return (void *)(long)(n == 1 ? c : -1);
+}
+
+static void *faulter(void *arg) {
+    (void)arg;
+    usleep(20000);
+    int *volatile wild = (int *)8;
+    *wild = 1;
+    return NULL;
 }
 
 static void *sleeper(void *arg) {
@@ -222,6 +231,23 @@ int main(void) {
     while (atomic_load(&waiting_count) < 8)
         usleep(1000);
     usleep(20000);
+    /* /proc/self/task and Threads: with 8 waiters and main. */
+    int entries = 0;
+    DIR *td = opendir("/proc/self/task");
+    struct dirent *de;
+    while (td && (de = readdir(td)))
+        if (de->d_name[0] != '.')
+            entries++;
+    if (td)
+        closedir(td);
+    char line[256];
+    int nthreads = -1;
+    FILE *sf = fopen("/proc/self/status", "r");
+    while (sf && fgets(line, sizeof line, sf))
+        sscanf(line, "Threads: %d", &nthreads);
+    if (sf)
+        fclose(sf);
+    printf("threads: /proc/self/task has %d, status says %d\n", entries, nthreads);
     atomic_store(&fword, 1);
     long moved = syscall(SYS_futex, &fword, FUTEX_CMP_REQUEUE_PRIVATE, 1, (void *)(long)INT_MAX,
                          &fword2, 1);
@@ -268,6 +294,35 @@ int main(void) {
     waitpid(child, &ws, 0);
     pthread_join(keep, NULL);
     printf("threads: forked child (one thread, then two) exited %d\n", WEXITSTATUS(ws));
+
+    /* A thread that faults takes its process down by SIGSEGV, and only it;
+     * bad arguments get Linux's errors. */
+    pid_t fc = fork();
+    if (fc == 0) {
+        pthread_t ft, other;
+        pthread_create(&other, NULL, cancelled, NULL);
+        pthread_create(&ft, NULL, faulter, NULL);
+        pthread_join(ft, NULL);
+        _exit(0);
+    }
+    int fs;
+    waitpid(fc, &fs, 0);
+    printf("threads: a faulting thread's process ended by signal %d\n", WIFSIGNALED(fs) ? WTERMSIG(fs) : -1);
+    errno = 0;
+    long bad = syscall(SYS_futex, (int *)8, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+    printf("threads: futex on a wild address: %ld %s\n", bad, errno == EFAULT ? "EFAULT" : "?");
+    errno = 0;
+    long badop = syscall(SYS_futex, &zero, 99, 0, NULL, NULL, 0);
+    printf("threads: futex op 99: %ld %s\n", badop, errno == ENOSYS ? "ENOSYS" : "?");
+    errno = 0;
+    long badclone = syscall(SYS_clone, 0x10000 /* CLONE_THREAD alone */, 0, 0, 0, 0);
+    printf("threads: CLONE_THREAD without CLONE_SIGHAND: %ld %s\n", badclone, errno == EINVAL ? "EINVAL" : "?");
+    errno = 0;
+    long badtg = syscall(SYS_tgkill, getpid(), 99999, SIGUSR1);
+    printf("threads: tgkill of no such thread: %ld %s\n", badtg, errno == ESRCH ? "ESRCH" : "?");
+    errno = 0;
+    long badrob = syscall(SYS_set_robust_list, NULL, 7);
+    printf("threads: set_robust_list of a bad length: %ld %s\n", badrob, errno == EINVAL ? "EINVAL" : "?");
 
     printf(failures ? "threads: %d failures\n" : "threads: all ok\n", failures);
     return failures != 0;

@@ -139,13 +139,19 @@ impl KeyDir {
     /// state that describes another directory, whose tree has only the
     /// entries below `first` (a forked keeper's), makes them afresh.
     pub fn forget_from(&mut self, first: u16) {
-        let (g1, g2) = ((first >> 4) as usize, (first >> 8) as usize);
-        for b in g1..self.made1.len() * 64 {
-            self.made1[b / 64] &= !(1 << (b % 64));
-        }
-        for b in g2..self.made2.len() * 64 {
-            self.made2[b / 64] &= !(1 << (b % 64));
-        }
+        // Whole words where it can (this runs at every fork).
+        let clear = |bits: &mut [u64], from: usize| {
+            for (i, w) in bits.iter_mut().enumerate() {
+                let lo = i * 64;
+                if from <= lo {
+                    *w = 0;
+                } else if from < lo + 64 {
+                    *w &= (1u64 << (from - lo)) - 1;
+                }
+            }
+        };
+        clear(&mut self.made1, (first >> 4) as usize);
+        clear(&mut self.made2, (first >> 8) as usize);
         if self.cached.is_some_and(|c| c >= first) {
             self.cached = None;
         }

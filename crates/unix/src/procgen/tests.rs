@@ -70,6 +70,7 @@ fn status_has_linux_s_fields_in_linux_s_order() {
         groups: &[],
         fdsize: 256,
         pending: 1 << 16,
+        threads: 1,
     };
     assert_eq!(
         text(|t| status(t, &s)),

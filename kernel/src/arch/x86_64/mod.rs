@@ -23,6 +23,7 @@ pub mod percpu;
 pub mod phys;
 pub mod pic;
 pub mod qemu;
+pub mod rtc;
 pub mod scratch;
 #[cfg(feature = "testing")]
 pub mod selftest;

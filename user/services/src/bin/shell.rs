@@ -229,7 +229,8 @@ fn start(demo: &str, arg: u64) {
 }
 
 /// `unix`: unixd's key from the data store (it publishes itself), its
-/// `STATUS`: processes, memory and the tally of unimplemented calls.
+/// `STATUS`: processes, memory and the tally of unimplemented calls, by
+/// name (`rseq ×2`; numbers from 511 up together as `other`).
 fn unix() {
     let g = Msg::new(LOOKUP, so::GET)
         .string(stet_unix::proto::STORE_NAME)
@@ -249,19 +250,14 @@ fn unix() {
         a.w[2] * 4,
         a.w[1] * 4
     );
-    print!("unix: unimplemented calls (number:count):");
+    print!("unix: unimplemented calls:");
     let n = a.len.min(b.len());
     if n == 0 {
         print!(" none");
     }
     for c in b[..n].chunks_exact(6) {
-        let nr = u16::from_le_bytes([c[0], c[1]]);
-        let v = u32::from_le_bytes([c[2], c[3], c[4], c[5]]);
-        if nr == 511 {
-            print!(" other:{v}");
-        } else {
-            print!(" {nr}:{v}");
-        }
+        let t = stet_unix::sysnames::Tally::decode(c.try_into().unwrap_or(&[0; 6]));
+        print!(" {t}");
     }
     println!();
 }

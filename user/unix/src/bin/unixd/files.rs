@@ -156,12 +156,16 @@ impl Unixd<'_> {
         }
         // A pipe counts its ends by references: a reader sees end of file
         // when the last reference to a write end is gone.
+        if let Kind::Inode(ino) = kind {
+            self.flocks_on_close(fid as u32, ino, last);
+        }
         match kind {
             Kind::Inode(ino) if last => {
                 self.maybe_free(ino);
                 self.shm_closed(ino);
             }
             Kind::Inode(ino) => self.shm_closed(ino),
+            Kind::Event(_) | Kind::Timer(_) if last => self.fdobj_free(kind),
             Kind::PipeRead(n) => {
                 self.pipes[n as usize].readers -= 1;
                 self.pipe_changed(n);
@@ -179,7 +183,11 @@ impl Unixd<'_> {
         let f = self.fid(fid)?;
         let size = match self.open[f].kind {
             Kind::Inode(ino) => self.fs.inode(ino).map_or(0, |i| i.size),
-            Kind::PipeRead(_) | Kind::PipeWrite(_) | Kind::Tty => return Err(ESPIPE),
+            Kind::PipeRead(_)
+            | Kind::PipeWrite(_)
+            | Kind::Tty
+            | Kind::Event(_)
+            | Kind::Timer(_) => return Err(ESPIPE),
             _ => 0,
         };
         let base = match whence {
@@ -198,6 +206,15 @@ impl Unixd<'_> {
 
     fn stat_of(&self, kind: Kind) -> Result<[u8; 144], i64> {
         match kind {
+            // Linux's anonymous inodes: no type bits, 0600.
+            Kind::Event(n) | Kind::Timer(n) => {
+                let mut i = *self.fs.inode(ROOT).ok_or(EIO)?;
+                i.mode = 0o600;
+                i.nlink = 1;
+                i.size = 0;
+                i.rdev = 0;
+                Ok(fs::stat_bytes(0x3000_0000 + n as u32, &i))
+            }
             Kind::Inode(ino) => self.fs.stat(ino),
             Kind::PipeRead(n) | Kind::PipeWrite(n) => {
                 let mut i = *self.fs.inode(ROOT).ok_or(EIO)?;
@@ -238,7 +255,12 @@ impl Unixd<'_> {
                 Ok(v) => Ok(Reply::Now(v, 0, false)),
                 Err(e) => word(Err(e)),
             },
-            p::CLOSE => word(self.close(w[0])),
+            p::CLOSE => {
+                if w[1] & p::CLOSE_FD != 0 {
+                    self.fd_closed(w[0]);
+                }
+                word(self.close(w[0]))
+            }
             p::LSEEK => word(self.lseek(w[0], w[1], w[2])),
             p::FSTAT => {
                 let f = self.fid(w[0])?;
@@ -442,7 +464,11 @@ impl Unixd<'_> {
                 }
                 self.fs.who.check(i.owner(), cred::want::X)?;
                 self.content.segment(ino, T)?;
-                Ok(Reply::Now([0, i.size, ino as u64], 0, true))
+                // w0 1: set-user-ID or set-group-ID (the keeper asks `CRED`
+                // `EXEC` only then, or when its ids need it).
+                let setid =
+                    i.mode & mode::SUID != 0 || i.mode & (mode::SGID | 0o010) == mode::SGID | 0o010;
+                Ok(Reply::Now([setid as u64, i.size, ino as u64], 0, true))
             }
             _ => Err(ENOSYS),
         }

@@ -77,6 +77,7 @@ impl Unixd<'_> {
                     got
                 }
             }
+            Kind::Event(_) | Kind::Timer(_) => return self.fdobj_read(f, o.kind, len, out),
             Kind::PipeWrite(_) | Kind::Free => return Err(EBADF),
         };
         Ok(Reply::Now([n as u64, 0, 0], n, false))
@@ -144,7 +145,8 @@ impl Unixd<'_> {
                 self.pipe_changed(n);
                 put
             }
-            Kind::PipeRead(_) | Kind::Free => return Err(EBADF),
+            Kind::Event(e) => return self.event_write(f, e, data),
+            Kind::PipeRead(_) | Kind::Timer(_) | Kind::Free => return Err(EBADF),
         };
         Ok(Reply::Now([n as u64, 0, 0], 0, false))
     }
@@ -244,6 +246,7 @@ impl Unixd<'_> {
                         }
                     }
                     Kind::Tty => OUT | if self.tty.readable() { IN } else { 0 },
+                    k @ (Kind::Event(_) | Kind::Timer(_)) => self.fdobj_poll(k),
                     _ => IN | OUT,
                 };
                 word(Ok(ev))

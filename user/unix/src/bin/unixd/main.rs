@@ -38,11 +38,14 @@ mod boot;
 mod content;
 mod creds;
 mod faults;
+mod fdobjs;
 mod files;
+mod flocks;
 mod io;
 mod keys;
 mod klog;
 mod limits;
+mod locks;
 mod memory;
 mod mqueue;
 mod open;
@@ -50,12 +53,14 @@ mod prio;
 mod procfs;
 mod procgen;
 mod procs;
+mod ptimers;
 mod signals;
 mod slots;
 mod statfs;
 mod sysv;
 mod table;
 mod tids;
+mod vfork;
 mod wait;
 
 use alloc::vec::Vec;
@@ -157,13 +162,37 @@ pub struct Unixd<'a> {
     notify: u16,
     /// Thread ids in use, and their processes (`TID`).
     tids: Vec<(u32, u32)>,
+    /// Eventfds and timerfds (`fdobjs`).
+    events: Vec<fdobjs::Event>,
+    timers: Vec<fdobjs::Timer>,
+    /// POSIX timers of every process (`ptimers`).
+    ptimers: Vec<ptimers::PTimer>,
+    /// Open-file-description locks and `flock` (`flocks`).
+    flocks: stet_unixfs::flocks::Locks,
     /// System V IPC's objects (`sysv`).
     ipc: stet_unixfs::ipc::Ipc,
+    /// `fcntl`'s record locks (`locks`).
+    locks: stet_unixfs::locks::Locks,
+    /// Children made by `vfork` that have not yet run `execve` or ended,
+    /// and their parents (`vfork`).
+    vforks: Vec<(u32, u32)>,
 }
 
 impl Unixd<'_> {
-    fn time(&self) -> u64 {
-        self.epoch_ns + now_ns()
+    /// The wall clock at boot (ns since 1970): realtime ↔ since boot.
+    pub(crate) fn boot_wall(&self) -> u64 {
+        self.time().saturating_sub(now_ns())
+    }
+
+    /// The wall clock (ns since 1970): the kernel's, else the system's
+    /// start time from the image plus the time since boot.
+    pub(crate) fn time(&self) -> u64 {
+        let a = call(SLEEP, order::sleep::NOW, [0; 4]);
+        if a.w[2] != 0 {
+            a.w[2]
+        } else {
+            self.epoch_ns + a.w[0]
+        }
     }
 
     /// Answers one message: the area that serves its order does.
@@ -201,7 +230,10 @@ impl Unixd<'_> {
             | p::CRED
             | p::TID
             | p::PRIO
+            | p::PTIMER
             | p::METER
+            | p::LOCK
+            | p::VFORK
                 if a.source != Source::Forwarded =>
             {
                 Err(EPERM)
@@ -228,8 +260,13 @@ impl Unixd<'_> {
             | p::CHOWN
             | p::EXEC => self.file_order(a, s, out),
             p::CRED => self.cred_order(a, s, out),
+            p::EVENTFD | p::TIMERFD | p::TIMERFD_SET | p::TIMERFD_GET => {
+                self.fdobj_order(a, s, out)
+            }
             p::TID => word(self.tid_order(a.label, a.w[0], a.w[1])),
             p::PRIO => word(self.prio(a.label, a.w[0], a.w[1], a.w[2])),
+            p::PTIMER => self.ptimer_order(a, s, out),
+            p::FLOCK => self.flock_order(a, s, out),
             p::READ
             | p::PREAD
             | p::WRITE
@@ -258,6 +295,8 @@ impl Unixd<'_> {
             p::SYSLOG => self.syslog_order(a, out),
             p::METER => self.meter_order(),
             p::SHMGET..=p::IPC_MORE => self.sysv_order(a, s, out),
+            p::LOCK => self.lock_order(a, s, out),
+            p::VFORK => self.vfork_wait(a.w[0]),
             p::TICK | p::SLEEP | p::PAUSE => self.wait_order(a),
             p::MAP_PAGE | p::MEMFD | p::SHARE | p::UNSHARE | p::FUTEX_WAIT | p::FUTEX_WAKE => {
                 self.memory_order(a, s, out)
@@ -303,7 +342,13 @@ fn main(arg: u64) -> i64 {
         proc_pending: false,
         notify: 0,
         tids: Vec::new(),
+        events: Vec::new(),
+        timers: Vec::new(),
+        ptimers: Vec::new(),
+        flocks: stet_unixfs::flocks::Locks::new(),
         ipc: stet_unixfs::ipc::Ipc::default(),
+        locks: stet_unixfs::locks::Locks::new(),
+        vforks: Vec::new(),
     };
     // The keepers' domain keeper (`faults`), if the image gave one (in
     // `K0`, free until the first message).

@@ -21,6 +21,10 @@ pub enum Kind {
     PipeRead(u16),
     /// The write end of pipe `n`.
     PipeWrite(u16),
+    /// Eventfd `n` (`fdobjs`).
+    Event(u16),
+    /// Timerfd `n` (`fdobjs`).
+    Timer(u16),
 }
 
 /// An open file description.

@@ -223,6 +223,19 @@ impl Unixd<'_> {
         self.gen_file(dir, b"stat", Gen::Stat(pid));
         self.gen_file(dir, b"status", Gen::Status(pid));
         self.gen_file(dir, b"mounts", Gen::System(crate::procgen::SysFile::Mounts));
+        // `task/`: a directory per thread (its first is the process).
+        if let Ok(task) = self.fs.create(dir, b"task", mode::DIR | 0o555, now) {
+            self.task_entry(task, pid, pid);
+            let tids: alloc::vec::Vec<u32> = self
+                .tids
+                .iter()
+                .filter(|t| t.1 == pid)
+                .map(|t| t.0)
+                .collect();
+            for t in tids {
+                self.task_entry(task, pid, t);
+            }
+        }
         let _ = self.fs.create(dir, b"cmdline", mode::REG | 0o444, now);
         let mut exe = [0u8; 256];
         let mut cmd = [0u8; 4096];
@@ -372,6 +385,20 @@ impl Unixd<'_> {
             return;
         };
         let now = self.time();
+        if let Some(task) = self.fs.lookup(dir, b"task") {
+            // Every thread's directory (their ids are free by now).
+            while let Some(name) = self.first_name(task) {
+                let t =
+                    core::str::from_utf8(&name[..name.iter().position(|&b| b == 0).unwrap_or(10)])
+                        .ok()
+                        .and_then(|s| s.parse().ok())
+                        .unwrap_or(0);
+                if !self.task_gone(pid, t) {
+                    break;
+                }
+            }
+            let _ = self.fs.rmdir(dir, b"task", now);
+        }
         for name in [&b"stat"[..], b"status", b"mounts", b"cmdline", b"exe"] {
             if let Some(ino) = self.fs.lookup(dir, name) {
                 self.drop_gen(ino);
@@ -382,6 +409,79 @@ impl Unixd<'_> {
         }
         let mut n = [0u8; 10];
         let _ = self.fs.rmdir(root, name_of(pid, &mut n), now);
+    }
+
+    /// `/proc/<pid>/task/<tid>/` with its `stat` and `status` (the
+    /// process's: threads share them here).
+    fn task_entry(&mut self, task: u32, pid: u32, tid: u32) {
+        let now = self.time();
+        let mut n = [0u8; 10];
+        if let Ok(d) = self
+            .fs
+            .create(task, name_of(tid, &mut n), mode::DIR | 0o555, now)
+        {
+            self.gen_file(d, b"stat", Gen::Stat(pid));
+            self.gen_file(d, b"status", Gen::Status(pid));
+        }
+    }
+
+    /// Thread `tid` of `pid` is new: its `task/` entry, if `/proc/<pid>/`
+    /// is made.
+    pub(crate) fn task_new(&mut self, pid: u32, tid: u32) {
+        let Some(dir) = self.proc_dir(pid) else {
+            return;
+        };
+        if let Some(task) = self.fs.lookup(dir, b"task") {
+            self.task_entry(task, pid, tid);
+        }
+    }
+
+    /// Thread `tid` of `pid` has ended: its `task/` entry goes → whether
+    /// there was one.
+    pub(crate) fn task_gone(&mut self, pid: u32, tid: u32) -> bool {
+        let Some(dir) = self.proc_dir(pid) else {
+            return false;
+        };
+        let Some(task) = self.fs.lookup(dir, b"task") else {
+            return false;
+        };
+        let mut n = [0u8; 10];
+        let name = name_of(tid, &mut n);
+        let Some(d) = self.fs.lookup(task, name) else {
+            return false;
+        };
+        let now = self.time();
+        for f in [&b"stat"[..], b"status"] {
+            if let Some(ino) = self.fs.lookup(d, f) {
+                self.drop_gen(ino);
+            }
+            if let Ok((ino, true)) = self.fs.unlink(d, f, now) {
+                self.maybe_free(ino);
+            }
+        }
+        self.fs.rmdir(task, name, now).is_ok()
+    }
+
+    /// The first name in directory `dir`, NUL-padded.
+    fn first_name(&self, dir: u32) -> Option<[u8; 256]> {
+        let mut buf = [0u8; 512];
+        let (n, _) = self.fs.getdents(dir, 0, &mut buf).ok()?;
+        let mut at = 0;
+        while at + 19 < n {
+            let reclen = u16::from_le_bytes([buf[at + 16], buf[at + 17]]) as usize;
+            let name = &buf[at + 19..(at + reclen).min(n)];
+            let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+            if &name[..end] != b"." && &name[..end] != b".." {
+                let mut out = [0u8; 256];
+                out[..end.min(255)].copy_from_slice(&name[..end.min(255)]);
+                return Some(out);
+            }
+            if reclen == 0 {
+                break;
+            }
+            at += reclen;
+        }
+        None
     }
 
     /// A generated file is about to be opened: its bytes made now.

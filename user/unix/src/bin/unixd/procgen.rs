@@ -45,10 +45,13 @@ pub enum SysFile {
     NgroupsMax,
     FileMax,
     NrOpen,
+    PipeMaxSize,
+    Printk,
+    Domainname,
 }
 
 /// The system's files: directory under `/proc`, name, what.
-const FILES: [(&[u8], &[u8], SysFile); 14] = [
+const FILES: [(&[u8], &[u8], SysFile); 17] = [
     (b"", b"cpuinfo", SysFile::Cpuinfo),
     (b"", b"stat", SysFile::Stat),
     (b"", b"version", SysFile::Version),
@@ -63,6 +66,9 @@ const FILES: [(&[u8], &[u8], SysFile); 14] = [
     (b"sys/kernel", b"ngroups_max", SysFile::NgroupsMax),
     (b"sys/fs", b"file-max", SysFile::FileMax),
     (b"sys/fs", b"nr_open", SysFile::NrOpen),
+    (b"sys/fs", b"pipe-max-size", SysFile::PipeMaxSize),
+    (b"sys/kernel", b"printk", SysFile::Printk),
+    (b"sys/kernel", b"domainname", SysFile::Domainname),
 ];
 
 /// Pids run from 2 to 32767 (`procs::fork`): Linux's default `pid_max`.
@@ -279,6 +285,7 @@ impl Unixd<'_> {
                 groups,
                 fdsize: FDS as u32,
                 pending: p.pending,
+                threads: self.thread_count(pid) as u32,
             },
         );
     }
@@ -301,7 +308,7 @@ impl Unixd<'_> {
                         cpus: 1,
                         busy: busy / jiffy,
                         idle: (now - busy) / jiffy,
-                        btime: self.epoch_ns / 1_000_000_000,
+                        btime: self.boot_wall() / 1_000_000_000,
                         processes: self.sys.forks,
                         running,
                         blocked: 0,
@@ -333,10 +340,16 @@ impl Unixd<'_> {
             SysFile::OsRelease => writeln!(t, "{}", UNAME[2]),
             SysFile::OsType => writeln!(t, "{}", UNAME[0]),
             SysFile::KernelVersion => writeln!(t, "{}", UNAME[3]),
-            SysFile::NgroupsMax => writeln!(t, "65536"),
+            // `stet_unix::cred::NGROUPS`.
+            SysFile::NgroupsMax => writeln!(t, "{}", stet_unix::cred::NGROUPS),
             // Open files are bounded by the processes' descriptors.
             SysFile::FileMax => writeln!(t, "{}", MAX_PROCS as u64 * FDS),
             SysFile::NrOpen => writeln!(t, "{FDS}"),
+            // A pipe holds one page (`open::PIPE_BUF`) and does not grow.
+            SysFile::PipeMaxSize => writeln!(t, "{}", crate::open::PIPE_BUF),
+            // Console level 4 (unixd's log prints below it), Linux's defaults.
+            SysFile::Printk => writeln!(t, "4\t4\t1\t7"),
+            SysFile::Domainname => writeln!(t, "(none)"),
         };
     }
 }

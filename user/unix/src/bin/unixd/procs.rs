@@ -131,7 +131,15 @@ impl Unixd<'_> {
         let pi = self.proc_of(parent)?;
         // `RLIMIT_NPROC` (0: none, from an older keeper): every process
         // counts, zombies too, as Linux counts a user's until reaped.
-        if nproc != 0 && self.procs.iter().filter(|p| p.pid != 0).count() as u64 >= nproc {
+        // Per user as on Linux (the processes of the caller's real user),
+        // and for root every process, so that a fork bomb always stops.
+        let ruid = self.procs[pi].cred.uid[0];
+        let counted = self
+            .procs
+            .iter()
+            .filter(|p| p.pid != 0 && (ruid == 0 || p.cred.uid[0] == ruid))
+            .count() as u64;
+        if nproc != 0 && counted >= nproc {
             return Err(EAGAIN);
         }
         let (pgid, sid) = (self.procs[pi].pgid, self.procs[pi].sid);
@@ -219,6 +227,8 @@ impl Unixd<'_> {
         let ppid = self.procs[i].ppid;
         self.procs[i].zombie = true;
         self.procs[i].status = status;
+        self.locks_exit(pid);
+        self.vfork_done(pid);
         if status & 0x7f != 0 {
             let p = self.procs[i];
             let end = p.comm.iter().position(|&b| b == 0).unwrap_or(16);
@@ -292,6 +302,7 @@ impl Unixd<'_> {
         let made = !self.procs[i].proc_pending;
         self.procs[i] = NO_PROC;
         self.free_tids(p.pid);
+        self.ptimers_gone(p.pid);
         self.proc_gone(p.pid, made);
         if !p.fwd || self.keys.get(keys::forwarder(i), T2).is_err() {
             return false;
@@ -310,6 +321,8 @@ impl Unixd<'_> {
     /// `WAIT4` for the caller `pid`.
     fn wait4(&mut self, pid: u32, which: i64, options: u64) -> Result<Reply, i64> {
         const WNOHANG: u64 = 1;
+        // `waitid`'s WNOWAIT: the child stays a zombie.
+        const WNOWAIT: u64 = 2;
         let me = self.proc_of(pid)?;
         let my_pgid = self.procs[me].pgid;
         let matches = |p: &Proc| {
@@ -329,6 +342,9 @@ impl Unixd<'_> {
                 continue;
             }
             any = true;
+            if p.zombie && options & WNOWAIT != 0 {
+                return Ok(Reply::Now([p.pid as u64, p.status as u64, 0], 0, false));
+            }
             if p.zombie {
                 let spare = self.reap(i, true);
                 let kept = if spare { p.kept as u64 } else { 0 };
@@ -357,8 +373,22 @@ impl Unixd<'_> {
     ) -> Result<Reply, i64> {
         let w = a.w;
         match a.code {
-            p::FORK => self.fork(a.label, w[0], s),
-            p::UNFORK => word(self.unfork(a.label, w[0])),
+            p::FORK => {
+                let r = self.fork(a.label, w[0], s);
+                if w[1] & p::FORK_VFORK != 0 {
+                    if let Ok(Reply::Now(v, ..)) = &r {
+                        self.vfork_begin(v[0], a.label);
+                    }
+                }
+                r
+            }
+            p::UNFORK => {
+                let r = self.unfork(a.label, w[0]);
+                if r.is_ok() {
+                    self.vfork_done(w[0] as u32);
+                }
+                word(r)
+            }
             p::EXIT => {
                 // A forked keeper sends its `KEYS` node and waits as a
                 // spare for its parent's next fork (its process's memory
@@ -436,6 +466,7 @@ impl Unixd<'_> {
                 let z = s.iter().position(|&b| b == 0).ok_or(EINVAL)?;
                 self.proc_of(a.label)?;
                 self.proc_exec(a.label, w[0], &s[..z], &s[z + 1..]);
+                self.vfork_done(a.label);
                 word(Ok(0))
             }
             p::ENOSYS => {

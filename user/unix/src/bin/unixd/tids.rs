@@ -28,6 +28,7 @@ impl Unixd<'_> {
                 }
                 self.tids.push((n, pid));
                 self.next_pid = if n >= 32767 { 2 } else { n + 1 };
+                self.task_new(pid, n);
                 Ok(n as u64)
             }
             1 => {
@@ -37,6 +38,7 @@ impl Unixd<'_> {
                     .position(|t| t.0 as u64 == tid && t.1 == pid)
                     .ok_or(ESRCH)?;
                 self.tids.swap_remove(i);
+                self.task_gone(pid, tid as u32);
                 Ok(0)
             }
             2 => {
@@ -49,6 +51,14 @@ impl Unixd<'_> {
 
     /// Every thread id of `pid` is free again.
     pub(crate) fn free_tids(&mut self, pid: u32) {
-        self.tids.retain(|t| t.1 != pid);
+        while let Some(i) = self.tids.iter().position(|t| t.1 == pid) {
+            let (tid, _) = self.tids.swap_remove(i);
+            self.task_gone(pid, tid);
+        }
+    }
+
+    /// How many threads `pid` has (`/proc/<pid>/status`).
+    pub(crate) fn thread_count(&self, pid: u32) -> usize {
+        1 + self.tids.iter().filter(|t| t.1 == pid).count()
     }
 }

@@ -38,9 +38,20 @@ pub(crate) enum Wait {
     /// A futex: (inode, or `u32::MAX` for the caller's private one;
     /// offset or address; deadline, ns since boot, `u64::MAX`: none).
     Futex(u32, u64, u64),
+    /// A change of this eventfd.
+    Event(u16),
+    /// An expiration of this timerfd.
+    Timer(u16),
+    /// A change of this inode's description locks (`flocks`).
+    Flock(u32),
     /// A System V IPC call (`sysv`): its ticket and deadline (ns since
     /// boot, `u64::MAX`: none).
     Ipc(u32, u64),
+    /// An `F_SETLKW`: a change of this file's locks (`locks`); what it asks
+    /// (for deadlock checks).
+    Lock(u32, stet_unixfs::locks::Request),
+    /// `vfork`: this child's `execve` or end (`vfork`).
+    Vfork(u32),
 }
 
 /// A parked call.
@@ -286,6 +297,12 @@ impl Unixd<'_> {
                 _ => {}
             }
         }
+        for t in self.timers.iter() {
+            if t.used && t.next != 0 {
+                next = next.min(t.next);
+            }
+        }
+        next = next.min(self.ptimers_next());
         for p in &self.procs {
             if p.pid != 0 && p.alarm != 0 {
                 next = next.min(p.alarm);
@@ -304,6 +321,10 @@ impl Unixd<'_> {
     /// `TICK`: alarms, sleeps and signals a busy keeper could not take.
     fn tick(&mut self) {
         let now = now_ns();
+        for t in 0..self.timers.len() {
+            self.timer_due(t, now);
+        }
+        self.ptimers_due(now);
         for w in 0..self.waiters.len() {
             match self.waiters[w].on {
                 Wait::Sleep(t) if t <= now => self.answer(w, 0),

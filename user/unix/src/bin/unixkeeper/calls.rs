@@ -32,9 +32,29 @@ pub enum Next {
     Gone,
 }
 
-/// Seconds from 1970 to the boot of the first system (2024-01-01): the
-/// realtime clock until there is a battery clock to read.
+/// Seconds from 1970 to 2024-01-01: the realtime clock at boot when the
+/// kernel has no battery clock to read (`clocks`).
 pub(crate) const EPOCH: u64 = 1_704_067_200;
+
+/// The wall clock and the time since boot, in ns: the kernel's (the
+/// battery clock read at boot, plus the time since), else [`EPOCH`] plus
+/// the time since boot.
+pub(crate) fn clocks() -> (u64, u64) {
+    let a = call(SLEEP, order::sleep::NOW, [0; 4]);
+    let wall = if a.w[2] != 0 {
+        a.w[2]
+    } else {
+        EPOCH * 1_000_000_000 + a.w[0]
+    };
+    (wall, a.w[0])
+}
+
+/// The wall clock at boot (ns since 1970): converts a realtime deadline to
+/// one since boot.
+pub(crate) fn boot_wall_ns() -> u64 {
+    let (w, n) = clocks();
+    w.saturating_sub(n)
+}
 
 type R = Result<u64, i64>;
 
@@ -178,6 +198,30 @@ impl Keeper {
             nr::MLOCKALL => self.mlockall(a[0]),
             nr::MUNLOCKALL => Ok(0),
             nr::CLOCK_GETRES => self.clock_getres(a[0], a[1]),
+            nr::CLOCK_SETTIME => self.clock_settime(a[0], a[1]),
+            nr::FLOCK => self.flock(a[0], a[1]),
+            nr::FALLOCATE => self.fallocate(a[0], a[1] as u32 as u64, a[2], a[3]),
+            nr::COPY_FILE_RANGE => {
+                self.copy_file_range(a[0], a[1], a[2], a[3], a[4], a[5] as u32 as u64)
+            }
+            nr::SETXATTR
+            | nr::LSETXATTR
+            | nr::FSETXATTR
+            | nr::GETXATTR
+            | nr::LGETXATTR
+            | nr::FGETXATTR
+            | nr::LISTXATTR
+            | nr::LLISTXATTR
+            | nr::FLISTXATTR
+            | nr::REMOVEXATTR
+            | nr::LREMOVEXATTR
+            | nr::FREMOVEXATTR => self.xattr(n, a[0]),
+            nr::TIMER_CREATE => self.timer_create(a[0], a[1], a[2]),
+            nr::TIMER_SETTIME => self.timer_settime(a[0], a[1], a[2], a[3]),
+            nr::TIMER_GETTIME => self.timer_settime(a[0], 0, 0, a[1]),
+            nr::TIMER_GETOVERRUN => self.timer_getoverrun(a[0]),
+            nr::TIMER_DELETE => self.timer_delete(a[0]),
+            nr::SETTIMEOFDAY => self.settimeofday(a[0], a[1]),
             nr::GETRUSAGE => self.getrusage(a[0], a[1]),
             nr::TIMES => self.times(a[0]),
             nr::MREMAP => self.mremap(a[0], a[1], a[2], a[3], a[4]),
@@ -190,17 +234,32 @@ impl Keeper {
             nr::GETSID => self.unixd(proto::GETPGID, [int(a[0]), 1, 0, 0]),
             nr::SETSID => self.unixd(proto::SETSID, [0; 4]),
             nr::EXECVE => return self.execve(regs, a[0], a[1], a[2]),
-            nr::FORK | nr::VFORK => self.fork(regs),
+            nr::FORK => self.fork(regs),
+            nr::VFORK => self.vfork(regs),
             nr::CLONE => self.clone(regs, a[0], a[1], a[2], a[3], a[4]),
             // glibc and musl fall back to `clone` (documented in UNIX.md).
             nr::CLONE3 => Err(ENOSYS),
             nr::WAIT4 => self.wait4(int(a[0]), a[1], a[2] as u32 as u64),
+            nr::WAITID => self.waitid(a[0], a[1], a[2], a[3]),
+            nr::EVENTFD => self.eventfd(a[0], 0),
+            nr::EVENTFD2 => self.eventfd(a[0], a[1]),
+            nr::TIMERFD_CREATE => self.timerfd_create(a[0], a[1]),
+            nr::TIMERFD_SETTIME => self.timerfd_settime(a[0], a[1], a[2], a[3]),
+            nr::TIMERFD_GETTIME => self.timerfd_settime(a[0], 0, 0, a[1]),
             nr::READ => self.read(a[0], a[1], a[2], None),
             nr::WRITE => self.write(a[0], a[1], a[2], None),
             nr::PREAD64 => self.read(a[0], a[1], a[2], Some(a[3])),
             nr::PWRITE64 => self.write(a[0], a[1], a[2], Some(a[3])),
             nr::READV => self.vector(a[0], a[1], a[2], false),
             nr::WRITEV => self.vector(a[0], a[1], a[2], true),
+            nr::PREADV => self.vector_at(a[0], a[1], a[2], false, Some(a[3])),
+            nr::PWRITEV => self.vector_at(a[0], a[1], a[2], true, Some(a[3])),
+            nr::PREADV2 | nr::PWRITEV2 if a[5] as u32 & !0x1f != 0 => Err(EOPNOTSUPP),
+            nr::PREADV2 | nr::PWRITEV2 => {
+                let at = if a[3] as i64 == -1 { None } else { Some(a[3]) };
+                self.vector_at(a[0], a[1], a[2], n == nr::PWRITEV2, at)
+            }
+            nr::MINCORE => self.mincore(a[0], a[1], a[2]),
             nr::OPEN => self.openat(cwd, a[0], a[1], a[2]),
             nr::OPENAT => self.openat(a[0], a[1], a[2], a[3]),
             nr::CLOSE => self.close(a[0]),
@@ -382,18 +441,22 @@ impl Keeper {
             }
             return self.clone_thread(regs, flags, stack, ptid, ctid, tls);
         }
-        // A process: its own copy of memory (vfork's sharing is a copy
-        // here; the parent waits for nothing, which programs cannot tell
-        // apart but by timing).
+        // A process: its own copy of memory, or with `CLONE_VM |
+        // CLONE_VFORK` the caller's shared until its `execve` or end, the
+        // caller waiting meanwhile (`vfork.rs`).
         let may = CSIGNAL | TID_FLAGS | CLONE_VFORK | CLONE_VM;
         if flags & !may != 0 || (flags & CLONE_VM != 0 && flags & CLONE_VFORK == 0) {
             self.count_enosys(nr::CLONE);
             return Err(ENOSYS);
         }
-        let child = self.fork_with_stack(regs, if flags & CLONE_VM != 0 { stack } else { 0 })?;
+        let (vm, vfork) = (flags & CLONE_VM != 0, flags & CLONE_VFORK != 0);
+        let child = self.fork_with_stack(regs, if vm { stack } else { 0 }, vm, vfork)?;
         let tidb = (child as u32).to_le_bytes();
         if flags & CLONE_PARENT_SETTID != 0 {
             let _ = self.space.write(ptid, &tidb);
+        }
+        if vfork {
+            self.vfork_wait(child);
         }
         Ok(child)
     }
@@ -415,6 +478,19 @@ impl Keeper {
     /// `wait4(pid, wstatus, options, rusage)`: parks in unixd until a
     /// child ends (unixd answers `BUSY` when one does; this asks again).
     fn wait4(&mut self, pid: u64, wstatus: u64, options: u64) -> R {
+        self.wait_child(pid, wstatus, options, false)
+            .map(|(p, _)| p)
+    }
+
+    /// `wait4`'s work, and `waitid`'s (`nowait`: `WNOWAIT`, the child
+    /// stays) → the child's pid (0: none yet with `WNOHANG`) and status.
+    pub(crate) fn wait_child(
+        &mut self,
+        pid: u64,
+        wstatus: u64,
+        options: u64,
+        nowait: bool,
+    ) -> Result<(u64, u32), i64> {
         use stet_unix::sys::wait::{WALL, WNOHANG, WUNTRACED};
         if options & !(WNOHANG | WUNTRACED | WALL) != 0 {
             return Err(EINVAL);
@@ -430,7 +506,7 @@ impl Keeper {
             }
             let intr = self.interrupting();
             let a = Msg::new(UNIXD, self.tagged(proto::WAIT4))
-                .words([pid, options & WNOHANG, 0, intr])
+                .words([pid, options & WNOHANG | (nowait as u64) << 1, 0, intr])
                 .recv([T3, 0, 0, 0])
                 .call();
             if a.code == stet_rt::abi::code::Code::Busy {
@@ -454,7 +530,7 @@ impl Keeper {
                     .win
                     .write(wstatus, &(a.w[1] as u32).to_le_bytes());
             }
-            return Ok(a.w[0]);
+            return Ok((a.w[0], a.w[1] as u32));
         }
     }
 
@@ -536,7 +612,7 @@ impl Keeper {
     }
 
     fn time(&mut self, tloc: u64) -> R {
-        let t = EPOCH + now_ns() / 1_000_000_000;
+        let t = clocks().0 / 1_000_000_000;
         if tloc != 0 {
             self.space
                 .write(tloc, &t.to_le_bytes())
@@ -579,9 +655,9 @@ impl Keeper {
     }
 
     fn clock_gettime(&mut self, clk: u64, tp: u64) -> R {
-        let ns = now_ns();
+        let (wall, ns) = clocks();
         let t = match clk {
-            clock::REALTIME | clock::REALTIME_COARSE => EPOCH * 1_000_000_000 + ns,
+            clock::REALTIME | clock::REALTIME_COARSE => wall,
             clock::MONOTONIC
             | clock::MONOTONIC_RAW
             | clock::MONOTONIC_COARSE
@@ -599,7 +675,7 @@ impl Keeper {
 
     fn gettimeofday(&mut self, tv: u64) -> R {
         if tv != 0 {
-            let t = EPOCH * 1_000_000_000 + now_ns();
+            let t = clocks().0;
             let mut b = [0u8; 16];
             b[..8].copy_from_slice(&(t / 1_000_000_000).to_le_bytes());
             b[8..].copy_from_slice(&(t % 1_000_000_000 / 1000).to_le_bytes());
@@ -713,7 +789,7 @@ impl Keeper {
         let now = now_ns();
         let deadline = if flags & 1 != 0 {
             match clk {
-                clock::REALTIME => t.saturating_sub(EPOCH * 1_000_000_000),
+                clock::REALTIME => t.saturating_sub(boot_wall_ns()),
                 _ => t,
             }
         } else {

@@ -264,7 +264,7 @@ fn load<const N: usize, const M: usize>(
     if v < 0 {
         return Err(-v);
     }
-    let (len, ino) = (a.w[1], a.w[2]);
+    let (len, ino, setid) = (a.w[1], a.w[2], a.w[0] == 1);
     let mut head = [0u8; 4096];
     let hl = (len as usize).min(head.len());
     let r = Msg::new(T3, segment::READ)
@@ -289,7 +289,22 @@ fn load<const N: usize, const M: usize>(
     // process's only thread, with its pid.
     k.end_other_threads();
     k.only_thread(k.pid as u32);
-    let secure = k.exec_ids(ino);
+    // POSIX timers do not survive `execve`.
+    if core::mem::take(&mut k.ptimers_made) {
+        let _ = crate::fds::ux(proto::PTIMER, [proto::ptimer::DELETE_ALL, 0, 0, 0], &[]);
+    }
+    // Set-id bits, or ids an exec changes (the saved ones become the
+    // effective): unixd applies Linux's rules; else nothing changes.
+    let c = &k.cred;
+    let same = c.uid[1] == c.uid[2]
+        && c.uid[1] == c.uid[3]
+        && c.gid[1] == c.gid[2]
+        && c.gid[1] == c.gid[3];
+    let secure = if setid || !same {
+        k.exec_ids(ino)
+    } else {
+        false
+    };
     if k.keepable() && k.keep_process() {
         k.kept_at_exec = true;
     } else {

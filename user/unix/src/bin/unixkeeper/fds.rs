@@ -93,6 +93,20 @@ impl Keeper {
         }
     }
 
+    /// The lowest free descriptor (`EMFILE` at the limit).
+    pub fn lowest_free_fd(&self) -> Result<usize, i64> {
+        self.free_fd(0)
+    }
+
+    /// Descriptor `fd` names file id `fid` (not a regular file).
+    pub fn set_fd(&mut self, fd: usize, fid: u32, cloexec: bool) {
+        self.fds[fd] = Fd {
+            fid,
+            cloexec,
+            regular: false,
+        };
+    }
+
     /// The lowest free descriptor at or above `from`.
     fn free_fd(&self, from: u64) -> Result<usize, i64> {
         (from.min(MAX_FDS as u64) as usize..self.fd_limit())
@@ -205,7 +219,7 @@ impl Keeper {
     pub fn close(&mut self, fd: u64) -> R {
         let fid = self.fid(fd)?;
         self.fds[fd as u32 as usize] = CLOSED;
-        let (r, a) = ux(self.tagged(p::CLOSE), [fid, 0, 0, 0], &[]);
+        let (r, a) = ux(self.tagged(p::CLOSE), [fid, p::CLOSE_FD, 0, 0], &[]);
         self.carried_ready(&a);
         r
     }
@@ -308,7 +322,16 @@ impl Keeper {
 
     /// `readv` / `writev`.
     pub fn vector(&mut self, fd: u64, iov: u64, cnt: u64, write: bool) -> R {
+        self.vector_at(fd, iov, cnt, write, None)
+    }
+
+    /// `preadv`/`pwritev` (and their `*2` forms with offset -1: the file's
+    /// own offset, as `readv`/`writev`): at `at`, the file offset unchanged.
+    pub fn vector_at(&mut self, fd: u64, iov: u64, cnt: u64, write: bool, at: Option<u64>) -> R {
         self.fid(fd)?;
+        if at.is_some_and(|o| (o as i64) < 0) {
+            return Err(EINVAL);
+        }
         if cnt > 1024 {
             return Err(EINVAL);
         }
@@ -326,10 +349,11 @@ impl Keeper {
             if len == 0 {
                 continue;
             }
+            let here = at.map(|o| o + total);
             let r = if write {
-                self.write(fd, base, len, None)
+                self.write(fd, base, len, here)
             } else {
-                self.read(fd, base, len, None)
+                self.read(fd, base, len, here)
             };
             match r {
                 Ok(n) => {
@@ -371,7 +395,7 @@ impl Keeper {
 
     /// The `struct stat` of an `*at` call's path (`AT_EMPTY_PATH`: the
     /// descriptor itself).
-    fn stat_at(&mut self, dirfd: u64, path: u64, flags: u64) -> Result<[u8; 144], i64> {
+    pub fn stat_at(&mut self, dirfd: u64, path: u64, flags: u64) -> Result<[u8; 144], i64> {
         let mut pb = [0u8; 4096];
         let path = self.path(path, &mut pb)?;
         let base = match (path.is_empty(), flags & at::EMPTY_PATH != 0) {
@@ -600,9 +624,10 @@ impl Keeper {
 
     /// `fcntl`.
     pub fn fcntl(&mut self, fd: u64, cmd: u64, arg: u64) -> R {
-        use stet_unix::sys::fcntl::{F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_GETFL, F_SETFD, F_SETFL};
+        use stet_unix::sys::fcntl::*;
         let fid = self.fid(fd)?;
         match cmd {
+            F_GETLK | F_SETLK | F_SETLKW => self.record_lock(fd, cmd, arg),
             F_DUPFD => self.dup(fd, None, arg, false),
             F_DUPFD_CLOEXEC => self.dup(fd, None, arg, true),
             F_GETFD => Ok(self.fds[fd as u32 as usize].cloexec as u64),
@@ -612,6 +637,9 @@ impl Keeper {
             }
             F_GETFL => ux(p::FLAGS, [fid, 0, 0, 0], &[]).0,
             F_SETFL => ux(p::FLAGS, [fid, 1, arg, 0], &[]).0,
+            crate::flocks::F_OFD_GETLK
+            | crate::flocks::F_OFD_SETLK
+            | crate::flocks::F_OFD_SETLKW => self.ofd_lock(fid, cmd, arg),
             _ => Err(EINVAL),
         }
     }

@@ -88,20 +88,35 @@ fn key_type(d: Slot, s: Slot) -> u64 {
 }
 
 impl Keeper {
-    /// `clone` of a process with `CLONE_VM|CLONE_VFORK` and a stack
-    /// (`posix_spawn`): a `fork` whose child starts on that stack.
-    pub fn fork_with_stack(&mut self, regs: &[u64; NREGS], stack: u64) -> Result<u64, i64> {
+    /// `clone` of a process with a stack (`posix_spawn`: `CLONE_VM |
+    /// CLONE_VFORK`): a `fork` whose child starts on that stack; `vm`:
+    /// sharing this process's memory (`Space::share_own_pages`); `vfork`:
+    /// this process will wait for the child's `execve` or end
+    /// (`Keeper::vfork_wait`).
+    pub fn fork_with_stack(
+        &mut self,
+        regs: &[u64; NREGS],
+        stack: u64,
+        vm: bool,
+        vfork: bool,
+    ) -> Result<u64, i64> {
         let mut r = *regs;
         if stack != 0 {
             r[stet_rt::abi::domain::Reg::Rsp as usize] = stack;
         }
-        self.fork(&r)
+        self.fork_as(&r, vm, vfork)
     }
 
-    /// `fork` (and `vfork`, and `clone` with only `SIGCHLD`): → the child's
-    /// pid; the child process resumes with 0. A thread's `fork` copies that
-    /// thread only (the child has one).
+    /// `fork` (and `clone` with only `SIGCHLD`): → the child's pid; the
+    /// child process resumes with 0. A thread's `fork` copies that thread
+    /// only (the child has one).
     pub fn fork(&mut self, regs: &[u64; NREGS]) -> Result<u64, i64> {
+        self.fork_as(regs, false, false)
+    }
+
+    /// `fork`, or with `vm` a child that shares this process's memory
+    /// until its `execve` or end, while this process waits (`vfork`).
+    fn fork_as(&mut self, regs: &[u64; NREGS], vm: bool, vfork: bool) -> Result<u64, i64> {
         // Pages parked by `mprotect(PROT_NONE)` are copied like the rest,
         // then parked again on both sides.
         // The child keeper parks its own before its process runs
@@ -111,7 +126,7 @@ impl Keeper {
             self.space.unpark(0, stet_unix::layout::USER_END);
         }
         self.fork_parked = parked;
-        let r = self.fork_inner(regs);
+        let r = self.fork_inner(regs, vm, vfork);
         self.fork_parked = false;
         if parked {
             self.space.park_none();
@@ -119,7 +134,7 @@ impl Keeper {
         r
     }
 
-    fn fork_inner(&mut self, regs: &[u64; NREGS]) -> Result<u64, i64> {
+    fn fork_inner(&mut self, regs: &[u64; NREGS], vm: bool, vfork: bool) -> Result<u64, i64> {
         self.drop_kept();
         // The child's pid and its references to the open files.
         let mut fids = [0u8; 4 * (crate::fds::MAX_FDS + 1 + crate::space::MAX_FILES)];
@@ -132,7 +147,7 @@ impl Keeper {
         fids[n..n + 4].copy_from_slice(&self.cwd.to_le_bytes());
         n += 4;
         let a = Msg::new(UNIXD, proto::FORK)
-            .w0(self.nproc_limit())
+            .words([self.nproc_limit(), vfork as u64 * proto::FORK_VFORK, 0, 0])
             .string(&fids[..n])
             .recv([T3, 0, 0, 0])
             .call();
@@ -145,7 +160,7 @@ impl Keeper {
         // Copy-on-write: the parent's own pages become shared, read-only
         // in both, before anything is built (slot MEMBANK is still the
         // bank here).
-        let copied = self.space.share_own_pages();
+        let copied = self.space.share_own_pages(vm);
         let mut stashed = 0;
         if swap(KEYS, CHILD_UNIXD, T3, 0).is_ok() {
             while stashed < 4 && swap(KEYS, STASH + stashed as u64, stashed + 1, 0).is_ok() {
@@ -421,13 +436,23 @@ impl Keeper {
             T,
         )?;
         let guard = stet_rt::image::carry_guard();
-        // Pages holding only shadow nodes not in use are not copied (the
-        // spare's stale ones there are never read: `Tree::unused`).
-        let unused = self.space.tree.unused();
+        // Pages holding only state the child never reads are not copied
+        // (the spare's stale ones there stay): shadow nodes and map ranges
+        // not in use, the other threads' slots (the child has one), the
+        // parked-page table when empty.
+        let unused = [
+            self.space.tree.unused(),
+            self.space.map.unused(),
+            self.th.unused(),
+            self.space.unused_parked(),
+        ];
         for (first, count) in keeper_state() {
             for p in first..first + count {
                 let addr = p * 4096;
-                if unused.start <= addr && addr + 4096 <= unused.end {
+                if unused
+                    .iter()
+                    .any(|u| u.start <= addr && addr + 4096 <= u.end)
+                {
                     continue;
                 }
                 ok(Msg::new(T, segment::WRITE)

@@ -18,20 +18,24 @@ mod answers;
 mod calls;
 mod exec;
 mod fds;
+mod flocks;
 mod fork;
 mod ids;
 mod interp;
 mod limits;
+mod locks;
 mod memory;
 mod misc;
 mod mqueue;
 mod poll;
+mod ptimers;
 mod signals;
 mod slots;
 mod space;
 mod system;
 mod sysv;
 mod threads;
+mod vfork;
 
 use calls::Next;
 use slots::{DIR, KEYS, PBANK, PROC, RESUME, T, UNIXD};
@@ -147,6 +151,8 @@ pub struct Keeper {
     pub fatal: Option<u8>,
     /// The most pages the process has had (`getrusage`'s `ru_maxrss`).
     pub peak_pages: u64,
+    /// It made a POSIX timer (unixd is asked to delete them at `execve`).
+    pub ptimers_made: bool,
 }
 
 impl Keeper {
@@ -184,6 +190,7 @@ impl Keeper {
             tpending: 0,
             fatal: None,
             peak_pages: 0,
+            ptimers_made: false,
         }
     }
 
@@ -323,13 +330,8 @@ impl Keeper {
         if n > 0 && !self.quiet {
             stet_rt::print!("unix: pid {} unimplemented calls:", self.pid);
             for c in tally[..n].chunks_exact(6) {
-                let nr = u16::from_le_bytes([c[0], c[1]]) as usize;
-                let v = u32::from_le_bytes([c[2], c[3], c[4], c[5]]);
-                if nr == self.enosys.len() - 1 {
-                    stet_rt::print!(" other:{v}");
-                } else {
-                    stet_rt::print!(" {nr}:{v}");
-                }
+                let t = stet_unix::sysnames::Tally::decode(c.try_into().unwrap_or(&[0; 6]));
+                stet_rt::print!(" {t}");
             }
             println!();
         }
@@ -586,6 +588,8 @@ fn main(arg: u64) -> i64 {
         // The forking thread is the child's only one (the others' keys
         // are not in the child's directory: `forget_parking`).
         k.only_thread(k.pid as u32);
+        // A child has no timers of its parent's (Linux).
+        k.ptimers_made = false;
         k.space.forget_cache();
         if core::mem::take(&mut k.enosys_any) {
             k.enosys = [0; 512];
@@ -699,7 +703,7 @@ fn main(arg: u64) -> i64 {
                 }
                 Next::Block => {
                     // Its resume key and registers wait for its `READY`.
-                    if !k.block(&before) {
+                    if !k.block() {
                         println!("unix: pid {pid}: a thread cannot wait; it is answered EAGAIN");
                         let m = Msg::new(RESUME, fault::RESUME_SYSCALL).w0((-EAGAIN_) as u64);
                         a = next_event(k, &mut regs, Some(m));
@@ -784,7 +788,18 @@ fn main(arg: u64) -> i64 {
                     && (0..NREGS).all(|i| i == rax || regs[i] == before[i]);
                 // The domain key that comes with each fault is not needed
                 // (the process's is in PROC): received into no slot.
-                let out = bytes_of(&regs);
+                // (The common answer, `rax` alone with no thread to run
+                // again, is a return and a wait in one: no `Msg` kept.)
+                if only_rax && k.th.retry == 0 {
+                    let m = Msg::new(RESUME, fault::RESUME_SYSCALL).w0(regs[rax]);
+                    a = wait_regs(&mut regs, m);
+                    continue;
+                }
+                let out = if with_regs {
+                    bytes_of(&regs)
+                } else {
+                    [0; REGS_SIZE]
+                };
                 let m = if only_rax {
                     Msg::new(RESUME, fault::RESUME_SYSCALL).w0(regs[rax])
                 } else if with_regs {

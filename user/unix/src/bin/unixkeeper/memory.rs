@@ -9,7 +9,6 @@
 //! `fork` gives the child a reference to each mapped file and the same
 //! page keys, so shared mappings stay shared.
 
-use crate::calls::EPOCH;
 use crate::space::Touch;
 use crate::Keeper;
 use stet_rt::abi::code::Code;
@@ -300,7 +299,7 @@ impl Keeper {
                     if cmd == futex::WAIT {
                         crate::calls::now_ns().saturating_add(t)
                     } else if op & futex::CLOCK_REALTIME != 0 {
-                        t.saturating_sub(EPOCH * 1_000_000_000)
+                        t.saturating_sub(crate::calls::boot_wall_ns())
                     } else {
                         t
                     }

@@ -366,4 +366,388 @@ impl Keeper {
         self.unmap(old, old + old_len)?;
         Ok(to)
     }
+
+    /// `waitid(idtype, id, infop, options)`: `P_ALL`, `P_PID`, `P_PGID`
+    /// (and `P_PIDFD`: not supported, `EINVAL`), `WEXITED` with `WNOHANG`
+    /// and `WNOWAIT`; the child's end in a `siginfo_t` (`CLD_EXITED`,
+    /// `CLD_KILLED`). No child here ever stops or continues, so a wait for
+    /// only those waits for a signal.
+    pub fn waitid(&mut self, idtype: u64, id: u64, infop: u64, options: u64) -> R {
+        const WNOHANG: u64 = 1;
+        const WSTOPPED: u64 = 2;
+        const WEXITED: u64 = 4;
+        const WCONTINUED: u64 = 8;
+        const WNOWAIT: u64 = 0x0100_0000;
+        const WALL: u64 = 0x4000_0000;
+        const WCLONE: u64 = 0x8000_0000;
+        const WNOTHREAD: u64 = 0x2000_0000;
+        let known = WNOHANG | WSTOPPED | WEXITED | WCONTINUED | WNOWAIT | WALL | WCLONE | WNOTHREAD;
+        if options & !known != 0 || options & (WEXITED | WSTOPPED | WCONTINUED) == 0 {
+            return Err(EINVAL);
+        }
+        let which = match idtype {
+            0 => u64::MAX, // P_ALL: -1
+            1 if id as u32 as i32 > 0 => id as u32 as u64,
+            2 if id as u32 as i32 >= 0 => {
+                if id as u32 == 0 {
+                    0
+                } else {
+                    (-(id as u32 as i64)) as u64
+                }
+            }
+            _ => return Err(EINVAL),
+        };
+        if options & WEXITED == 0 {
+            // Only stops or continues: none will come.
+            self.wait_child(which, 0, WNOHANG, true)?;
+            if options & WNOHANG != 0 {
+                return self.write_siginfo(infop, 0, 0, 0).map(|_| 0);
+            }
+            return self.wait_until(u64::MAX);
+        }
+        let (pid, status) = self.wait_child(which, 0, options & WNOHANG, options & WNOWAIT != 0)?;
+        if pid == 0 {
+            self.write_siginfo(infop, 0, 0, 0)?;
+            return Ok(0);
+        }
+        let (code, st) = if status & 0x7f == 0 {
+            (1, (status >> 8) & 0xff) // CLD_EXITED
+        } else {
+            (2, status & 0x7f) // CLD_KILLED
+        };
+        self.write_siginfo(infop, pid, code, st as u64)?;
+        Ok(0)
+    }
+
+    /// A `SIGCHLD` `siginfo_t` at `at` (0: none wanted): pid 0 clears it.
+    fn write_siginfo(&mut self, at: u64, pid: u64, code: u64, status: u64) -> Result<(), i64> {
+        if at == 0 {
+            return Ok(());
+        }
+        let mut b = [0u8; 128];
+        if pid != 0 {
+            b[..4].copy_from_slice(&17u32.to_le_bytes()); // SIGCHLD
+            b[8..12].copy_from_slice(&(code as u32).to_le_bytes());
+            b[16..20].copy_from_slice(&(pid as u32).to_le_bytes());
+            b[24..28].copy_from_slice(&(status as u32).to_le_bytes());
+        }
+        self.space.write(at, &b).map_err(Touch::errno)
+    }
+
+    /// Installs unixd's new fid `fid` as the lowest free descriptor.
+    fn install_fid(&mut self, fid: u64, cloexec: bool) -> R {
+        match self.lowest_free_fd() {
+            Ok(fd) => {
+                self.set_fd(fd, fid as u32, cloexec);
+                Ok(fd as u64)
+            }
+            Err(e) => {
+                let _ = crate::fds::ux(stet_unix::proto::CLOSE, [fid, 0, 0, 0], &[]);
+                Err(e)
+            }
+        }
+    }
+
+    /// `eventfd2(initval, flags)` (and `eventfd`, flags 0).
+    pub fn eventfd(&mut self, init: u64, flags: u64) -> R {
+        const EFD_SEMAPHORE: u64 = 1;
+        use stet_unix::proto::o::{CLOEXEC, NONBLOCK};
+        if flags & !(EFD_SEMAPHORE | CLOEXEC | NONBLOCK) != 0 {
+            return Err(EINVAL);
+        }
+        let fid = crate::fds::ux(
+            stet_unix::proto::EVENTFD,
+            [init as u32 as u64, flags & (EFD_SEMAPHORE | NONBLOCK), 0, 0],
+            &[],
+        )
+        .0?;
+        self.install_fid(fid, flags & CLOEXEC != 0)
+    }
+
+    /// `timerfd_create(clock, flags)`.
+    pub fn timerfd_create(&mut self, clock: u64, flags: u64) -> R {
+        use stet_unix::proto::o::{CLOEXEC, NONBLOCK};
+        match clock as u32 {
+            0 | 1 | 7 => {}
+            8 | 9 if !self.cred.privileged() => return Err(EPERM),
+            8 | 9 => {}
+            _ => return Err(EINVAL),
+        }
+        if flags & !(CLOEXEC | NONBLOCK) != 0 {
+            return Err(EINVAL);
+        }
+        let fid = crate::fds::ux(
+            stet_unix::proto::TIMERFD,
+            [flags & NONBLOCK, clock as u32 as u64, 0, 0],
+            &[],
+        )
+        .0?;
+        self.install_fid(fid, flags & CLOEXEC != 0)
+    }
+
+    /// `timerfd_settime(fd, flags, new, old)` and `timerfd_gettime(fd,
+    /// cur)` (`new` 0).
+    pub fn timerfd_settime(&mut self, fd: u64, flags: u64, new: u64, old: u64) -> R {
+        let fid = self.fid(fd)?;
+        if flags & !3 != 0 {
+            return Err(EINVAL);
+        }
+        let mut set = None;
+        if new != 0 {
+            let interval = self.timespec(new)?;
+            let value = self.timespec(new + 16)?;
+            set = Some((interval, value));
+        }
+        let (order, w1, w2, s) = match set {
+            Some((i, v)) => (stet_unix::proto::TIMERFD_SET, v, flags & 1, i.to_le_bytes()),
+            None => (stet_unix::proto::TIMERFD_GET, 0, 0, [0u8; 8]),
+        };
+        let mut out = [0u8; 16];
+        let a = stet_rt::key::Msg::new(crate::slots::UNIXD, order)
+            .words([fid, w1, w2, 0])
+            .string(if set.is_some() { &s[..] } else { &[] })
+            .call_into(&mut out);
+        crate::fds::result(&a).unwrap_or(Err(EIO))?;
+        if old != 0 {
+            let left = u64::from_le_bytes(out[..8].try_into().unwrap_or_default());
+            let iv = u64::from_le_bytes(out[8..].try_into().unwrap_or_default());
+            let mut b = [0u8; 32];
+            for (k, v) in [
+                iv / 1_000_000_000,
+                iv % 1_000_000_000,
+                left / 1_000_000_000,
+                left % 1_000_000_000,
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                b[k * 8..k * 8 + 8].copy_from_slice(&v.to_le_bytes());
+            }
+            self.space.write(old, &b).map_err(Touch::errno)?;
+        }
+        Ok(0)
+    }
+
+    /// `clock_settime(clock, tp)`: the realtime clock, by root (`EPERM`);
+    /// the kernel's wall clock goes on from it, for every process.
+    pub fn clock_settime(&mut self, clk: u64, tp: u64) -> R {
+        if clk as u32 != 0 {
+            // The other clocks cannot be set (Linux: EINVAL).
+            return Err(EINVAL);
+        }
+        let mut b = [0u8; 16];
+        self.space.read(tp, &mut b).map_err(Touch::errno)?;
+        let s = i64::from_le_bytes(b[..8].try_into().unwrap_or_default());
+        let ns = i64::from_le_bytes(b[8..].try_into().unwrap_or_default());
+        if s < 0 || !(0..1_000_000_000).contains(&ns) {
+            return Err(EINVAL);
+        }
+        if !self.cred.privileged() {
+            return Err(EPERM);
+        }
+        let t = (s as u64)
+            .saturating_mul(1_000_000_000)
+            .saturating_add(ns as u64);
+        stet_rt::key::call(
+            crate::slots::SLEEP,
+            stet_rt::abi::order::sleep::SET_WALL,
+            [t, 0, 0, 0],
+        );
+        Ok(0)
+    }
+
+    /// `settimeofday(tv, tz)`: as `clock_settime` (the time zone is not
+    /// kept: Linux keeps it only for old programs).
+    pub fn settimeofday(&mut self, tv: u64, _tz: u64) -> R {
+        if tv == 0 {
+            return if self.cred.privileged() {
+                Ok(0)
+            } else {
+                Err(EPERM)
+            };
+        }
+        let mut b = [0u8; 16];
+        self.space.read(tv, &mut b).map_err(Touch::errno)?;
+        let s = i64::from_le_bytes(b[..8].try_into().unwrap_or_default());
+        let us = i64::from_le_bytes(b[8..].try_into().unwrap_or_default());
+        if s < 0 || !(0..1_000_000).contains(&us) {
+            return Err(EINVAL);
+        }
+        if !self.cred.privileged() {
+            return Err(EPERM);
+        }
+        let t = (s as u64)
+            .saturating_mul(1_000_000_000)
+            .saturating_add(us as u64 * 1000);
+        stet_rt::key::call(
+            crate::slots::SLEEP,
+            stet_rt::abi::order::sleep::SET_WALL,
+            [t, 0, 0, 0],
+        );
+        Ok(0)
+    }
+
+    /// The `*xattr` calls: Stet's file system keeps no extended
+    /// attributes. The file must exist (`ENOENT`, `EBADF`); then `list*`
+    /// answers an empty list and the others `EOPNOTSUPP` (as a Linux file
+    /// system without them).
+    pub fn xattr(&mut self, n: u64, target: u64) -> R {
+        use stet_unix::sys::nr;
+        match n {
+            nr::FGETXATTR | nr::FSETXATTR | nr::FLISTXATTR | nr::FREMOVEXATTR => {
+                self.fid(target)?;
+            }
+            _ => {
+                let follow = !matches!(
+                    n,
+                    nr::LGETXATTR | nr::LSETXATTR | nr::LLISTXATTR | nr::LREMOVEXATTR
+                );
+                let flags = if follow {
+                    0
+                } else {
+                    stet_unix::proto::at::SYMLINK_NOFOLLOW
+                };
+                self.stat_at(stet_unix::proto::at::FDCWD as u64, target, flags)?;
+            }
+        }
+        match n {
+            nr::LISTXATTR | nr::LLISTXATTR | nr::FLISTXATTR => Ok(0),
+            _ => Err(EOPNOTSUPP),
+        }
+    }
+
+    /// `fallocate(fd, mode, offset, len)`: mode 0 makes the file at least
+    /// `offset + len` long (its pages come at the first write, as every
+    /// page here); `FALLOC_FL_KEEP_SIZE` has nothing to do; holes and
+    /// ranges moved are `EOPNOTSUPP`.
+    pub fn fallocate(&mut self, fd: u64, mode: u64, off: u64, len: u64) -> R {
+        const KEEP_SIZE: u64 = 1;
+        let fid = self.fid(fd)?;
+        if (off as i64) < 0 || (len as i64) <= 0 {
+            return Err(EINVAL);
+        }
+        let end = off
+            .checked_add(len)
+            .filter(|&e| e <= i64::MAX as u64)
+            .ok_or(EFBIG)?;
+        if !self.fds[fd as u32 as usize].regular {
+            return Err(ESPIPE);
+        }
+        if mode & !KEEP_SIZE != 0 {
+            return Err(EOPNOTSUPP);
+        }
+        let mut st = [0u8; 144];
+        let a = stet_rt::key::Msg::new(crate::slots::UNIXD, stet_unix::proto::FSTAT)
+            .words([fid, 0, 0, 0])
+            .call_into(&mut st);
+        crate::fds::result(&a).unwrap_or(Err(EIO))?;
+        let size = u64::from_le_bytes(st[48..56].try_into().unwrap_or_default());
+        if mode & KEEP_SIZE == 0 && end > size {
+            crate::fds::ux(stet_unix::proto::TRUNCATE, [fid, end, 0, 0], &[]).0?;
+        }
+        Ok(0)
+    }
+
+    /// `copy_file_range(in, off_in, out, off_out, len, flags)`: through
+    /// the keeper, a page at a time (`sendfile` with two offsets).
+    pub fn copy_file_range(
+        &mut self,
+        fin: u64,
+        offin: u64,
+        fout: u64,
+        offout: u64,
+        len: u64,
+        flags: u64,
+    ) -> R {
+        if flags != 0 {
+            return Err(EINVAL);
+        }
+        let (fi, fo) = (self.fid(fin)?, self.fid(fout)?);
+        if !self.fds[fin as u32 as usize].regular || !self.fds[fout as u32 as usize].regular {
+            return Err(EINVAL);
+        }
+        let read_off = |k: &mut Keeper, p: u64| -> Result<Option<u64>, i64> {
+            if p == 0 {
+                return Ok(None);
+            }
+            let mut b = [0u8; 8];
+            k.space.read(p, &mut b).map_err(Touch::errno)?;
+            let v = i64::from_le_bytes(b);
+            if v < 0 {
+                return Err(EINVAL);
+            }
+            Ok(Some(v as u64))
+        };
+        let mut oi = read_off(self, offin)?;
+        let mut oo = read_off(self, offout)?;
+        let mut done = 0u64;
+        let mut buf = [0u8; 4096];
+        while done < len {
+            let n = (len - done).min(4096);
+            let (order, w) = match oi {
+                Some(o) => (stet_unix::proto::PREAD, [fi, n, o, 0]),
+                None => (stet_unix::proto::READ, [fi, n, 0, 0]),
+            };
+            let a = stet_rt::key::Msg::new(crate::slots::UNIXD, order)
+                .words(w)
+                .call_into(&mut buf);
+            let got = match crate::fds::result(&a).unwrap_or(Err(EIO)) {
+                Ok(0) => break,
+                Ok(g) => g,
+                Err(e) if done == 0 => return Err(e),
+                Err(_) => break,
+            };
+            let data = buf.get(..got as usize).ok_or(EIO)?;
+            let put = match oo {
+                Some(o) => crate::fds::ux(stet_unix::proto::PWRITE, [fo, o, 0, 0], data).0,
+                None => crate::fds::ux(stet_unix::proto::WRITE, [fo, 0, 0, 0], data).0,
+            };
+            let k = match put {
+                Ok(k) => k,
+                Err(e) if done == 0 => return Err(e),
+                Err(_) => break,
+            };
+            done += k;
+            oi = oi.map(|o| o + k);
+            oo = oo.map(|o| o + k);
+            if k < got {
+                break;
+            }
+        }
+        for (p, o) in [(offin, oi), (offout, oo)] {
+            if let (true, Some(v)) = (p != 0, o) {
+                self.space
+                    .write(p, &v.to_le_bytes())
+                    .map_err(Touch::errno)?;
+            }
+        }
+        Ok(done)
+    }
+
+    /// `mincore(addr, len, vec)`: a byte per page, 1 where the page exists
+    /// (`ENOMEM` where nothing is mapped, `EINVAL` unaligned).
+    pub fn mincore(&mut self, addr: u64, len: u64, vec: u64) -> R {
+        if !addr.is_multiple_of(PAGE) {
+            return Err(EINVAL);
+        }
+        let end = addr.checked_add(len).ok_or(ENOMEM)?.next_multiple_of(PAGE);
+        let mut at = addr;
+        while at < end {
+            let v = self.space.map.find(at).ok_or(ENOMEM)?;
+            at = v.end;
+        }
+        let mut b = [0u8; 256];
+        let mut p = addr;
+        while p < end {
+            let n = (((end - p) / PAGE) as usize).min(b.len());
+            for (i, x) in b[..n].iter_mut().enumerate() {
+                *x = self.space.tree.page((p / PAGE) + i as u64).is_some() as u8;
+            }
+            self.space
+                .write(vec + (p - addr) / PAGE, &b[..n])
+                .map_err(Touch::errno)?;
+            p += n as u64 * PAGE;
+        }
+        Ok(0)
+    }
 }

@@ -467,7 +467,17 @@ impl Space {
     /// → whether the child gets a plain copy of every own page (none is
     /// shared): then its tree is a copy of this one that a process kept
     /// for the next `fork` can be rewritten into.
-    pub fn share_own_pages(&mut self) -> bool {
+    ///
+    /// `vm` (`vfork`, `clone` with `CLONE_VM`: the child shares this
+    /// memory while this process waits): every own page of the common
+    /// bank is shared however few there are, and stays writable — the
+    /// child's tree gets the same read-write key, so what the child writes
+    /// before its `execve` or end is what this process reads after
+    /// (`SHARED | WRITABLE`; unixd still counts the holders, so whichever
+    /// lets go last frees it). A page already shared copy-on-write with a
+    /// third process stays read-only, and the process's own bank's pages
+    /// (`LOCAL`, which go with that bank) are copied as for `fork`.
+    pub fn share_own_pages(&mut self, vm: bool) -> bool {
         // A small process is copied instead: with a page copy cheaper than
         // the messages sharing costs here (the page's identity from the
         // bank at fork, and again when each holder lets go), copying wins
@@ -480,7 +490,7 @@ impl Space {
         });
         // (A page already shared must be counted for the child too: then
         // this is the sharing path whatever the count.)
-        if own < COW_MIN_PAGES && odd == 0 {
+        if own < COW_MIN_PAGES && odd == 0 && !vm {
             return true;
         }
         let mut found = [(0u64, 0u16, 0u8, 0u8); 64];
@@ -535,6 +545,11 @@ impl Space {
                     if ok_ {
                         self.tree.set_page(p, Entry::Page(flags));
                     }
+                    continue;
+                }
+                if vm {
+                    self.tree
+                        .set_page(p, Entry::Page(pf::OWNED | pf::SHARED | pf::WRITABLE));
                     continue;
                 }
                 let ro = self.keys.leaf(leaf).is_ok()
@@ -772,6 +787,11 @@ impl Space {
     /// map says no access) until access comes back ([`Space::unpark`]).
     /// `ENOMEM` when more than [`MAX_PARKED`] would be out.
     pub fn park(&mut self, a: u64, b: u64) -> Result<(), i64> {
+        // With none parked the table may hold a spare's stale entries (a
+        // forked keeper's copy skips it: `unused_state`).
+        if self.nparked == 0 {
+            self.parked = [NO_PAGE; MAX_PARKED];
+        }
         let mut found = [(0u64, 0u16, 0u8, 0u8); 16];
         loop {
             let mut n = 0;
@@ -854,6 +874,16 @@ impl Space {
     /// The key in `key` as directory entry `idx`.
     pub fn dir_put(&mut self, idx: u16, key: Slot) -> Result<(), Code> {
         self.keys.0.put(idx, key)
+    }
+
+    /// The parked-page table when none is parked (see `park`), as
+    /// addresses; else an empty range.
+    pub fn unused_parked(&self) -> core::ops::Range<u64> {
+        if self.nparked != 0 {
+            return 0..0;
+        }
+        let all = self.parked.as_ptr_range();
+        all.start as u64..all.end as u64
     }
 
     /// Whether any page is parked.

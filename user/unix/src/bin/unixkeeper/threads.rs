@@ -58,10 +58,9 @@ pub const RESUMES: u16 = 1024 + MAX_THREADS as u16;
 pub struct Thread {
     /// Its id (0: a free slot).
     pub tid: u32,
-    /// Waiting (its resume key and registers kept) for `READY` or a wake.
+    /// Waiting (its resume key kept; its registers are its domain's) for
+    /// `READY` or a wake.
     pub blocked: bool,
-    /// The registers of its waiting call.
-    pub regs: [u64; NREGS],
     /// Its signal mask while another thread is served.
     pub sigmask: u64,
     /// Signals sent to this thread (`tgkill`) and not yet delivered.
@@ -83,7 +82,6 @@ pub struct Thread {
 pub const FREE: Thread = Thread {
     tid: 0,
     blocked: false,
-    regs: [0; NREGS],
     sigmask: 0,
     pending: 0,
     clear_tid: 0,
@@ -110,6 +108,16 @@ pub struct Threads {
     pub retrying: bool,
     /// The first thread's domain key is in the directory too.
     pub saved_first: bool,
+}
+
+impl Threads {
+    /// The entries a forked keeper's copy of this state need not have (its
+    /// `only_thread` resets them): every slot but the first, and the futex
+    /// queue, as addresses.
+    pub fn unused(&self) -> core::ops::Range<u64> {
+        let all = self.t.as_ptr_range();
+        all.start as u64 + core::mem::size_of::<Thread>() as u64..all.end as u64
+    }
 }
 
 impl Threads {
@@ -370,13 +378,12 @@ impl Keeper {
     /// The current thread's call must wait (`ERESTARTSYS` from unixd, or
     /// a private futex): its resume key (in `RESUME`) and registers are
     /// kept until its wait may have ended.
-    pub fn block(&mut self, regs: &[u64; NREGS]) -> bool {
+    pub fn block(&mut self) -> bool {
         let c = self.th.cur;
         if self.space.dir_put(RESUMES + c as u16, RESUME).is_err() {
             return false;
         }
         self.th.t[c].blocked = true;
-        self.th.t[c].regs = *regs;
         true
     }
 
@@ -392,9 +399,15 @@ impl Keeper {
             if self.space.dir_get(RESUMES + t as u16, RESUME).is_err() {
                 continue;
             }
+            // Its registers: its domain's, as at its call (it waits for
+            // this keeper's answer).
+            let mut b = [0u8; stet_rt::abi::domain::REGS_SIZE];
+            if !Msg::new(PROC, domain::GET_REGS).call_into(&mut b).ok() {
+                continue;
+            }
             self.th.t[t].blocked = false;
             self.th.retrying = true;
-            return Some(self.th.t[t].regs);
+            return Some(crate::regs_of(&b));
         }
         None
     }

@@ -1,0 +1,165 @@
+//! POSIX per-process timers (`timer_create` and friends): each a time and
+//! an interval that sends its process a signal when it expires, counting
+//! overruns while that signal is still pending. They live here beside the
+//! alarms, timed by the clock helpers (`wait::tick`); a process's timers
+//! go at its `execve` and its end.
+
+use crate::{now_ns, word, Reply, Unixd};
+use stet_rt::key::Answer;
+use stet_unix::proto::ptimer as op;
+use stet_unix::sys::errno::*;
+
+/// One timer.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct PTimer {
+    /// Its process (0: a free entry).
+    pub(crate) pid: u32,
+    /// Its id in that process.
+    pub(crate) id: u32,
+    /// The signal it sends (0: none, `SIGEV_NONE`).
+    pub(crate) sig: u8,
+    /// Its clock is the realtime one (absolute times are since 1970).
+    pub(crate) realtime: bool,
+    /// When it next expires (ns since boot; 0: disarmed), and its interval.
+    pub(crate) next: u64,
+    pub(crate) interval: u64,
+    /// Expirations while its signal was still pending, since the last
+    /// delivery (`timer_getoverrun`).
+    pub(crate) overrun: u64,
+}
+
+/// Most timers one process may have (Linux bounds them by
+/// `RLIMIT_SIGPENDING`, 7,000-odd by default).
+const PER_PROCESS: usize = 256;
+
+impl Unixd<'_> {
+    /// `PTIMER`.
+    pub(crate) fn ptimer_order(
+        &mut self,
+        a: &Answer,
+        s: &[u8],
+        out: &mut [u8; 4096],
+    ) -> Result<Reply, i64> {
+        let pid = a.label;
+        self.proc_of(pid)?;
+        let w = a.w;
+        if w[0] == op::CREATE {
+            if self.ptimers.iter().filter(|t| t.pid == pid).count() >= PER_PROCESS {
+                return Err(EAGAIN);
+            }
+            let id = (0..)
+                .find(|&i| !self.ptimers.iter().any(|t| t.pid == pid && t.id == i))
+                .unwrap_or(0);
+            let i = crate::table::take(&mut self.ptimers, |t| t.pid == 0, PTimer::default())
+                .ok_or(EAGAIN)?;
+            self.ptimers[i] = PTimer {
+                pid,
+                id,
+                sig: (w[1] & 0xff) as u8,
+                realtime: (w[1] >> 32) as u32 == 0,
+                ..PTimer::default()
+            };
+            return word(Ok(id as u64));
+        }
+        if w[0] == op::DELETE_ALL {
+            self.ptimers_gone(pid);
+            return word(Ok(0));
+        }
+        let i = self
+            .ptimers
+            .iter()
+            .position(|t| t.pid == pid && t.id as u64 == w[1] && w[1] <= u32::MAX as u64)
+            .ok_or(EINVAL)?;
+        let now = now_ns();
+        let boot_wall = self.boot_wall();
+        let t = &mut self.ptimers[i];
+        match w[0] {
+            op::SET | op::GET => {
+                let left = if t.next == 0 {
+                    0
+                } else {
+                    t.next.saturating_sub(now).max(1)
+                };
+                out[..8].copy_from_slice(&left.to_le_bytes());
+                out[8..16].copy_from_slice(&t.interval.to_le_bytes());
+                if w[0] == op::SET {
+                    // w2: the first expiry in ns (0 disarms), from now or
+                    // (w3... in the string's second word) absolute.
+                    let get = |k: usize| {
+                        s.get(k * 8..k * 8 + 8)
+                            .map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap_or_default()))
+                    };
+                    let (interval, abs) = (get(0), get(1) != 0);
+                    t.next = match (w[2], abs) {
+                        (0, _) => 0,
+                        (v, false) => now.saturating_add(v),
+                        (v, true) if t.realtime => v.saturating_sub(boot_wall).max(1),
+                        (v, true) => v.max(1),
+                    };
+                    t.interval = if t.next == 0 { 0 } else { interval };
+                    t.overrun = 0;
+                    self.kick();
+                }
+                Ok(Reply::Now([0, 0, 0], 16, false))
+            }
+            op::OVERRUN => word(Ok(t.overrun.min(i32::MAX as u64))),
+            op::DELETE => {
+                *t = PTimer::default();
+                word(Ok(0))
+            }
+            _ => Err(EINVAL),
+        }
+    }
+
+    /// Every timer of `pid` goes (`execve`, its end).
+    pub(crate) fn ptimers_gone(&mut self, pid: u32) {
+        for t in self.ptimers.iter_mut().filter(|t| t.pid == pid) {
+            *t = PTimer::default();
+        }
+    }
+
+    /// Timers due at `now` send their signals.
+    pub(crate) fn ptimers_due(&mut self, now: u64) {
+        for k in 0..self.ptimers.len() {
+            let t = self.ptimers[k];
+            if t.pid == 0 || t.next == 0 || t.next > now {
+                continue;
+            }
+            let n = match (now - t.next).checked_div(t.interval) {
+                Some(x) => x + 1,
+                None => 1,
+            };
+            self.ptimers[k].next = if t.interval == 0 {
+                0
+            } else {
+                t.next + n * t.interval
+            };
+            if t.sig == 0 {
+                continue;
+            }
+            let Some(i) = self.procs.iter().position(|p| p.pid == t.pid) else {
+                continue;
+            };
+            let bit = 1u64 << (t.sig - 1);
+            // Still pending: the expirations are overruns.
+            let missed = n - 1
+                + if self.procs[i].pending & bit != 0 {
+                    1
+                } else {
+                    0
+                };
+            self.ptimers[k].overrun = missed;
+            self.signal(i, t.sig as u64);
+        }
+    }
+
+    /// The earliest armed timer (ns since boot), `u64::MAX` if none.
+    pub(crate) fn ptimers_next(&self) -> u64 {
+        self.ptimers
+            .iter()
+            .filter(|t| t.pid != 0 && t.next != 0)
+            .map(|t| t.next)
+            .min()
+            .unwrap_or(u64::MAX)
+    }
+}
