@@ -515,6 +515,31 @@ pub const LOCK: u64 = 90;
 /// a child of the caller's).
 pub const VFORK: u64 = 91;
 
+/// The `*xattr` calls (`stet_unixfs::xattrs`): `w1` what ([`xattr`]'s
+/// `GET`, `SET`, `LIST`, `REMOVE`), with `BY_FID` (the file is open file
+/// `w0`) or else the path of the string relative to `w0`
+/// (`AT_SYMLINK_NOFOLLOW` for the `l*` calls); `w2` `SET`'s flags, or the
+/// most bytes `GET` and `LIST` want (0: only the length); the string
+/// `name\0path\0value` (`BY_FID`: `name\0value`) → `w0` the value's or list's length, and (unless
+/// asked only the length) the string: the value, or the names each ended
+/// by a NUL.
+pub const XATTR: u64 = 190;
+
+/// [`XATTR`]'s `w1`.
+#[allow(missing_docs)]
+pub mod xattr {
+    pub const GET: u64 = 0;
+    pub const SET: u64 = 1;
+    pub const LIST: u64 = 2;
+    pub const REMOVE: u64 = 3;
+    pub const WHAT: u64 = 0xf;
+    pub const BY_FID: u64 = 0x10;
+    /// Names (each with its NUL, as `listxattr` gives them) and values
+    /// one file may hold in all: a list or a value always fits one
+    /// message (`stet_unixfs::xattrs`).
+    pub const PER_FILE: usize = 4096;
+}
+
 /// The orders that name files by path or list a directory: anything that
 /// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only
 /// before one of these; before one of [`LOOKS_UP`] only if the path goes

@@ -236,6 +236,7 @@ pub mod errno {
     pub const ENOSYS: i64 = 38;
     pub const ENOTEMPTY: i64 = 39;
     pub const ELOOP: i64 = 40;
+    pub const ENODATA: i64 = 61;
     pub const EOVERFLOW: i64 = 75;
     pub const ELIBBAD: i64 = 80;
     pub const EOPNOTSUPP: i64 = 95;
@@ -320,6 +321,19 @@ pub mod flock {
     pub const F_RDLCK: u64 = 0;
     pub const F_WRLCK: u64 = 1;
     pub const F_UNLCK: u64 = 2;
+}
+
+/// Extended attributes' limits and `setxattr`'s flags (`xattr(7)`).
+pub mod xattr {
+    /// The longest name, namespace prefix included (`XATTR_NAME_MAX`).
+    pub const NAME_MAX: usize = 255;
+    /// The largest value (`XATTR_SIZE_MAX`; also `XATTR_LIST_MAX`):
+    /// past it `E2BIG`.
+    pub const SIZE_MAX: usize = 65536;
+    /// Fail with `EEXIST` if the attribute exists.
+    pub const CREATE: u64 = 1;
+    /// Fail with `ENODATA` if it does not.
+    pub const REPLACE: u64 = 2;
 }
 
 /// `poll` events, and the most descriptors `select` looks at.

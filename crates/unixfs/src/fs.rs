@@ -102,6 +102,8 @@ pub struct Fs {
     /// they may.
     bytes: usize,
     limit: usize,
+    /// Extended attributes, by inode (counted in `limit` with the rest).
+    pub xattrs: crate::xattrs::Xattrs,
     /// Whose call is being served: every check of search, write and
     /// ownership asks these credentials (unixd sets them for each
     /// message; [`Cred::ROOT`] otherwise).
@@ -214,6 +216,7 @@ impl Fs {
             free_link: NONE,
             bytes: 0,
             limit,
+            xattrs: crate::xattrs::Xattrs::new(),
             who: Cred::ROOT,
         };
         if room(&mut fs.inodes, &mut fs.bytes, limit).is_ok() {
@@ -876,8 +879,25 @@ impl Fs {
                     self.free_link = i.aux;
                 }
             }
+            self.xattrs.forget(ino);
             self.release_inode(ino);
         }
+    }
+
+    /// `setxattr` of `ino`'s `name` (see [`crate::xattrs::Xattrs::set`]),
+    /// within the heap bytes the file system may hold (`ENOSPC`).
+    pub fn set_xattr(
+        &mut self,
+        ino: u32,
+        name: &[u8],
+        value: &[u8],
+        flags: u64,
+    ) -> Result<(), i64> {
+        let all = self.bytes.saturating_add(self.xattrs.bytes());
+        if all.saturating_add(name.len() + value.len()) > self.limit {
+            return Err(ENOSPC);
+        }
+        self.xattrs.set(ino, name, value, flags)
     }
 
     fn touch(&mut self, ino: u32, now: u64) {

@@ -251,6 +251,7 @@ impl Unixd<'_> {
         self.act_as_caller();
         match a.code {
             p::CHOWN => word(self.chown(a, s)),
+            p::XATTR => self.xattr(a, s, out),
             p::OPEN => match self.open_path(w[0], w[1], w[2], s) {
                 Ok(v) => Ok(Reply::Now(v, 0, false)),
                 Err(e) => word(Err(e)),

@@ -62,6 +62,7 @@ mod table;
 mod tids;
 mod vfork;
 mod wait;
+mod xattrs;
 
 use alloc::vec::Vec;
 use content::Content;
@@ -258,6 +259,7 @@ impl Unixd<'_> {
             | p::DUP
             | p::FLAGS
             | p::CHOWN
+            | p::XATTR
             | p::EXEC => self.file_order(a, s, out),
             p::CRED => self.cred_order(a, s, out),
             p::EVENTFD | p::TIMERFD | p::TIMERFD_SET | p::TIMERFD_GET => {

@@ -215,7 +215,7 @@ impl Keeper {
             | nr::FLISTXATTR
             | nr::REMOVEXATTR
             | nr::LREMOVEXATTR
-            | nr::FREMOVEXATTR => self.xattr(n, a[0]),
+            | nr::FREMOVEXATTR => self.xattr(n, &a),
             nr::TIMER_CREATE => self.timer_create(a[0], a[1], a[2]),
             nr::TIMER_SETTIME => self.timer_settime(a[0], a[1], a[2], a[3]),
             nr::TIMER_GETTIME => self.timer_settime(a[0], 0, 0, a[1]),

@@ -36,6 +36,7 @@ mod system;
 mod sysv;
 mod threads;
 mod vfork;
+mod xattrs;
 
 use calls::Next;
 use slots::{DIR, KEYS, PBANK, PROC, RESUME, T, UNIXD};

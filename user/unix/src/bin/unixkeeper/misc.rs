@@ -587,35 +587,6 @@ impl Keeper {
         Ok(0)
     }
 
-    /// The `*xattr` calls: Stet's file system keeps no extended
-    /// attributes. The file must exist (`ENOENT`, `EBADF`); then `list*`
-    /// answers an empty list and the others `EOPNOTSUPP` (as a Linux file
-    /// system without them).
-    pub fn xattr(&mut self, n: u64, target: u64) -> R {
-        use stet_unix::sys::nr;
-        match n {
-            nr::FGETXATTR | nr::FSETXATTR | nr::FLISTXATTR | nr::FREMOVEXATTR => {
-                self.fid(target)?;
-            }
-            _ => {
-                let follow = !matches!(
-                    n,
-                    nr::LGETXATTR | nr::LSETXATTR | nr::LLISTXATTR | nr::LREMOVEXATTR
-                );
-                let flags = if follow {
-                    0
-                } else {
-                    stet_unix::proto::at::SYMLINK_NOFOLLOW
-                };
-                self.stat_at(stet_unix::proto::at::FDCWD as u64, target, flags)?;
-            }
-        }
-        match n {
-            nr::LISTXATTR | nr::LLISTXATTR | nr::FLISTXATTR => Ok(0),
-            _ => Err(EOPNOTSUPP),
-        }
-    }
-
     /// `fallocate(fd, mode, offset, len)`: mode 0 makes the file at least
     /// `offset + len` long (its pages come at the first write, as every
     /// page here); `FALLOC_FL_KEEP_SIZE` has nothing to do; holes and
