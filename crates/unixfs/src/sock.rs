@@ -66,11 +66,11 @@ pub struct Ucred {
     pub gid: u32,
 }
 
-/// No peer: Linux's answer (pid 0, the overflow ids).
+/// No peer: Linux's answer (pid 0, ids -1).
 pub const NO_CRED: Ucred = Ucred {
     pid: 0,
-    uid: 65534,
-    gid: 65534,
+    uid: u32::MAX,
+    gid: u32::MAX,
 };
 
 /// What a socket is doing.
@@ -106,6 +106,15 @@ pub const MAX_NAME: usize = 108;
 struct Record {
     data: Vec<u8>,
     from: Vec<u8>,
+    /// The sending socket, while it is open (its memory is charged).
+    sender: Option<u32>,
+}
+
+/// What a message costs its sender's `SO_SNDBUF`, as Linux's socket
+/// buffer's true size (the data in a power-of-two allocation with its
+/// shared info, and the buffer head).
+fn truesize(len: usize) -> usize {
+    ((len + 63) / 64 * 64 + 320).next_power_of_two().max(512) + 256
 }
 
 /// One socket.
@@ -149,6 +158,8 @@ pub struct Sock {
     pub reuseaddr: bool,
     /// `SO_PASSCRED` (kept and reported).
     pub passcred: bool,
+    /// Other boolean options kept and reported (bit `SO_*`).
+    pub flags: u64,
     /// Whose it is: at `socket`, `socketpair` or `listen` (what a
     /// connecting peer's `SO_PEERCRED` gives).
     pub cred: Ucred,
@@ -156,6 +167,8 @@ pub struct Sock {
     pub peer_cred: Ucred,
     /// Made by a `connect` and waiting in a listener's queue.
     pub embryo: bool,
+    /// Bytes of its messages not yet received (their true sizes).
+    wmem: usize,
 }
 
 impl Sock {
@@ -179,9 +192,11 @@ impl Sock {
             sndbuf: BUF_DEFAULT,
             reuseaddr: false,
             passcred: false,
+            flags: 0,
             cred,
             peer_cred: NO_CRED,
             embryo: false,
+            wmem: 0,
         }
     }
 
@@ -271,8 +286,10 @@ impl Socks {
         Ok((a, b))
     }
 
-    /// The socket bound to abstract name `name`, or to inode `ino`.
-    pub fn find(&self, name: &[u8], ino: u32) -> Option<u32> {
+    /// The socket bound to inode `ino`, or (`ino` 0) to abstract name
+    /// `name` among sockets of type `ty` (Linux keeps one abstract
+    /// namespace per type).
+    pub fn find(&self, name: &[u8], ino: u32, ty: Type) -> Option<u32> {
         self.v
             .iter()
             .position(|s| {
@@ -281,7 +298,7 @@ impl Socks {
                     && if ino != 0 {
                         s.ino == ino
                     } else {
-                        !name.is_empty() && s.ino == 0 && s.name == name
+                        !name.is_empty() && s.ino == 0 && s.ty == ty && s.name == name
                     }
             })
             .map(|i| i as u32)
@@ -302,7 +319,8 @@ impl Socks {
         if name.is_empty() || name.len() > MAX_NAME {
             return Err(EINVAL);
         }
-        if ino == 0 && self.find(name, 0).is_some() {
+        let ty = self.get(i).ok_or(ENOTSOCK)?.ty;
+        if ino == 0 && self.find(name, 0, ty).is_some() {
             return Err(EADDRINUSE);
         }
         let mut n = Vec::new();
@@ -410,7 +428,11 @@ impl Socks {
         match t.ty {
             Type::Stream => (f.sndbuf as usize).saturating_sub(t.bytes.len()),
             _ => {
-                if t.records.len() > DGRAM_QLEN {
+                // Linux: the sender's buffer, and a receiver not
+                // connected back holds at most `DGRAM_QLEN` more.
+                let full = f.wmem >= f.sndbuf as usize
+                    || (t.peer != Some(from) && t.records.len() > DGRAM_QLEN);
+                if full {
                     0
                 } else {
                     len.max(1)
@@ -485,9 +507,11 @@ impl Socks {
             let from = &self.v[i as usize].name;
             r.from.try_reserve(from.len()).map_err(|_| ENOBUFS)?;
             r.from.extend_from_slice(from);
+            r.sender = Some(i);
             let q = &mut self.v[dest as usize].records;
             q.try_reserve(1).map_err(|_| ENOBUFS)?;
             q.push_back(r);
+            self.v[i as usize].wmem += truesize(data.len());
             Ok(data.len())
         }
     }
@@ -553,7 +577,11 @@ impl Socks {
                 let from = if peek {
                     r.from.clone()
                 } else {
-                    s.records.pop_front().map(|r| r.from).unwrap_or_default()
+                    let r = s.records.pop_front().unwrap_or_default();
+                    if let Some(w) = r.sender.and_then(|k| self.v.get_mut(k as usize)) {
+                        w.wmem = w.wmem.saturating_sub(truesize(r.data.len()));
+                    }
+                    r.from
                 };
                 Ok(Got {
                     copied: n,
@@ -565,15 +593,13 @@ impl Socks {
     }
 
     /// `shutdown(how)`: `SHUT_RD` 0, `SHUT_WR` 1, `SHUT_RDWR` 2; the peer
-    /// of a connected socket sees the other side.
+    /// of a connected socket sees the other side. (Linux's AF_UNIX shuts
+    /// down an unconnected socket too.)
     pub fn shutdown(&mut self, i: u32, how: u64) -> Result<(), i64> {
         if how > 2 {
             return Err(EINVAL);
         }
         let s = self.get(i).ok_or(ENOTSOCK)?;
-        if s.ty.connected() && s.state != State::Connected {
-            return Err(ENOTCONN);
-        }
         let (rd, wr) = (how != 1, how != 0);
         let peer = s.peer;
         let s = self.at(i)?;
@@ -625,6 +651,11 @@ impl Socks {
                 }
             }
             o.pending.retain(|&p| p != i);
+            for r in o.records.iter_mut() {
+                if r.sender == Some(i) {
+                    r.sender = None;
+                }
+            }
         }
         for p in pending {
             for c in self.close(p) {
@@ -744,6 +775,10 @@ mod tests {
         t.bind(s, b"\0x", 0).unwrap();
         assert_eq!(t.bind(s, b"\0y", 0), Err(EINVAL));
         assert_eq!(t.bind(c, b"\0x", 0), Err(EADDRINUSE));
+        // Another type's abstract names are apart.
+        let d0 = t.create(Type::Dgram, ME).unwrap();
+        assert_eq!(t.bind(d0, b"\0x", 0), Ok(()));
+        assert_eq!(t.find(b"\0x", 0, Type::Stream), Some(s));
         assert_eq!(t.connect(c, s, ME), Err(ECONNREFUSED)); // not listening
         let d = t.create(Type::Dgram, ME).unwrap();
         assert_eq!(t.listen(d, 1, ME), Err(EOPNOTSUPP));
@@ -751,9 +786,10 @@ mod tests {
         assert_eq!(t.send(c, None, b"x"), Err(ENOTCONN));
         let mut b = [0u8; 4];
         assert_eq!(t.recv(c, &mut b, false), Err(EINVAL));
-        assert_eq!(t.shutdown(c, 1), Err(ENOTCONN));
         assert_eq!(t.shutdown(c, 3), Err(EINVAL));
         assert_eq!(t.poll(c), POLLOUT | POLLHUP);
+        assert_eq!(t.shutdown(c, 2), Ok(()));
+        assert_eq!(t.poll(c), POLLIN | POLLOUT | POLLHUP);
     }
 
     #[test]
@@ -778,7 +814,7 @@ mod tests {
         let mut t = Socks::new();
         let r = t.create(Type::Dgram, ME).unwrap();
         t.bind(r, b"/tmp/r", 42).unwrap();
-        assert_eq!(t.find(b"", 42), Some(r));
+        assert_eq!(t.find(b"", 42, Type::Dgram), Some(r));
         let s = t.create(Type::Dgram, ME).unwrap();
         t.bind(s, b"\0s", 0).unwrap();
         assert_eq!(t.send(s, None, b"x"), Err(ENOTCONN));
@@ -794,6 +830,17 @@ mod tests {
             t.send(s, Some(r), b"q").unwrap();
         }
         assert_eq!(t.send(s, Some(r), b"q"), Err(EAGAIN));
+        // Connected back: only the sender's buffer bounds it (as Linux:
+        // 278 one-byte messages in 212,992 bytes).
+        let (a, b) = t.pair(Type::Dgram, ME).unwrap();
+        let mut n = 0;
+        while t.send(a, None, b"q").is_ok() {
+            n += 1;
+        }
+        assert_eq!(n, 278);
+        let mut one = [0u8; 1];
+        t.recv(b, &mut one, false).unwrap();
+        assert_eq!(t.send(a, None, b"q"), Ok(1));
         // Connected to another: EPERM for others.
         let o = t.create(Type::Dgram, ME).unwrap();
         t.connect(r, o, ME).unwrap();
@@ -801,7 +848,7 @@ mod tests {
         t.close(o);
         assert_eq!(t.send(r, None, b"q"), Err(ECONNREFUSED));
         t.forget_ino(42);
-        assert_eq!(t.find(b"", 42), None);
+        assert_eq!(t.find(b"", 42, Type::Dgram), None);
     }
 
     #[test]
