@@ -114,7 +114,7 @@ struct Record {
 /// buffer's true size (the data in a power-of-two allocation with its
 /// shared info, and the buffer head).
 fn truesize(len: usize) -> usize {
-    ((len + 63) / 64 * 64 + 320).next_power_of_two().max(512) + 256
+    (len.div_ceil(64) * 64 + 320).next_power_of_two().max(512) + 256
 }
 
 /// One socket.
