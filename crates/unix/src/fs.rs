@@ -30,6 +30,8 @@ pub mod mode {
     pub const CHR: u32 = 0o020000;
     /// FIFO.
     pub const FIFO: u32 = 0o010000;
+    /// Socket (an AF_UNIX socket's name).
+    pub const SOCK: u32 = 0o140000;
     /// Set-user-ID.
     pub const SUID: u32 = 0o4000;
     /// Set-group-ID (on a directory: new entries take its group).

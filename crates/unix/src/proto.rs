@@ -539,6 +539,55 @@ pub mod xattr {
     /// message (`stet_unixfs::xattrs`).
     pub const PER_FILE: usize = 4096;
 }
+// AF_UNIX sockets (`stet_unixfs::sock`, unixd's `sockets.rs`): codes
+// 100–119. A socket is an open file description of its own kind; the
+// calls that may wait (`ACCEPT`, `CONNECT`, `SEND`, `RECV`) park like a
+// pipe's and are answered `BUSY` to ask again; `w3` is [`INTR_WORD`].
+// Names are `sun_path`'s bytes as the string: a path (to its first NUL)
+// relative to the caller's working directory, or an abstract name from
+// its leading NUL. Any order on a fid that is not a socket is `ENOTSOCK`
+// (`EBADF` for an `O_PATH` one).
+
+/// `socket`: `w0` the type (`SOCK_STREAM`, `SOCK_DGRAM`, `SOCK_SEQPACKET`),
+/// `w1` `O_NONBLOCK` or 0 → `w0` a fid.
+pub const SOCKET: u64 = 100;
+/// `socketpair`: as [`SOCKET`] → `w1`, `w2` the two fids, connected.
+pub const SOCKETPAIR: u64 = 101;
+/// `bind` of socket fid `w0` to the string's name, `w1` the file's mode
+/// (the umask applied), `w2` the working directory's fid; an empty
+/// string: an abstract name of the domain's choosing (autobind).
+/// `EADDRINUSE` if the name exists, `EINVAL` if the socket has one.
+pub const BIND: u64 = 102;
+/// `listen(w0 fid, w1 backlog as a C int)`.
+pub const LISTEN: u64 = 103;
+/// `accept` on listener fid `w0`, `w1` `O_NONBLOCK` or 0 for the new fid
+/// → `w0` the new fid, the string the peer's name. Parks while none.
+pub const ACCEPT: u64 = 104;
+/// `connect` of socket fid `w0` to the string's name, `w1` the working
+/// directory's fid. Parks while the listener's queue is full.
+pub const CONNECT: u64 = 105;
+/// `sendto` on socket fid `w0`, `w1` the flags (`MSG_DONTWAIT`), `w2`
+/// the destination name's length in the low 16 bits (0: none) and the
+/// working directory's fid from bit 32; the string: the bytes, then the
+/// name → `w0` bytes taken. Parks while there is no room.
+pub const SEND: u64 = 106;
+/// `recvfrom` on socket fid `w0` of at most `w1` bytes, `w2` the flags
+/// (`MSG_PEEK`, `MSG_DONTWAIT`) → `w0` bytes copied, `w1` the message's
+/// whole length, `w2` the sender's name's length; the string: the bytes,
+/// then the name. Parks while there is nothing.
+pub const RECV: u64 = 107;
+/// `shutdown(w0 fid, w1 how)`.
+pub const SHUTDOWN: u64 = 108;
+/// The name of socket fid `w0` (`w1` 0), or of its peer (`w1` 1,
+/// `ENOTCONN` without one) → the string, `w0` its length.
+pub const SOCKNAME: u64 = 109;
+/// `SOL_SOCKET` options of socket fid `w0`: `w1` 0 get, 1 set to the
+/// string's `int`; `w2` the option → `w0` the value (`SO_PEERCRED`: `w0`
+/// pid, `w1` uid, `w2` gid). `ENOPROTOOPT` for one it does not know.
+pub const SOCKOPT: u64 = 110;
+/// The largest datagram (and sequenced packet) a socket sends: what one
+/// message holds with a name (`EMSGSIZE` past it).
+pub const MAX_DGRAM: usize = 4096 - 128;
 
 /// The orders that name files by path or list a directory: anything that
 /// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only

@@ -194,6 +194,22 @@ pub mod nr {
     pub const GETRANDOM: u64 = 318;
     pub const STATX: u64 = 332;
     pub const RSEQ: u64 = 334;
+    pub const SOCKET: u64 = 41;
+    pub const CONNECT: u64 = 42;
+    pub const ACCEPT: u64 = 43;
+    pub const SENDTO: u64 = 44;
+    pub const RECVFROM: u64 = 45;
+    pub const SENDMSG: u64 = 46;
+    pub const RECVMSG: u64 = 47;
+    pub const SHUTDOWN: u64 = 48;
+    pub const BIND: u64 = 49;
+    pub const LISTEN: u64 = 50;
+    pub const GETSOCKNAME: u64 = 51;
+    pub const GETPEERNAME: u64 = 52;
+    pub const SOCKETPAIR: u64 = 53;
+    pub const SETSOCKOPT: u64 = 54;
+    pub const GETSOCKOPT: u64 = 55;
+    pub const ACCEPT4: u64 = 288;
     pub const FACCESSAT2: u64 = 439;
 }
 
@@ -239,8 +255,21 @@ pub mod errno {
     pub const ENODATA: i64 = 61;
     pub const EOVERFLOW: i64 = 75;
     pub const ELIBBAD: i64 = 80;
+    pub const ENOTSOCK: i64 = 88;
+    pub const EDESTADDRREQ: i64 = 89;
+    pub const EMSGSIZE: i64 = 90;
+    pub const EPROTOTYPE: i64 = 91;
+    pub const ENOPROTOOPT: i64 = 92;
+    pub const EPROTONOSUPPORT: i64 = 93;
+    pub const ESOCKTNOSUPPORT: i64 = 94;
     pub const EOPNOTSUPP: i64 = 95;
+    pub const EAFNOSUPPORT: i64 = 97;
+    pub const EADDRINUSE: i64 = 98;
+    pub const ECONNRESET: i64 = 104;
+    pub const EISCONN: i64 = 106;
+    pub const ENOTCONN: i64 = 107;
     pub const ETIMEDOUT: i64 = 110;
+    pub const ECONNREFUSED: i64 = 111;
 }
 
 /// Signals: their numbers, the two dispositions that are not handlers,
@@ -345,6 +374,59 @@ pub mod poll {
     pub const POLLHUP: u64 = 0x10;
     pub const POLLNVAL: u64 = 0x20;
     pub const FD_SETSIZE: u64 = 1024;
+}
+
+/// Sockets (<linux/socket.h>, <linux/net.h>, <asm-generic/socket.h>):
+/// families, types, `send`/`recv` flags, `SOL_SOCKET` options.
+#[allow(missing_docs)]
+pub mod sock {
+    pub const AF_UNIX: u64 = 1;
+    pub const AF_INET: u64 = 2;
+    pub const AF_INET6: u64 = 10;
+    /// Families are below this (Linux's `NPROTO`).
+    pub const AF_MAX: u64 = 46;
+    pub const SOCK_STREAM: u64 = 1;
+    pub const SOCK_DGRAM: u64 = 2;
+    pub const SOCK_RAW: u64 = 3;
+    pub const SOCK_SEQPACKET: u64 = 5;
+    /// Types are below this.
+    pub const SOCK_MAX: u64 = 11;
+    pub const SOCK_TYPE_MASK: u64 = 0xf;
+    pub const SOCK_NONBLOCK: u64 = 0o4000;
+    pub const SOCK_CLOEXEC: u64 = 0o2000000;
+    pub const SHUT_RD: u64 = 0;
+    pub const SHUT_WR: u64 = 1;
+    pub const SHUT_RDWR: u64 = 2;
+    pub const MSG_OOB: u64 = 1;
+    pub const MSG_PEEK: u64 = 2;
+    pub const MSG_CTRUNC: u64 = 8;
+    pub const MSG_TRUNC: u64 = 0x20;
+    pub const MSG_DONTWAIT: u64 = 0x40;
+    pub const MSG_EOR: u64 = 0x80;
+    pub const MSG_WAITALL: u64 = 0x100;
+    pub const MSG_NOSIGNAL: u64 = 0x4000;
+    pub const MSG_CMSG_CLOEXEC: u64 = 0x4000_0000;
+    pub const SOL_SOCKET: u64 = 1;
+    pub const SO_DEBUG: u64 = 1;
+    pub const SO_REUSEADDR: u64 = 2;
+    pub const SO_TYPE: u64 = 3;
+    pub const SO_ERROR: u64 = 4;
+    pub const SO_DONTROUTE: u64 = 5;
+    pub const SO_BROADCAST: u64 = 6;
+    pub const SO_SNDBUF: u64 = 7;
+    pub const SO_RCVBUF: u64 = 8;
+    pub const SO_KEEPALIVE: u64 = 9;
+    pub const SO_OOBINLINE: u64 = 10;
+    pub const SO_PASSCRED: u64 = 16;
+    pub const SO_PEERCRED: u64 = 17;
+    pub const SO_RCVLOWAT: u64 = 18;
+    pub const SO_SNDLOWAT: u64 = 19;
+    pub const SO_ACCEPTCONN: u64 = 30;
+    pub const SO_PROTOCOL: u64 = 38;
+    pub const SO_DOMAIN: u64 = 39;
+    pub const SCM_RIGHTS: u64 = 1;
+    /// `struct sockaddr_un`: the family (2 bytes) and `sun_path`.
+    pub const SUN_PATH: usize = 108;
 }
 
 /// `wait4` options.

@@ -2,7 +2,8 @@
 //! heap as files, names and shared pages do — sized by memory, not by
 //! constants: names and inodes ([`fs`]), the shapes of regular files'
 //! segment trees ([`forest`]), pages shared copy-on-write after `fork`
-//! ([`share`]), record locks ([`locks`]) and extended attributes ([`xattrs`]). Every growth is `try_reserve`d, so a full heap is an error
+//! ([`share`]), record locks ([`locks`]), extended attributes ([`xattrs`])
+//! and AF_UNIX sockets ([`sock`]). Every growth is `try_reserve`d, so a full heap is an error
 //! value (`ENOSPC`, or a page copied instead of shared), never a panic.
 //!
 //! A crate of its own because it needs `alloc`: every program that links
@@ -23,3 +24,4 @@ pub mod ipc;
 pub mod locks;
 pub mod share;
 pub mod xattrs;
+pub mod sock;

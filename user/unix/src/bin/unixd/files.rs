@@ -61,6 +61,7 @@ impl Unixd<'_> {
         if !held && !named {
             self.forget_generated(ino);
             self.ipc.mq_gone(ino);
+            self.sock_inode_gone(ino);
             if self
                 .fs
                 .inode(ino)
@@ -105,6 +106,10 @@ impl Unixd<'_> {
         if flags & o::PATH == 0 {
             if fmt == mode::LNK {
                 return Err(ELOOP);
+            }
+            // A socket's name is not opened (Linux: ENXIO).
+            if fmt == mode::SOCK {
+                return Err(ENXIO);
             }
             if fmt == mode::DIR && acc != o::RDONLY {
                 return Err(EISDIR);
@@ -166,6 +171,7 @@ impl Unixd<'_> {
             }
             Kind::Inode(ino) => self.shm_closed(ino),
             Kind::Event(_) | Kind::Timer(_) if last => self.fdobj_free(kind),
+            Kind::Socket(n) if last => self.sock_close(n),
             Kind::PipeRead(n) => {
                 self.pipes[n as usize].readers -= 1;
                 self.pipe_changed(n);
@@ -187,6 +193,7 @@ impl Unixd<'_> {
             | Kind::PipeWrite(_)
             | Kind::Tty
             | Kind::Event(_)
+            | Kind::Socket(_)
             | Kind::Timer(_) => return Err(ESPIPE),
             _ => 0,
         };
@@ -216,6 +223,7 @@ impl Unixd<'_> {
                 Ok(fs::stat_bytes(0x3000_0000 + n as u32, &i))
             }
             Kind::Inode(ino) => self.fs.stat(ino),
+            Kind::Socket(n) => self.sock_stat(n),
             Kind::PipeRead(n) | Kind::PipeWrite(n) => {
                 let mut i = *self.fs.inode(ROOT).ok_or(EIO)?;
                 i.mode = mode::FIFO | 0o600;

@@ -78,6 +78,8 @@ impl Unixd<'_> {
                 }
             }
             Kind::Event(_) | Kind::Timer(_) => return self.fdobj_read(f, o.kind, len, out),
+            Kind::Socket(_) if at.is_some() => return Err(ESPIPE),
+            Kind::Socket(s) => return self.sock_read(f, s, len, out),
             Kind::PipeWrite(_) | Kind::Free => return Err(EBADF),
         };
         Ok(Reply::Now([n as u64, 0, 0], n, false))
@@ -146,6 +148,8 @@ impl Unixd<'_> {
                 put
             }
             Kind::Event(e) => return self.event_write(f, e, data),
+            Kind::Socket(_) if at.is_some() => return Err(ESPIPE),
+            Kind::Socket(s) => return self.sock_write(f, s, data),
             Kind::PipeRead(_) | Kind::Timer(_) | Kind::Free => return Err(EBADF),
         };
         Ok(Reply::Now([n as u64, 0, 0], 0, false))
@@ -247,6 +251,7 @@ impl Unixd<'_> {
                     }
                     Kind::Tty => OUT | if self.tty.readable() { IN } else { 0 },
                     k @ (Kind::Event(_) | Kind::Timer(_)) => self.fdobj_poll(k),
+                    Kind::Socket(n) => self.sock_poll(n),
                     _ => IN | OUT,
                 };
                 word(Ok(ev))

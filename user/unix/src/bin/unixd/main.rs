@@ -24,7 +24,7 @@
 //! (names and open files), `io` (read, write, pipes, the terminal),
 //! `procs` (fork, exit, wait, ids), `signals` (kill, alarm), `wait`
 //! (parked calls, sleeps, the clock), `memory` (file pages, memfd,
-//! futexes, shared pages), `procfs` and `procgen` (`/proc`), `statfs`
+//! futexes, shared pages), `sockets` (AF_UNIX sockets), `procfs` and `procgen` (`/proc`), `statfs`
 //! and `klog` (the kernel log, `syslog`); `content` keeps regular files'
 //! bytes and `boot` builds the first file system. A message through
 //! the start key with key info `KEEPER_FAULT` is a keeper's fault
@@ -56,6 +56,7 @@ mod procs;
 mod ptimers;
 mod signals;
 mod slots;
+mod sockets;
 mod statfs;
 mod sysv;
 mod table;
@@ -177,6 +178,8 @@ pub struct Unixd<'a> {
     /// Children made by `vfork` that have not yet run `execve` or ended,
     /// and their parents (`vfork`).
     vforks: Vec<(u32, u32)>,
+    /// AF_UNIX sockets (`sockets`).
+    socks: stet_unixfs::sock::Socks,
 }
 
 impl Unixd<'_> {
@@ -235,6 +238,7 @@ impl Unixd<'_> {
             | p::METER
             | p::LOCK
             | p::VFORK
+            | p::SOCKET..=p::SOCKOPT
                 if a.source != Source::Forwarded =>
             {
                 Err(EPERM)
@@ -299,6 +303,7 @@ impl Unixd<'_> {
             p::SHMGET..=p::IPC_MORE => self.sysv_order(a, s, out),
             p::LOCK => self.lock_order(a, s, out),
             p::VFORK => self.vfork_wait(a.w[0]),
+            p::SOCKET..=p::SOCKOPT => self.sock_order(a, s, out),
             p::TICK | p::SLEEP | p::PAUSE => self.wait_order(a),
             p::MAP_PAGE | p::MEMFD | p::SHARE | p::UNSHARE | p::FUTEX_WAIT | p::FUTEX_WAKE => {
                 self.memory_order(a, s, out)
@@ -351,6 +356,7 @@ fn main(arg: u64) -> i64 {
         ipc: stet_unixfs::ipc::Ipc::default(),
         locks: stet_unixfs::locks::Locks::new(),
         vforks: Vec::new(),
+        socks: stet_unixfs::sock::Socks::new(),
     };
     // The keepers' domain keeper (`faults`), if the image gave one (in
     // `K0`, free until the first message).

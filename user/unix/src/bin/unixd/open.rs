@@ -25,6 +25,8 @@ pub enum Kind {
     Event(u16),
     /// Timerfd `n` (`fdobjs`).
     Timer(u16),
+    /// AF_UNIX socket `n` (`sockets`).
+    Socket(u32),
 }
 
 /// An open file description.

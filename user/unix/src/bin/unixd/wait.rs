@@ -52,6 +52,8 @@ pub(crate) enum Wait {
     Lock(u32, stet_unixfs::locks::Request),
     /// `vfork`: this child's `execve` or end (`vfork`).
     Vfork(u32),
+    /// A change of this socket (`sockets`).
+    Sock(u32),
 }
 
 /// A parked call.

@@ -375,6 +375,7 @@ impl Keeper {
             nr::RT_SIGACTION => self.sigaction(a[0] as u32 as u64, a[1], a[2], a[3]),
             nr::RT_SIGPROCMASK => self.sigprocmask(a[0] as u32 as u64, a[1], a[2], a[3]),
             n if crate::sysv::handles(n) => self.sysv(n, &a),
+            n if crate::sockets::handles(n) => self.socket_call(n, &a),
             _ => {
                 if n >= crate::answers::LIMIT {
                     self.leave_answers();

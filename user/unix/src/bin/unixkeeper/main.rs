@@ -31,6 +31,7 @@ mod poll;
 mod ptimers;
 mod signals;
 mod slots;
+mod sockets;
 mod space;
 mod system;
 mod sysv;
