@@ -28,6 +28,8 @@ fn lock_file(kind: Kind) -> Option<u32> {
         Kind::Tty => u32::MAX,
         Kind::Event(n) => 0xffe0_0000 | n as u32,
         Kind::Timer(n) => 0xffd0_0000 | n as u32,
+        Kind::Epoll(n) => 0xffc0_0000 | n as u32,
+        Kind::Signal(n) => 0xffb0_0000 | n as u32,
         Kind::Free => return None,
     })
 }

@@ -25,6 +25,10 @@ pub enum Kind {
     Event(u16),
     /// Timerfd `n` (`fdobjs`).
     Timer(u16),
+    /// Epoll instance `n` (`epoll`).
+    Epoll(u16),
+    /// Signalfd `n` (`epoll`).
+    Signal(u16),
 }
 
 /// An open file description.
@@ -61,6 +65,11 @@ pub struct Pipe {
     pub readers: u32,
     /// Open write ends.
     pub writers: u32,
+    /// Bumped by each write: what an edge-triggered epoll on the read end
+    /// sees change.
+    pub wgen: u32,
+    /// Bumped by each read (for the write end).
+    pub rgen: u32,
 }
 
 /// An unused pipe.
@@ -69,6 +78,8 @@ pub const NO_PIPE: Pipe = Pipe {
     buf: Ring::new(),
     readers: 0,
     writers: 0,
+    wgen: 0,
+    rgen: 0,
 };
 
 impl Pipe {
