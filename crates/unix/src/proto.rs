@@ -120,7 +120,9 @@ pub const BECOME: u64 = 0x5BEC;
 /// → `w0` the caller's parent (1 once its parent has ended).
 pub const GETPPID: u64 = 31;
 /// Readiness of fid `w0` → `w0` the `poll` events that hold now
-/// (`POLLIN` 1, `POLLOUT` 4, `POLLERR` 8, `POLLHUP` 0x10).
+/// (`POLLIN` 1, `POLLOUT` 4, `POLLERR` 8, `POLLHUP` 0x10, `POLLRDNORM`
+/// 0x40, `POLLWRNORM` 0x100); `w1` the caller's pending signals (a
+/// signalfd is readable when one of its mask is pending).
 pub const POLL: u64 = 32;
 /// A keeper says where it is: key 0 its start key (signals for its
 /// process are sent there); `w0` its program's entry (`_start`), where
@@ -499,6 +501,40 @@ pub mod ipc_kind {
     /// Message queues.
     pub const MSG: u64 = 2;
 }
+
+// epoll and signalfd (unixd's `epoll.rs`): codes 120–129.
+
+/// `epoll_create`: → `w0` the fid of a new epoll instance (an open file
+/// description: shared by `dup` and `fork`, gone with its last reference).
+pub const EPOLL_CREATE: u64 = 120;
+/// `epoll_ctl` on epoll fid `w0`: `w1` the operation (`EPOLL_CTL_ADD` 1,
+/// `DEL` 2, `MOD` 3) | the descriptor number << 32, `w2` the target's fid,
+/// the string the `struct epoll_event` (12 bytes: events, data). `EPERM`
+/// for a regular file or directory, `EINVAL` if `w0` is no epoll or is the
+/// target, `ELOOP` for a loop or too deep a nesting, `EEXIST`, `ENOENT`,
+/// `ENOSPC` past the user's watches.
+pub const EPOLL_CTL: u64 = 121;
+/// One look at epoll fid `w0`'s interest list: at most `w1` events (≤ 341),
+/// `w2` the caller's pending signals (for signalfds) → `w0` how many, the
+/// string their `struct epoll_event`s. Never parks: the keeper waits
+/// between looks, as for `poll`.
+pub const EPOLL_WAIT: u64 = 122;
+/// signalfds: `w0` what ([`signalfd`]).
+pub const SIGNALFD: u64 = 123;
+
+/// What [`SIGNALFD`] does.
+pub mod signalfd {
+    /// A new signalfd of mask `w1`, `w2` `O_NONBLOCK` → `w0` its fid.
+    pub const CREATE: u64 = 0;
+    /// The mask of signalfd fid `w1` becomes `w2` (`EINVAL`: not a
+    /// signalfd).
+    pub const SET: u64 = 1;
+}
+
+/// The answer (negated in `w0`) to a `READ` of a signalfd: the keeper
+/// reads it from its own pending signals; `w1` is the signalfd's mask, `w2`
+/// 1 if it is non-blocking. (No errno has this number.)
+pub const SIGNALFD_READ: i64 = 1000;
 
 /// `fcntl`'s record locks on fid `w0`: `w1` the command (`F_GETLK`,
 /// `F_SETLK`, `F_SETLKW`), the string the caller's `struct flock` → for

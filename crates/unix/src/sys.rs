@@ -183,6 +183,14 @@ pub mod nr {
     pub const READLINKAT: u64 = 267;
     pub const FCHMODAT: u64 = 268;
     pub const FACCESSAT: u64 = 269;
+    pub const EPOLL_CREATE: u64 = 213;
+    pub const EPOLL_WAIT: u64 = 232;
+    pub const EPOLL_CTL: u64 = 233;
+    pub const EPOLL_PWAIT: u64 = 281;
+    pub const SIGNALFD: u64 = 282;
+    pub const SIGNALFD4: u64 = 289;
+    pub const EPOLL_CREATE1: u64 = 291;
+    pub const EPOLL_PWAIT2: u64 = 441;
     pub const PSELECT6: u64 = 270;
     pub const PPOLL: u64 = 271;
     pub const SET_ROBUST_LIST: u64 = 273;

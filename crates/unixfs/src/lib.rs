@@ -2,8 +2,9 @@
 //! heap as files, names and shared pages do — sized by memory, not by
 //! constants: names and inodes ([`fs`]), the shapes of regular files'
 //! segment trees ([`forest`]), pages shared copy-on-write after `fork`
-//! ([`share`]), record locks ([`locks`]), extended attributes ([`xattrs`])
-//! and AF_UNIX sockets ([`sock`]). Every growth is `try_reserve`d, so a full heap is an error
+//! ([`share`]), record locks ([`locks`]), extended attributes ([`xattrs`]),
+//! AF_UNIX sockets ([`sock`]) and epoll's interest lists ([`epoll`]).
+//! Every growth is `try_reserve`d, so a full heap is an error
 //! value (`ENOSPC`, or a page copied instead of shared), never a panic.
 //!
 //! A crate of its own because it needs `alloc`: every program that links
@@ -17,6 +18,7 @@ extern crate alloc;
 #[cfg(test)]
 extern crate std;
 
+pub mod epoll;
 pub mod flocks;
 pub mod forest;
 pub mod fs;

@@ -19,6 +19,8 @@ pub(crate) struct Event {
     pub(crate) used: bool,
     pub(crate) count: u64,
     pub(crate) semaphore: bool,
+    /// Bumped by each change (edge-triggered epolls).
+    pub(crate) gen: u32,
 }
 
 /// A timerfd: when it next expires (ns since boot, 0: disarmed), its
@@ -31,6 +33,8 @@ pub(crate) struct Timer {
     pub(crate) next: u64,
     pub(crate) interval: u64,
     pub(crate) ticks: u64,
+    /// Bumped by each expiry (edge-triggered epolls).
+    pub(crate) gen: u32,
 }
 
 /// The largest value an eventfd counter holds.
@@ -57,6 +61,7 @@ impl Unixd<'_> {
                     used: true,
                     count: w[0] as u32 as u64,
                     semaphore: w[1] & EFD_SEMAPHORE != 0,
+                    gen: 0,
                 };
                 word(Ok(fid))
             }
@@ -179,6 +184,8 @@ impl Unixd<'_> {
 
     /// Eventfd `e` changed: its parked readers and writers ask again.
     fn event_changed(&mut self, e: u16) {
+        let ev = &mut self.events[e as usize];
+        ev.gen = ev.gen.wrapping_add(1);
         for i in 0..self.waiters.len() {
             if self.waiters[i].on == Wait::Event(e) {
                 self.wake(i);
@@ -203,6 +210,7 @@ impl Unixd<'_> {
                 tm.next += n * tm.interval;
             }
         }
+        tm.gen = tm.gen.wrapping_add(1);
         for i in 0..self.waiters.len() {
             if self.waiters[i].on == Wait::Timer(t as u16) {
                 self.wake(i);
@@ -210,23 +218,23 @@ impl Unixd<'_> {
         }
     }
 
-    /// The `poll` events of an eventfd or timerfd.
-    pub(crate) fn fdobj_poll(&mut self, kind: Kind) -> u64 {
+    /// The `poll` events of an eventfd or timerfd, and its generation.
+    pub(crate) fn fdobj_poll(&mut self, kind: Kind) -> (u64, u32) {
         use stet_unix::sys::poll::{POLLIN, POLLOUT};
         match kind {
             Kind::Event(e) => {
-                let c = self.events[e as usize].count;
-                (if c > 0 { POLLIN } else { 0 }) | (if c < EVENT_MAX { POLLOUT } else { 0 })
+                let ev = &self.events[e as usize];
+                let c = ev.count;
+                let r =
+                    (if c > 0 { POLLIN } else { 0 }) | (if c < EVENT_MAX { POLLOUT } else { 0 });
+                (r, ev.gen)
             }
             Kind::Timer(t) => {
                 self.timer_due(t as usize, now_ns());
-                if self.timers[t as usize].ticks > 0 {
-                    POLLIN
-                } else {
-                    0
-                }
+                let tm = &self.timers[t as usize];
+                (if tm.ticks > 0 { POLLIN } else { 0 }, tm.gen)
             }
-            _ => 0,
+            _ => (0, 0),
         }
     }
 

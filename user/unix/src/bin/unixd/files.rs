@@ -164,6 +164,10 @@ impl Unixd<'_> {
         if let Kind::Inode(ino) = kind {
             self.flocks_on_close(fid as u32, ino, last);
         }
+        // Its entries in epolls go with the description.
+        if last {
+            self.epoll_forget(fid as u32, kind);
+        }
         match kind {
             Kind::Inode(ino) if last => {
                 self.maybe_free(ino);
@@ -172,6 +176,7 @@ impl Unixd<'_> {
             Kind::Inode(ino) => self.shm_closed(ino),
             Kind::Event(_) | Kind::Timer(_) if last => self.fdobj_free(kind),
             Kind::Socket(n) if last => self.sock_close(n),
+            Kind::Epoll(_) | Kind::Signal(_) if last => {}
             Kind::PipeRead(n) => {
                 self.pipes[n as usize].readers -= 1;
                 self.pipe_changed(n);
@@ -194,7 +199,9 @@ impl Unixd<'_> {
             | Kind::Tty
             | Kind::Event(_)
             | Kind::Socket(_)
-            | Kind::Timer(_) => return Err(ESPIPE),
+            | Kind::Timer(_)
+            | Kind::Epoll(_)
+            | Kind::Signal(_) => return Err(ESPIPE),
             _ => 0,
         };
         let base = match whence {
@@ -214,7 +221,7 @@ impl Unixd<'_> {
     fn stat_of(&self, kind: Kind) -> Result<[u8; 144], i64> {
         match kind {
             // Linux's anonymous inodes: no type bits, 0600.
-            Kind::Event(n) | Kind::Timer(n) => {
+            Kind::Event(n) | Kind::Timer(n) | Kind::Epoll(n) | Kind::Signal(n) => {
                 let mut i = *self.fs.inode(ROOT).ok_or(EIO)?;
                 i.mode = 0o600;
                 i.nlink = 1;

@@ -73,6 +73,7 @@ impl Unixd<'_> {
                     }
                 } else {
                     let got = pi.take(&mut out[..len]);
+                    pi.rgen = pi.rgen.wrapping_add(1);
                     self.pipe_changed(n);
                     got
                 }
@@ -80,6 +81,9 @@ impl Unixd<'_> {
             Kind::Event(_) | Kind::Timer(_) => return self.fdobj_read(f, o.kind, len, out),
             Kind::Socket(_) if at.is_some() => return Err(ESPIPE),
             Kind::Socket(s) => return self.sock_read(f, s, len, out),
+            Kind::Signal(_) if at.is_some() => return Err(ESPIPE),
+            Kind::Signal(i) => return self.signalfd_read(f, i),
+            Kind::Epoll(_) => return Err(EINVAL),
             Kind::PipeWrite(_) | Kind::Free => return Err(EBADF),
         };
         Ok(Reply::Now([n as u64, 0, 0], n, false))
@@ -144,12 +148,14 @@ impl Unixd<'_> {
                     return self.park(Wait::Pipe(n));
                 }
                 let put = pi.put(data);
+                pi.wgen = pi.wgen.wrapping_add(1);
                 self.pipe_changed(n);
                 put
             }
             Kind::Event(e) => return self.event_write(f, e, data),
             Kind::Socket(_) if at.is_some() => return Err(ESPIPE),
             Kind::Socket(s) => return self.sock_write(f, s, data),
+            Kind::Epoll(_) | Kind::Signal(_) => return Err(EINVAL),
             Kind::PipeRead(_) | Kind::Timer(_) | Kind::Free => return Err(EBADF),
         };
         Ok(Reply::Now([n as u64, 0, 0], 0, false))
@@ -184,6 +190,7 @@ impl Unixd<'_> {
                 }
                 let got = s.len();
                 pi.consume(got);
+                pi.rgen = pi.rgen.wrapping_add(1);
             } else if pi.writers == 0 {
                 self.answer(i, 0); // end of file
             }
@@ -229,32 +236,10 @@ impl Unixd<'_> {
                 Ok(Reply::Now([0, rd, wr], 0, false))
             }
             p::POLL => {
+                // The same readiness epoll sees (`epoll`); w1: the caller's
+                // pending signals, for a signalfd.
                 let f = self.fid(w[0])?;
-                use stet_unix::sys::poll::{
-                    POLLERR as ERR, POLLHUP as HUP, POLLIN as IN, POLLOUT as OUT,
-                };
-                let ev = match self.open[f].kind {
-                    Kind::PipeRead(n) => {
-                        let pi = &self.pipes[n as usize];
-                        (if pi.len() > 0 { IN } else { 0 })
-                            | (if pi.writers == 0 { HUP } else { 0 })
-                    }
-                    Kind::PipeWrite(n) => {
-                        let pi = &self.pipes[n as usize];
-                        if pi.readers == 0 {
-                            ERR
-                        } else if pi.room() > 0 {
-                            OUT
-                        } else {
-                            0
-                        }
-                    }
-                    Kind::Tty => OUT | if self.tty.readable() { IN } else { 0 },
-                    k @ (Kind::Event(_) | Kind::Timer(_)) => self.fdobj_poll(k),
-                    Kind::Socket(n) => self.sock_poll(n),
-                    _ => IN | OUT,
-                };
-                word(Ok(ev))
+                word(Ok(self.readiness(f, w[1], 0).0 as u64))
             }
             p::INPUT => {
                 let mut sigs = [0u64; 8];

@@ -28,7 +28,9 @@ fn lock_file(kind: Kind) -> Option<u32> {
         Kind::Tty => u32::MAX,
         Kind::Event(n) => 0xffe0_0000 | n as u32,
         Kind::Timer(n) => 0xffd0_0000 | n as u32,
-        Kind::Socket(n) => 0xffc0_0000 | (n & 0xf_ffff),
+        Kind::Socket(n) => 0xffa0_0000 | (n & 0xf_ffff),
+        Kind::Epoll(n) => 0xffc0_0000 | n as u32,
+        Kind::Signal(n) => 0xffb0_0000 | n as u32,
         Kind::Free => return None,
     })
 }

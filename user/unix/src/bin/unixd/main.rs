@@ -37,6 +37,7 @@ extern crate alloc;
 mod boot;
 mod content;
 mod creds;
+mod epoll;
 mod faults;
 mod fdobjs;
 mod files;
@@ -167,6 +168,11 @@ pub struct Unixd<'a> {
     /// Eventfds and timerfds (`fdobjs`).
     events: Vec<fdobjs::Event>,
     timers: Vec<fdobjs::Timer>,
+    /// Epoll instances and signalfds' masks (`epoll`).
+    epolls: Vec<epoll::Epoll>,
+    sigfds: Vec<Option<u64>>,
+    /// The entries one user may have in all its epolls.
+    max_user_watches: u64,
     /// POSIX timers of every process (`ptimers`).
     ptimers: Vec<ptimers::PTimer>,
     /// Open-file-description locks and `flock` (`flocks`).
@@ -269,6 +275,9 @@ impl Unixd<'_> {
             p::EVENTFD | p::TIMERFD | p::TIMERFD_SET | p::TIMERFD_GET => {
                 self.fdobj_order(a, s, out)
             }
+            p::EPOLL_CREATE | p::EPOLL_CTL | p::EPOLL_WAIT | p::SIGNALFD => {
+                self.epoll_order(a, s, out)
+            }
             p::TID => word(self.tid_order(a.label, a.w[0], a.w[1])),
             p::PRIO => word(self.prio(a.label, a.w[0], a.w[1], a.w[2])),
             p::PTIMER => self.ptimer_order(a, s, out),
@@ -351,6 +360,9 @@ fn main(arg: u64) -> i64 {
         tids: Vec::new(),
         events: Vec::new(),
         timers: Vec::new(),
+        epolls: Vec::new(),
+        sigfds: Vec::new(),
+        max_user_watches: 0,
         ptimers: Vec::new(),
         flocks: stet_unixfs::flocks::Locks::new(),
         ipc: stet_unixfs::ipc::Ipc::default(),
@@ -358,6 +370,9 @@ fn main(arg: u64) -> i64 {
         vforks: Vec::new(),
         socks: stet_unixfs::sock::Socks::new(),
     };
+    // As Linux: 4% of memory, at 160 bytes an entry (an `Entry` and its
+    // share of the list), for each user.
+    d.max_user_watches = (d.files_limit.saturating_mul(4096) / 25 / 160).clamp(1024, 1 << 22);
     // The keepers' domain keeper (`faults`), if the image gave one (in
     // `K0`, free until the first message).
     let _ = d.put_key(keys::FAULT_KEY, K0);

@@ -27,6 +27,10 @@ pub enum Kind {
     Timer(u16),
     /// AF_UNIX socket `n` (`sockets`).
     Socket(u32),
+    /// Epoll instance `n` (`epoll`).
+    Epoll(u16),
+    /// Signalfd `n` (`epoll`).
+    Signal(u16),
 }
 
 /// An open file description.
@@ -63,6 +67,11 @@ pub struct Pipe {
     pub readers: u32,
     /// Open write ends.
     pub writers: u32,
+    /// Bumped by each write: what an edge-triggered epoll on the read end
+    /// sees change.
+    pub wgen: u32,
+    /// Bumped by each read (for the write end).
+    pub rgen: u32,
 }
 
 /// An unused pipe.
@@ -71,6 +80,8 @@ pub const NO_PIPE: Pipe = Pipe {
     buf: Ring::new(),
     readers: 0,
     writers: 0,
+    wgen: 0,
+    rgen: 0,
 };
 
 impl Pipe {

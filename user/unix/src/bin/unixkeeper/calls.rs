@@ -317,8 +317,25 @@ impl Keeper {
             nr::IOCTL => self.ioctl(a[0], a[1], a[2]),
             nr::POLL => self.poll(a[0], a[1], int(a[2]) as i64),
             nr::SELECT => self.select(int(a[0]), [a[1], a[2], a[3]], a[4], false),
-            nr::PSELECT6 => self.select(int(a[0]), [a[1], a[2], a[3]], a[4], true),
-            nr::PPOLL => self.ppoll(a[0], a[1], a[2]),
+            nr::PSELECT6 => self.pselect6(int(a[0]), [a[1], a[2], a[3]], a[4], a[5]),
+            nr::PPOLL => self.ppoll(a[0], a[1], a[2], a[3], a[4]),
+            nr::EPOLL_CREATE => self.epoll_create(Some(a[0]), 0),
+            nr::EPOLL_CREATE1 => self.epoll_create(None, a[0] as u32 as u64),
+            nr::EPOLL_CTL => self.epoll_ctl(a[0], a[1], a[2], a[3]),
+            nr::EPOLL_WAIT => {
+                let d = Keeper::deadline_ms(a[3]);
+                self.epoll_wait(a[0], a[1], a[2], d, None)
+            }
+            nr::EPOLL_PWAIT => self.sigmask_arg(a[4], a[5]).and_then(|m| {
+                let d = Keeper::deadline_ms(a[3]);
+                self.epoll_wait(a[0], a[1], a[2], d, m)
+            }),
+            nr::EPOLL_PWAIT2 => self
+                .deadline_ts(a[3])
+                .and_then(|d| Ok((d, self.sigmask_arg(a[4], a[5])?)))
+                .and_then(|(d, m)| self.epoll_wait(a[0], a[1], a[2], d, m)),
+            nr::SIGNALFD => self.signalfd(a[0], a[1], a[2], 0),
+            nr::SIGNALFD4 => self.signalfd(a[0], a[1], a[2], a[3] as u32 as u64),
             nr::FSYNC | nr::FDATASYNC | nr::SYNCFS => self.fid(a[0]).and_then(|_| self.sync()),
             nr::SYNC => self.sync(),
             nr::SENDFILE => self.sendfile(a[0], a[1], a[2], a[3]),
@@ -715,6 +732,28 @@ impl Keeper {
 
     fn pause(&mut self) -> R {
         self.wait_until(u64::MAX)
+    }
+
+    /// A parked wait until a signal comes: one that interrupts (`EINTR`),
+    /// or one of `extra` (blocked ones a signalfd reads: `Ok`).
+    pub(crate) fn wait_for_signals(&mut self, extra: u64) -> R {
+        use core::sync::atomic::Ordering;
+        loop {
+            if (crate::signals::PENDING.load(Ordering::Relaxed) | self.tpending) & extra != 0 {
+                return Ok(0);
+            }
+            if self.interrupted() {
+                return Err(EINTR);
+            }
+            let intr = self.interrupting() | extra;
+            let a = Msg::new(UNIXD, self.tagged(proto::PAUSE))
+                .words([0, 0, 0, intr])
+                .call();
+            if a.code == stet_rt::abi::code::Code::Busy {
+                continue;
+            }
+            crate::signals::note(a.w[proto::INTR_WORD]);
+        }
     }
 
     /// `rt_sigsuspend`: the mask for the wait; the old one comes back when

@@ -249,20 +249,23 @@ impl Keeper {
                 Some(off) => (p::PREAD, [fid, n, off + done, intr]),
                 None => (self.tagged(p::READ), [fid, n, 0, intr]),
             };
-            let got = loop {
+            let (got, w1, w2) = loop {
                 // A wait that a signal here already ends (files never wait).
                 if !regular && self.interrupted() {
-                    break Err(EINTR);
+                    break (Err(EINTR), 0, 0);
                 }
                 let a = Msg::new(UNIXD, order)
                     .words(w)
                     .call_to(self.space.win.recv(buf + done, n));
                 if let Some(r) = result(&a) {
-                    break r;
+                    break (r, a.w[1], a.w[2]);
                 }
             };
             let got = match got {
                 Ok(g) => g,
+                // A signalfd: its mask and O_NONBLOCK; this keeper has the
+                // signals.
+                Err(p::SIGNALFD_READ) => return self.signalfd_read(buf, len, w1, w2 != 0),
                 Err(e) if done == 0 => return Err(e),
                 Err(_) => break,
             };

@@ -16,6 +16,7 @@
 
 mod answers;
 mod calls;
+mod epoll;
 mod exec;
 mod fds;
 mod flocks;

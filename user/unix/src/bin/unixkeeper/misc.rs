@@ -435,7 +435,7 @@ impl Keeper {
     }
 
     /// Installs unixd's new fid `fid` as the lowest free descriptor.
-    fn install_fid(&mut self, fid: u64, cloexec: bool) -> R {
+    pub(crate) fn install_fid(&mut self, fid: u64, cloexec: bool) -> R {
         match self.lowest_free_fd() {
             Ok(fd) => {
                 self.set_fd(fd, fid as u32, cloexec);

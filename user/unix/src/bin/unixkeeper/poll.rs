@@ -1,7 +1,8 @@
 //! Waiting on descriptors: `poll`, `ppoll`, `select` and `pselect6`. Each
 //! descriptor's readiness comes from unixd (`POLL`); while none is ready
 //! and time is left, the keeper looks again every 10 ms, the wait in
-//! between parked in unixd so that a signal ends it (`EINTR`).
+//! between parked in unixd so that a signal ends it (`EINTR`). `ppoll` and
+//! `pselect6` wait with their signal mask (`Keeper::with_sigmask`).
 
 use crate::calls::now_ns;
 use crate::space::Touch;
@@ -38,7 +39,8 @@ impl Keeper {
                 } else {
                     match self.fid(fd as u64) {
                         Ok(f) => {
-                            self.unixd(proto::POLL, [f, 0, 0, 0]).unwrap_or(0)
+                            let pending = self.pending_signals();
+                            self.unixd(proto::POLL, [f, pending, 0, 0]).unwrap_or(0)
                                 & (want | POLLERR | POLLHUP)
                         }
                         Err(_) => POLLNVAL,
@@ -58,23 +60,47 @@ impl Keeper {
         }
     }
 
-    /// `ppoll` with its timespec (the signal mask is not applied yet).
-    pub(crate) fn ppoll(&mut self, fds: u64, n: u64, tsp: u64) -> R {
+    /// The process's pending signals (a signalfd is readable on them).
+    pub(crate) fn pending_signals(&self) -> u64 {
+        crate::signals::PENDING.load(core::sync::atomic::Ordering::Relaxed) | self.tpending
+    }
+
+    /// `ppoll` with its timespec and, for the wait, its signal mask.
+    pub(crate) fn ppoll(&mut self, fds: u64, n: u64, tsp: u64, set: u64, size: u64) -> R {
         let ms = if tsp == 0 {
             -1
         } else {
             let mut b = [0u8; 16];
             self.space.read(tsp, &mut b).map_err(Touch::errno)?;
-            let s = u64::from_le_bytes(b[..8].try_into().unwrap_or_default());
-            let ns = u64::from_le_bytes(b[8..].try_into().unwrap_or_default());
-            (s.saturating_mul(1000) + ns / 1_000_000).min(i64::MAX as u64) as i64
+            let s = i64::from_le_bytes(b[..8].try_into().unwrap_or_default());
+            let ns = i64::from_le_bytes(b[8..].try_into().unwrap_or_default());
+            if s < 0 || !(0..1_000_000_000).contains(&ns) {
+                return Err(EINVAL);
+            }
+            ((s as u64).saturating_mul(1000) + ns as u64 / 1_000_000).min(i64::MAX as u64) as i64
         };
-        self.poll(fds, n, ms)
+        let mask = self.sigmask_arg(set, size)?;
+        self.with_sigmask(mask, |k| k.poll(fds, n, ms))
+    }
+
+    /// `pselect6`: `sig` points at the signal mask's address and size (0:
+    /// none).
+    pub(crate) fn pselect6(&mut self, nfds: u64, sets: [u64; 3], t: u64, sig: u64) -> R {
+        let mask = if sig == 0 {
+            None
+        } else {
+            let mut b = [0u8; 16];
+            self.space.read(sig, &mut b).map_err(Touch::errno)?;
+            let set = u64::from_le_bytes(b[..8].try_into().unwrap_or_default());
+            let size = u64::from_le_bytes(b[8..].try_into().unwrap_or_default());
+            self.sigmask_arg(set, size)?
+        };
+        self.with_sigmask(mask, |k| k.select(nfds, sets, t, true))
     }
 
     /// `select` / `pselect6`: `sets` are the read, write and except
     /// `fd_set`s (0: none), `t` a `timeval` (`select`) or `timespec`
-    /// (`pselect6`; its signal mask is not applied yet).
+    /// (`pselect6`, which applies its signal mask).
     pub(crate) fn select(&mut self, nfds: u64, sets: [u64; 3], t: u64, spec: bool) -> R {
         if nfds as i64 > FD_SETSIZE as i64 || (nfds as i64) < 0 {
             return Err(EINVAL);
@@ -118,7 +144,8 @@ impl Keeper {
                     continue;
                 }
                 let f = self.fid(fd)?;
-                let ev = self.unixd(proto::POLL, [f, 0, 0, 0]).unwrap_or(0);
+                let pending = self.pending_signals();
+                let ev = self.unixd(proto::POLL, [f, pending, 0, 0]).unwrap_or(0);
                 let ready = [
                     ev & (POLLIN | POLLHUP | POLLERR) != 0,
                     ev & (POLLOUT | POLLERR) != 0,

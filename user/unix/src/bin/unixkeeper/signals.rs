@@ -171,7 +171,17 @@ impl Keeper {
                 use stet_unix::sys::nr::*;
                 let never = matches!(
                     n,
-                    PAUSE | RT_SIGSUSPEND | NANOSLEEP | CLOCK_NANOSLEEP | POLL | PPOLL | PSELECT6
+                    PAUSE
+                        | RT_SIGSUSPEND
+                        | NANOSLEEP
+                        | CLOCK_NANOSLEEP
+                        | POLL
+                        | PPOLL
+                        | SELECT
+                        | PSELECT6
+                        | EPOLL_WAIT
+                        | EPOLL_PWAIT
+                        | EPOLL_PWAIT2
                 ) || stet_unix::sysv::never_restarted(n);
                 if regs[Reg::Rax as usize] as i64 == -EINTR && flags & SA_RESTART != 0 && !never {
                     saved[Reg::Rax as usize] = n;
