@@ -30,6 +30,10 @@ pub mod mode {
     pub const CHR: u32 = 0o020000;
     /// FIFO.
     pub const FIFO: u32 = 0o010000;
+    /// Block device.
+    pub const BLK: u32 = 0o060000;
+    /// Socket.
+    pub const SOCK: u32 = 0o140000;
     /// Set-user-ID.
     pub const SUID: u32 = 0o4000;
     /// Set-group-ID (on a directory: new entries take its group).

@@ -2,7 +2,7 @@
 //! heap as files, names and shared pages do — sized by memory, not by
 //! constants: names and inodes ([`fs`]), the shapes of regular files'
 //! segment trees ([`forest`]), pages shared copy-on-write after `fork`
-//! ([`share`]), and record locks ([`locks`]). Every growth is `try_reserve`d, so a full heap is an error
+//! ([`share`]), record locks ([`locks`]), and pipes' buffers ([`pipe`]). Every growth is `try_reserve`d, so a full heap is an error
 //! value (`ENOSPC`, or a page copied instead of shared), never a panic.
 //!
 //! A crate of its own because it needs `alloc`: every program that links
@@ -21,4 +21,5 @@ pub mod forest;
 pub mod fs;
 pub mod ipc;
 pub mod locks;
+pub mod pipe;
 pub mod share;

@@ -39,6 +39,7 @@ mod content;
 mod creds;
 mod faults;
 mod fdobjs;
+mod fifos;
 mod files;
 mod flocks;
 mod io;
@@ -113,6 +114,8 @@ pub struct Unixd<'a> {
     open: Vec<Open>,
     /// Pipes, by number.
     pipes: Vec<Pipe>,
+    /// Open file descriptions' leases, owners and signals (`fifos`).
+    extras: Vec<fifos::Extra>,
     /// Parked calls; call `i`'s resume key is entry `i` of `waits`, unless
     /// it stayed in a general slot.
     waiters: Vec<Waiter>,
@@ -234,6 +237,7 @@ impl Unixd<'_> {
             | p::METER
             | p::LOCK
             | p::VFORK
+            | p::FD_DIR
                 if a.source != Source::Forwarded =>
             {
                 Err(EPERM)
@@ -296,6 +300,7 @@ impl Unixd<'_> {
             p::METER => self.meter_order(),
             p::SHMGET..=p::IPC_MORE => self.sysv_order(a, s, out),
             p::LOCK => self.lock_order(a, s, out),
+            p::FIFO_WAIT..=p::FD_DIR => self.fifo_order(a, s, out),
             p::VFORK => self.vfork_wait(a.w[0]),
             p::TICK | p::SLEEP | p::PAUSE => self.wait_order(a),
             p::MAP_PAGE | p::MEMFD | p::SHARE | p::UNSHARE | p::FUTEX_WAIT | p::FUTEX_WAKE => {
@@ -321,6 +326,7 @@ fn main(arg: u64) -> i64 {
         content: &mut content,
         open: Vec::new(),
         pipes: Vec::new(),
+        extras: Vec::new(),
         waiters: Vec::new(),
         keys: keys::directory(),
         procs: Vec::new(),

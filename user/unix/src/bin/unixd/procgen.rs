@@ -345,8 +345,8 @@ impl Unixd<'_> {
             // Open files are bounded by the processes' descriptors.
             SysFile::FileMax => writeln!(t, "{}", MAX_PROCS as u64 * FDS),
             SysFile::NrOpen => writeln!(t, "{FDS}"),
-            // A pipe holds one page (`open::PIPE_BUF`) and does not grow.
-            SysFile::PipeMaxSize => writeln!(t, "{}", crate::open::PIPE_BUF),
+            // The most `F_SETPIPE_SZ` gives a process without privilege.
+            SysFile::PipeMaxSize => writeln!(t, "{}", stet_unixfs::pipe::MAX_SIZE),
             // Console level 4 (unixd's log prints below it), Linux's defaults.
             SysFile::Printk => writeln!(t, "4\t4\t1\t7"),
             SysFile::Domainname => writeln!(t, "(none)"),

@@ -18,6 +18,7 @@ mod answers;
 mod calls;
 mod exec;
 mod fds;
+mod fifos;
 mod flocks;
 mod fork;
 mod ids;
