@@ -23,6 +23,16 @@ pub const DEFAULT_CAP: usize = 16 * PAGE;
 /// `/proc/sys/fs/pipe-max-size`: the most an unprivileged
 /// `F_SETPIPE_SZ` may ask (Linux's default).
 pub const MAX_SIZE: usize = 1 << 20;
+/// `/proc/sys/fs/pipe-user-pages-soft`: once a user's pipes hold more
+/// pages than this, its new pipes get [`MIN_CAP`] and none may grow
+/// (root is exempt; Linux's default).
+pub const USER_PAGES_SOFT: usize = 16384;
+/// `/proc/sys/fs/pipe-user-pages-hard`: 0, no hard limit (Linux's
+/// default).
+pub const USER_PAGES_HARD: usize = 0;
+/// A new pipe's capacity past the soft limit (Linux's
+/// `PIPE_MIN_DEF_BUFFERS`, 2 pages).
+pub const MIN_CAP: usize = 2 * PAGE;
 
 /// `F_SETPIPE_SZ`'s rounding (Linux's `round_pipe_size`): at least a
 /// page, else the next power of two; over 2^31 is `EINVAL`.

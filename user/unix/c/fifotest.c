@@ -72,6 +72,7 @@ static void nodes(void) {
     REFUSED(mknod("/tmp/nd", 0070000 | 0644, 0), EINVAL);
     REFUSED(mknod("/tmp/none/x", S_IFIFO | 0644, 0), ENOENT);
     REFUSED(mknodat(-5, "x", S_IFIFO | 0644, 0), EBADF);
+    REFUSED(open("/tmp", O_RDONLY | O_CREAT, 0600), EISDIR);
     CHECK(mknod("/tmp/nreg", 0644, 0) == 0, "mknod type 0");
     CHECK(stat("/tmp/nreg", &st) == 0 && S_ISREG(st.st_mode), "regular");
     CHECK(mknod("/tmp/nsock", S_IFSOCK | 0644, 0) == 0, "mknod sock");
@@ -235,11 +236,33 @@ static void sizes(void) {
         _exit((r1 == -1 && e1 == EPERM) + 2 * (r2 == (1 << 20)));
     }
     printf("fifo: as user 1000: 4 MiB EPERM, 1 MiB allowed: %d\n", child_status(c));
+    /* pipe-user-pages-soft: a user whose pipes hold more pages gets
+     * 2-page pipes that cannot grow. */
+    c = fork();
+    if (c == 0) {
+        if (setuid(1000) != 0)
+            _exit(9);
+        int q[2], ok = 0;
+        for (int i = 0; i < 64; i++)
+            ok += pipe(q) == 0 && fcntl(q[1], F_SETPIPE_SZ, 1 << 20) == (1 << 20);
+        CHECK(pipe(q) == 0, "pipe past the soft limit");
+        int sz = fcntl(q[1], F_GETPIPE_SZ);
+        errno = 0;
+        int grow = fcntl(q[1], F_SETPIPE_SZ, 16384);
+        printf("fifo: as user 1000: 64 pipes of 1 MiB %d, then a pipe of %d, grown: %d errno %d\n",
+               ok, sz, grow, errno);
+        _exit(0);
+    }
+    child_status(c);
     char t[32] = {0};
     int mx = open("/proc/sys/fs/pipe-max-size", O_RDONLY);
     ssize_t n = read(mx, t, sizeof t - 1);
     close(mx);
     printf("fifo: pipe-max-size %.*s", (int)(n > 0 ? n : 0), t);
+    mx = open("/proc/sys/fs/pipe-user-pages-soft", O_RDONLY);
+    n = read(mx, t, sizeof t - 1);
+    close(mx);
+    printf("fifo: pipe-user-pages-soft %.*s", (int)(n > 0 ? n : 0), t);
     close(p[0]);
     close(p[1]);
 

@@ -119,6 +119,7 @@ impl Unixd<'_> {
                 self.pipes[n] = NO_PIPE;
                 self.pipes[n].used = true;
                 self.pipes[n].fifo = ino;
+                self.pipe_owner(n);
                 n
             }
         };
@@ -164,6 +165,33 @@ impl Unixd<'_> {
         // Openers waiting for this end may go on.
         self.pipe_changed(n16);
         Ok([fid, ino as u64, m as u64])
+    }
+
+    /// Pages of capacity the pipes of real user `uid` hold.
+    fn user_pipe_pages(&self, uid: u32) -> usize {
+        self.pipes
+            .iter()
+            .filter(|p| p.used && p.uid == uid)
+            .map(|p| p.buf.cap() / pipe::PAGE)
+            .sum()
+    }
+
+    /// New pipe `n` is the caller's: charged to its real user, with the
+    /// default capacity, or two pages once that user's pipes hold more
+    /// than `pipe-user-pages-soft` (not root's: Linux's
+    /// `CAP_SYS_RESOURCE`).
+    pub(crate) fn pipe_owner(&mut self, n: usize) {
+        let c = self.caller_cred();
+        let uid = c.uid[stet_unix::cred::REAL];
+        let over =
+            self.user_pipe_pages(uid) + pipe::DEFAULT_CAP / pipe::PAGE > pipe::USER_PAGES_SOFT;
+        let cap = if over && !c.privileged() {
+            pipe::MIN_CAP
+        } else {
+            pipe::DEFAULT_CAP
+        };
+        self.pipes[n].uid = uid;
+        let _ = self.pipes[n].buf.set_cap(cap);
     }
 
     /// `FIFO_WAIT`: done once the other end is open or has been opened
@@ -238,9 +266,15 @@ impl Unixd<'_> {
         }
         // `F_SETPIPE_SZ` takes an `unsigned int`.
         let want = pipe::round_size(size as u32 as u64)?;
-        if want > pi.buf.cap() && want > pipe::MAX_SIZE && !self.fs.who.privileged() {
-            return Err(EPERM);
+        let (cap, uid) = (pi.buf.cap(), pi.uid);
+        if want > cap && !self.fs.who.privileged() {
+            // Over `pipe-max-size`, or growing past the user's soft limit.
+            let after = self.user_pipe_pages(uid) - cap / pipe::PAGE + want / pipe::PAGE;
+            if want > pipe::MAX_SIZE || after > pipe::USER_PAGES_SOFT {
+                return Err(EPERM);
+            }
         }
+        let pi = &mut self.pipes[n as usize];
         pi.buf.set_cap(want)?;
         // More room: writers waiting may go on.
         self.pipe_changed(n);

@@ -107,7 +107,8 @@ impl Unixd<'_> {
             if fmt == mode::LNK {
                 return Err(ELOOP);
             }
-            if fmt == mode::DIR && acc != o::RDONLY {
+            // A directory opens only to read, and `O_CREAT` makes none.
+            if fmt == mode::DIR && (acc != o::RDONLY || flags & o::CREAT != 0) {
                 return Err(EISDIR);
             }
         }

@@ -231,6 +231,7 @@ impl Unixd<'_> {
                 };
                 self.pipes[n] = NO_PIPE;
                 self.pipes[n].used = true;
+                self.pipe_owner(n);
                 self.pipes[n].readers = 1;
                 self.pipes[n].writers = 1;
                 Ok(Reply::Now([0, rd, wr], 0, false))

@@ -81,6 +81,9 @@ pub struct Pipe {
     pub ropens: u32,
     /// Opens of the write end so far.
     pub wopens: u32,
+    /// The real user who made it, whose pipes' pages it counts among
+    /// (`pipe-user-pages-soft`).
+    pub uid: u32,
 }
 
 /// An unused pipe.
@@ -92,4 +95,5 @@ pub const NO_PIPE: Pipe = Pipe {
     fifo: 0,
     ropens: 0,
     wopens: 0,
+    uid: 0,
 };
