@@ -30,6 +30,8 @@ pub mod mode {
     pub const CHR: u32 = 0o020000;
     /// FIFO.
     pub const FIFO: u32 = 0o010000;
+    /// Block device.
+    pub const BLK: u32 = 0o060000;
     /// Socket (an AF_UNIX socket's name).
     pub const SOCK: u32 = 0o140000;
     /// Set-user-ID.

@@ -625,13 +625,65 @@ pub const SOCKOPT: u64 = 110;
 /// message holds with a name (`EMSGSIZE` past it).
 pub const MAX_DGRAM: usize = 4096 - 128;
 
+/// A FIFO end just opened (a blocking `open`, not `O_RDWR`): fid `w0` →
+/// `w0` 0 once the other end has been opened since (or is open); parked
+/// until then (answered `BUSY`: ask again). Orders 130–139 are named
+/// pipes', pipes' sizes, `splice`'s and leases'.
+pub const FIFO_WAIT: u64 = 130;
+/// `mknodat`: the string relative to `w0` base, `w1` the type and
+/// permission bits (the umask applied; type 0 is a regular file), `w2`
+/// the device number (`S_IFCHR`, `S_IFBLK`: root only).
+pub const MKNOD: u64 = 131;
+/// A pipe's capacity: fid `w0` (either end, or a FIFO's), `w1` 0 → `w0`
+/// the capacity in bytes; `w1` 1: set it to `w2` bytes (rounded up to a
+/// power of two of pages) → `w0` the new capacity.
+pub const PIPE_SIZE: u64 = 132;
+/// `splice`'s side on a pipe: fid `w0`, `w1` bytes (≤ 4096); `w2`
+/// [`SPLICE_WRITE`]: write the string (else read → string), and
+/// [`SPLICE_NOWAIT`]: `-EAGAIN` rather than park.
+pub const SPLICE_IO: u64 = 133;
+/// [`SPLICE_IO`]'s and [`PIPE_MOVE`]'s `w2` bits.
+pub const SPLICE_WRITE: u64 = 1 << 32;
+/// Do not wait (`SPLICE_F_NONBLOCK`).
+pub const SPLICE_NOWAIT: u64 = 1 << 33;
+/// [`PIPE_MOVE`]: copy, leaving the bytes (`tee`).
+pub const SPLICE_TEE: u64 = 1 << 34;
+/// Pipe to pipe (`splice`, `tee`): from fid `w0` to fid `w1`, at most `w2`
+/// low half bytes (`w2` bits [`SPLICE_TEE`], [`SPLICE_NOWAIT`]) → `w0`
+/// bytes moved; parks while the first is empty with writers or the second
+/// full (`BUSY`: ask again).
+pub const PIPE_MOVE: u64 = 134;
+/// `fcntl` `F_GETLEASE` (`w1` 0) and `F_SETLEASE` (`w1` 1, type `w2`) on
+/// fid `w0`.
+pub const LEASE: u64 = 135;
+/// An open file description's owner and signal (`F_GETOWN`, `F_SETOWN`,
+/// `F_GETOWN_EX`, `F_SETOWN_EX`, `F_GETSIG`, `F_SETSIG`): fid `w0`, `w1`
+/// [`owner`]'s operation, `w2` the owner (`F_OWNER_*` type \| pid << 32)
+/// or the signal → `w0` the owner or signal (get), 0 (set).
+pub const OWNER: u64 = 136;
+/// `/proc/<pid>/fd` of the caller made again (forwarder): the string is
+/// its open descriptors, a `u32` descriptor and a `u32` fid each.
+pub const FD_DIR: u64 = 137;
+
+/// [`OWNER`]'s operations.
+pub mod owner {
+    /// → the owner: type \| pid << 32.
+    pub const GET: u64 = 0;
+    /// Sets the owner.
+    pub const SET: u64 = 1;
+    /// → the signal.
+    pub const GETSIG: u64 = 2;
+    /// Sets the signal.
+    pub const SETSIG: u64 = 3;
+}
+
 /// The orders that name files by path or list a directory: anything that
 /// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only
 /// before one of these; before one of [`LOOKS_UP`] only if the path goes
 /// through `/proc`).
-pub const NAMES_FILES: [u64; 16] = [
+pub const NAMES_FILES: [u64; 18] = [
     OPEN, STAT, GETDENTS, MKDIR, UNLINK, RENAME, LINK, SYMLINK, READLINK, CHMOD, TRUNCATE, ACCESS,
-    EXEC, UTIMENS, CHOWN, STATFS,
+    EXEC, UTIMENS, CHOWN, STATFS, MKNOD, FD_DIR,
 ];
 
 /// The orders of [`NAMES_FILES`] that only look one path up.
@@ -650,6 +702,10 @@ pub mod o {
     pub const TRUNC: u64 = 0o1000;
     pub const APPEND: u64 = 0o2000;
     pub const NONBLOCK: u64 = 0o4000;
+    /// `O_ASYNC`: a signal to the owner when input comes (pipes).
+    pub const ASYNC: u64 = 0o20000;
+    /// `O_DIRECT`: on a pipe's write end, packets (`pipe2(2)`).
+    pub const DIRECT: u64 = 0o40000;
     pub const DIRECTORY: u64 = 0o200000;
     pub const NOFOLLOW: u64 = 0o400000;
     pub const CLOEXEC: u64 = 0o2000000;

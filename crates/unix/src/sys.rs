@@ -52,6 +52,11 @@ pub mod nr {
     pub const FREMOVEXATTR: u64 = 199;
     pub const FALLOCATE: u64 = 285;
     pub const COPY_FILE_RANGE: u64 = 326;
+    pub const MKNOD: u64 = 133;
+    pub const MKNODAT: u64 = 259;
+    pub const SPLICE: u64 = 275;
+    pub const TEE: u64 = 276;
+    pub const VMSPLICE: u64 = 278;
     pub const SETTIMEOFDAY: u64 = 164;
     pub const CLOCK_SETTIME: u64 = 227;
     pub const TIMER_CREATE: u64 = 222;
@@ -343,6 +348,26 @@ pub mod fcntl {
     pub const F_SETLK: u64 = 6;
     pub const F_SETLKW: u64 = 7;
     pub const F_DUPFD_CLOEXEC: u64 = 1030;
+    pub const F_SETOWN: u64 = 8;
+    pub const F_GETOWN: u64 = 9;
+    pub const F_SETSIG: u64 = 10;
+    pub const F_GETSIG: u64 = 11;
+    pub const F_SETOWN_EX: u64 = 15;
+    pub const F_GETOWN_EX: u64 = 16;
+    pub const F_SETLEASE: u64 = 1024;
+    pub const F_GETLEASE: u64 = 1025;
+    pub const F_SETPIPE_SZ: u64 = 1031;
+    pub const F_GETPIPE_SZ: u64 = 1032;
+}
+
+/// `splice`, `tee` and `vmsplice` flags.
+#[allow(missing_docs)]
+pub mod splice {
+    pub const SPLICE_F_MOVE: u64 = 1;
+    pub const SPLICE_F_NONBLOCK: u64 = 2;
+    pub const SPLICE_F_MORE: u64 = 4;
+    pub const SPLICE_F_GIFT: u64 = 8;
+    pub const ALL: u64 = 15;
 }
 
 /// `struct flock` (`fcntl`'s record locks): its size, its fields' byte

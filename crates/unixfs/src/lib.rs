@@ -3,8 +3,8 @@
 //! constants: names and inodes ([`fs`]), the shapes of regular files'
 //! segment trees ([`forest`]), pages shared copy-on-write after `fork`
 //! ([`share`]), record locks ([`locks`]), extended attributes ([`xattrs`]),
-//! AF_UNIX sockets ([`sock`]) and epoll's interest lists ([`epoll`]).
-//! Every growth is `try_reserve`d, so a full heap is an error
+//! AF_UNIX sockets ([`sock`]), epoll's interest lists ([`epoll`]) and
+//! pipes' buffers ([`pipe`]). Every growth is `try_reserve`d, so a full heap is an error
 //! value (`ENOSPC`, or a page copied instead of shared), never a panic.
 //!
 //! A crate of its own because it needs `alloc`: every program that links
@@ -24,6 +24,7 @@ pub mod forest;
 pub mod fs;
 pub mod ipc;
 pub mod locks;
+pub mod pipe;
 pub mod share;
 pub mod xattrs;
 pub mod sock;

@@ -187,7 +187,10 @@ impl Locks {
     }
 
     /// The first lock that keeps `pid` from taking `r` on `file` (`F_GETLK`;
-    /// an unlock conflicts with nothing).
+    /// an unlock conflicts with nothing): as Linux, whose list of a file's
+    /// locks keeps each holder's together in the order of their starts,
+    /// the lowest-starting conflicting lock of the first holder that has
+    /// one.
     pub fn conflict(&self, file: u32, pid: u32, r: &Request) -> Option<Lock> {
         let want = Lock {
             file,
@@ -200,7 +203,12 @@ impl Locks {
                 Kind::Unlock => return None,
             },
         };
-        self.held.iter().copied().find(|l| l.conflicts(&want))
+        let first = self.held.iter().find(|l| l.conflicts(&want))?;
+        self.held
+            .iter()
+            .filter(|l| l.pid == first.pid && l.conflicts(&want))
+            .min_by_key(|l| l.start)
+            .copied()
     }
 
     /// `F_SETLK`: takes (or, `Unlock`, gives back) range `r` of `file` for

@@ -156,7 +156,7 @@ static void fixed_files(void)
     same("/proc/sys/kernel/ostype", "Linux\n");
     same("/proc/sys/kernel/version", "#1 Stet\n");
     same("/proc/sys/kernel/ngroups_max", "32\n");
-    same("/proc/sys/fs/pipe-max-size", "4096\n");
+    same("/proc/sys/fs/pipe-max-size", "1048576\n");
     same("/proc/sys/kernel/printk", "4\t4\t1\t7\n");
     same("/proc/sys/kernel/domainname", "(none)\n");
     same("/proc/sys/fs/file-max", "262144\n");

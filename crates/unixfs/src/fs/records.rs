@@ -100,6 +100,31 @@ impl Fs {
     }
 
     /// The name of `child` in directory `dir`.
+    /// The absolute path of any inode into `out` → its length: a
+    /// directory's, or a name of a file's (the first found: a file does
+    /// not know its directories, so every name is looked at); `ENOENT`
+    /// for a file with no name.
+    pub fn any_path(&self, ino: u32, out: &mut [u8]) -> Result<usize, i64> {
+        if self.is_dir(ino) {
+            return self.path_of(ino, out);
+        }
+        let e = self
+            .ents
+            .iter()
+            .find(|e| e.ino == ino && ino != 0)
+            .ok_or(ENOENT)?;
+        let name = e.name.get();
+        let mut n = self.path_of(e.dir, out)?;
+        if n > 1 {
+            *out.get_mut(n).ok_or(ERANGE)? = b'/';
+            n += 1;
+        }
+        out.get_mut(n..n + name.len())
+            .ok_or(ERANGE)?
+            .copy_from_slice(name);
+        Ok(n + name.len())
+    }
+
     fn name_in(&self, dir: u32, child: u32) -> Option<&[u8]> {
         let mut e = self.inodes[dir as usize].first;
         while e != NONE {

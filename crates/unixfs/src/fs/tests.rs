@@ -180,6 +180,18 @@ fn paths_and_stat() {
     let n = f.path_of(ROOT, &mut out).unwrap();
     assert_eq!(&out[..n], b"/");
     assert_eq!(f.path_of(b, &mut [0u8; 3]), Err(ERANGE));
+    // Any inode's path: a file's through its directory's.
+    let c = f.create(b, b"c", mode::REG | 0o600, 1).unwrap();
+    let r = f.create(ROOT, b"r", mode::FIFO | 0o600, 1).unwrap();
+    let n = f.any_path(c, &mut out).unwrap();
+    assert_eq!(&out[..n], b"/a/b/c");
+    let n = f.any_path(r, &mut out).unwrap();
+    assert_eq!(&out[..n], b"/r");
+    let n = f.any_path(a, &mut out).unwrap();
+    assert_eq!(&out[..n], b"/a");
+    assert_eq!(f.any_path(c, &mut [0u8; 5]), Err(ERANGE));
+    f.unlink(b, b"c", 2).unwrap();
+    assert_eq!(f.any_path(c, &mut out), Err(ENOENT));
     let s = f.stat(b).unwrap();
     assert_eq!(u64::from_le_bytes(s[8..16].try_into().unwrap()), b as u64);
     assert_eq!(

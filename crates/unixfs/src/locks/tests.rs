@@ -281,3 +281,20 @@ proptest! {
         }
     }
 }
+
+/// `F_GETLK` reports a holder's lowest-starting conflicting lock, not the
+/// one it took first (LTP's `fcntl11`: a write lock at 10, then a read lock
+/// at 1; a write lock over everything is refused by the read lock).
+#[test]
+fn getlk_lowest_start() {
+    let mut l = Locks::new();
+    l.set(3, 10, &req(Kind::Write, 10, 14)).unwrap();
+    l.set(3, 10, &req(Kind::Read, 1, 5)).unwrap();
+    let c = l.conflict(3, 20, &req(Kind::Write, 0, u64::MAX)).unwrap();
+    assert_eq!((c.start, c.write), (1, false));
+    let c = l.conflict(3, 20, &req(Kind::Write, 6, u64::MAX)).unwrap();
+    assert_eq!((c.start, c.write), (10, true));
+    // A reader conflicts only with the write lock.
+    let c = l.conflict(3, 20, &req(Kind::Read, 0, u64::MAX)).unwrap();
+    assert_eq!((c.start, c.write), (10, true));
+}

@@ -219,19 +219,23 @@ impl Unixd<'_> {
         };
         match kind {
             Kind::Free => (0, 0),
-            Kind::PipeRead(n) => {
+            Kind::PipeRead(n) | Kind::PipeWrite(n) | Kind::PipeBoth(n) => {
                 let pi = &self.pipes[n as usize];
-                let r = (if pi.len() > 0 { IN } else { 0 })
-                    | (if pi.writers == 0 { ev::HUP } else { 0 });
-                (r, pi.wgen)
-            }
-            Kind::PipeWrite(n) => {
-                let pi = &self.pipes[n as usize];
-                // As Linux: writable while there is room, an error once
-                // no reader is left.
-                let r = (if pi.room() > 0 { OUT } else { 0 })
-                    | (if pi.readers == 0 { ev::ERR } else { 0 });
-                (r, pi.rgen)
+                let (_, rd, wr) = kind.pipe().unwrap_or((n, false, false));
+                let (mut r, mut gen) = (0, 0u32);
+                if rd {
+                    r |= (if pi.buf.is_empty() { 0 } else { IN })
+                        | (if pi.writers == 0 { ev::HUP } else { 0 });
+                    gen = pi.wgen;
+                }
+                if wr {
+                    // As Linux: writable while there is room, an error once
+                    // no reader is left.
+                    r |= (if pi.buf.room() > 0 { OUT } else { 0 })
+                        | (if pi.readers == 0 { ev::ERR } else { 0 });
+                    gen = gen.wrapping_add(pi.rgen);
+                }
+                (r, gen)
             }
             Kind::Tty => (OUT | if self.tty.readable() { IN } else { 0 }, 0),
             k @ (Kind::Event(_) | Kind::Timer(_)) => {

@@ -56,7 +56,8 @@ impl Unixd<'_> {
 
     /// Frees an inode that has no names once no open file holds it.
     pub(crate) fn maybe_free(&mut self, ino: u32) {
-        let held = self.open.iter().any(|o| o.kind == Kind::Inode(ino));
+        let held = self.open.iter().any(|o| o.kind == Kind::Inode(ino))
+            || self.pipes.iter().any(|p| p.used && p.fifo == ino);
         let named = self.fs.inode(ino).is_some_and(|i| i.nlink > 0);
         if !held && !named {
             self.forget_generated(ino);
@@ -111,7 +112,8 @@ impl Unixd<'_> {
             if fmt == mode::SOCK {
                 return Err(ENXIO);
             }
-            if fmt == mode::DIR && acc != o::RDONLY {
+            // A directory opens only to read, and `O_CREAT` makes none.
+            if fmt == mode::DIR && (acc != o::RDONLY || flags & o::CREAT != 0) {
                 return Err(EISDIR);
             }
         }
@@ -130,16 +132,25 @@ impl Unixd<'_> {
             }
             self.fs.who.check(i.owner(), want)?;
         }
-        let kind = if fmt == mode::CHR {
-            match i.rdev {
+        // Device nodes by number: the memory devices (1:3 null, 1:5
+        // zero, 1:8 random, 1:9 urandom) and the terminals (majors 4 and
+        // 5); any other device, a block device or a socket is `ENXIO`.
+        let kind = match fmt {
+            _ if flags & o::PATH != 0 => Kind::Inode(ino),
+            mode::CHR => match i.rdev {
                 0x103 => Kind::Null,
                 0x105 => Kind::Zero,
                 0x108 | 0x109 => Kind::Random,
-                _ => Kind::Tty,
-            }
-        } else {
-            Kind::Inode(ino)
+                r if matches!(r >> 8, 4 | 5) => Kind::Tty,
+                _ => return Err(ENXIO),
+            },
+            mode::BLK | mode::SOCK => return Err(ENXIO),
+            mode::FIFO => return self.open_fifo(ino, flags, i.mode),
+            _ => Kind::Inode(ino),
         };
+        if fmt == mode::REG {
+            self.break_leases(ino, acc != o::RDONLY);
+        }
         if fmt == mode::REG && flags & o::TRUNC != 0 && acc != o::RDONLY {
             self.content.truncate(ino, i.size, 0)?;
             if let Some(m) = self.fs.inode_mut(ino) {
@@ -158,6 +169,7 @@ impl Unixd<'_> {
         let (kind, last) = (o.kind, o.refs == 0);
         if last {
             *o = FREE;
+            self.extra_gone(fid);
         }
         // A pipe counts its ends by references: a reader sees end of file
         // when the last reference to a write end is gone.
@@ -177,12 +189,11 @@ impl Unixd<'_> {
             Kind::Event(_) | Kind::Timer(_) if last => self.fdobj_free(kind),
             Kind::Socket(n) if last => self.sock_close(n),
             Kind::Epoll(_) | Kind::Signal(_) if last => {}
-            Kind::PipeRead(n) => {
-                self.pipes[n as usize].readers -= 1;
-                self.pipe_changed(n);
-            }
-            Kind::PipeWrite(n) => {
-                self.pipes[n as usize].writers -= 1;
+            Kind::PipeRead(n) | Kind::PipeWrite(n) | Kind::PipeBoth(n) => {
+                let (_, r, w) = kind.pipe().unwrap_or((n, false, false));
+                let pi = &mut self.pipes[n as usize];
+                pi.readers -= r as u32;
+                pi.writers -= w as u32;
                 self.pipe_changed(n);
             }
             _ => {}
@@ -196,6 +207,7 @@ impl Unixd<'_> {
             Kind::Inode(ino) => self.fs.inode(ino).map_or(0, |i| i.size),
             Kind::PipeRead(_)
             | Kind::PipeWrite(_)
+            | Kind::PipeBoth(_)
             | Kind::Tty
             | Kind::Event(_)
             | Kind::Socket(_)
@@ -231,7 +243,12 @@ impl Unixd<'_> {
             }
             Kind::Inode(ino) => self.fs.stat(ino),
             Kind::Socket(n) => self.sock_stat(n),
-            Kind::PipeRead(n) | Kind::PipeWrite(n) => {
+            Kind::PipeRead(n) | Kind::PipeWrite(n) | Kind::PipeBoth(n)
+                if self.pipes[n as usize].fifo != 0 =>
+            {
+                self.fs.stat(self.pipes[n as usize].fifo)
+            }
+            Kind::PipeRead(n) | Kind::PipeWrite(n) | Kind::PipeBoth(n) => {
                 let mut i = *self.fs.inode(ROOT).ok_or(EIO)?;
                 i.mode = mode::FIFO | 0o600;
                 i.nlink = 1;
@@ -451,11 +468,7 @@ impl Unixd<'_> {
             p::DUP => {
                 let f = self.fid(w[0])?;
                 self.open[f].refs += 1;
-                match self.open[f].kind {
-                    Kind::PipeRead(n) => self.pipes[n as usize].readers += 1,
-                    Kind::PipeWrite(n) => self.pipes[n as usize].writers += 1,
-                    _ => {}
-                }
+                self.pipe_ref(self.open[f].kind);
                 word(Ok(0))
             }
             p::FLAGS => {
@@ -463,7 +476,7 @@ impl Unixd<'_> {
                 if w[1] == 0 {
                     word(Ok(self.open[f].flags))
                 } else {
-                    let keep = o::APPEND | o::NONBLOCK;
+                    let keep = o::APPEND | o::NONBLOCK | o::DIRECT | o::ASYNC;
                     let fl = &mut self.open[f].flags;
                     *fl = (*fl & !keep) | (w[2] & keep);
                     word(Ok(0))

@@ -3,7 +3,7 @@
 //! answered with its bytes when they come), `poll`, and the terminal's
 //! input, `ioctl`s and `isatty`.
 
-use crate::open::{Kind, FREE, NO_PIPE, PIPE_BUF};
+use crate::open::{Kind, FREE, NO_PIPE};
 use crate::slots::CONSOLE;
 use crate::wait::{resume_key, Wait, NO_WAITER};
 use crate::{now_ns, word, Reply, Unixd};
@@ -14,6 +14,7 @@ use stet_unix::fs::mode;
 use stet_unix::proto as p;
 use stet_unix::proto::o;
 use stet_unix::sys::errno::*;
+use stet_unixfs::pipe::PIPE_BUF;
 
 impl Unixd<'_> {
     pub(crate) fn read(
@@ -58,12 +59,12 @@ impl Unixd<'_> {
                 XorShift64Star::new(now_ns()).fill(&mut out[..len]);
                 len
             }
-            Kind::PipeRead(n) => {
+            Kind::PipeRead(n) | Kind::PipeBoth(n) => {
                 if at.is_some() {
                     return Err(ESPIPE);
                 }
                 let pi = &mut self.pipes[n as usize];
-                if pi.len() == 0 {
+                if pi.buf.is_empty() {
                     if pi.writers == 0 || len == 0 {
                         0
                     } else if o.flags & o::NONBLOCK != 0 {
@@ -72,7 +73,7 @@ impl Unixd<'_> {
                         return self.park_read(Wait::Pipe(n), len);
                     }
                 } else {
-                    let got = pi.take(&mut out[..len]);
+                    let got = pi.buf.take(&mut out[..len]);
                     pi.rgen = pi.rgen.wrapping_add(1);
                     self.pipe_changed(n);
                     got
@@ -132,7 +133,7 @@ impl Unixd<'_> {
                 }
                 data.len()
             }
-            Kind::PipeWrite(n) => {
+            Kind::PipeWrite(n) | Kind::PipeBoth(n) => {
                 if at.is_some() {
                     return Err(ESPIPE);
                 }
@@ -140,16 +141,23 @@ impl Unixd<'_> {
                 if pi.readers == 0 {
                     return Err(EPIPE);
                 }
-                // Writes of at most PIPE_BUF bytes are all or nothing.
-                if pi.room() == 0 || (data.len() <= PIPE_BUF && pi.room() < data.len()) {
+                // Writes of at most PIPE_BUF bytes are all or nothing; an
+                // `O_DIRECT` write end writes packets.
+                let packet = o.flags & o::DIRECT != 0;
+                let fits = pi.buf.fits(data.len(), packet);
+                if fits == 0 || (data.len() <= PIPE_BUF && fits < data.len()) {
                     if o.flags & o::NONBLOCK != 0 {
                         return Err(EAGAIN);
                     }
                     return self.park(Wait::Pipe(n));
                 }
-                let put = pi.put(data);
+                let put = pi.buf.put(data, packet);
                 pi.wgen = pi.wgen.wrapping_add(1);
+                if put == 0 {
+                    return Err(ENOMEM);
+                }
                 self.pipe_changed(n);
+                self.pipe_async(n);
                 put
             }
             Kind::Event(e) => return self.event_write(f, e, data),
@@ -172,7 +180,7 @@ impl Unixd<'_> {
             let pi = &mut self.pipes[n as usize];
             if len == 0 || self.waiters[i].slot == crate::wait::NOTIFY {
                 self.wake(i);
-            } else if pi.len() > 0 {
+            } else if !pi.buf.is_empty() {
                 // A parked read gets its bytes now: one message, where
                 // waking it to read again took a second call. The bytes go
                 // straight from the ring (as far as it wraps: a pipe read
@@ -181,7 +189,7 @@ impl Unixd<'_> {
                 self.waiters[i] = NO_WAITER;
                 let sigs = self.take_pending(pid);
                 let pi = &mut self.pipes[n as usize];
-                let s = pi.front(len);
+                let s = pi.buf.front(len);
                 if let Some(r) = resume_key(&self.keys, i, to) {
                     Msg::new(r, Code::Ok.into())
                         .words([s.len() as u64, 0, 0, sigs])
@@ -189,15 +197,20 @@ impl Unixd<'_> {
                         .send();
                 }
                 let got = s.len();
-                pi.consume(got);
+                pi.buf.consume(got);
                 pi.rgen = pi.rgen.wrapping_add(1);
             } else if pi.writers == 0 {
                 self.answer(i, 0); // end of file
             }
         }
         let pi = &mut self.pipes[n as usize];
-        if pi.readers == 0 && pi.writers == 0 {
+        if pi.used && pi.readers == 0 && pi.writers == 0 {
+            let fifo = pi.fifo;
             *pi = NO_PIPE;
+            // A FIFO whose names are gone goes with its last open end.
+            if fifo != 0 {
+                self.maybe_free(fifo);
+            }
         }
     }
 
@@ -218,11 +231,9 @@ impl Unixd<'_> {
                 let n = crate::table::take(&mut self.pipes, |p| !p.used, NO_PIPE)
                     .filter(|&n| n <= u16::MAX as usize)
                     .ok_or(ENFILE)?;
-                let rd =
-                    self.new_fid(Kind::PipeRead(n as u16), o::RDONLY | (w[0] & o::NONBLOCK))?;
-                let wr = match self
-                    .new_fid(Kind::PipeWrite(n as u16), o::WRONLY | (w[0] & o::NONBLOCK))
-                {
+                let fl = w[0] & (o::NONBLOCK | o::DIRECT);
+                let rd = self.new_fid(Kind::PipeRead(n as u16), o::RDONLY | fl)?;
+                let wr = match self.new_fid(Kind::PipeWrite(n as u16), o::WRONLY | fl) {
                     Ok(f) => f,
                     Err(e) => {
                         self.open[rd as usize] = FREE;
@@ -231,6 +242,7 @@ impl Unixd<'_> {
                 };
                 self.pipes[n] = NO_PIPE;
                 self.pipes[n].used = true;
+                self.pipe_owner(n);
                 self.pipes[n].readers = 1;
                 self.pipes[n].writers = 1;
                 Ok(Reply::Now([0, rd, wr], 0, false))

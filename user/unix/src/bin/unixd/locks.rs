@@ -21,7 +21,7 @@ use stet_unixfs::locks::{self, Kind as Type};
 fn lock_file(kind: Kind) -> Option<u32> {
     Some(match kind {
         Kind::Inode(ino) => ino,
-        Kind::PipeRead(n) | Kind::PipeWrite(n) => 0xfff0_0000 | n as u32,
+        Kind::PipeRead(n) | Kind::PipeWrite(n) | Kind::PipeBoth(n) => 0xfff0_0000 | n as u32,
         Kind::Null => u32::MAX - 3,
         Kind::Zero => u32::MAX - 2,
         Kind::Random => u32::MAX - 1,

@@ -40,6 +40,7 @@ mod creds;
 mod epoll;
 mod faults;
 mod fdobjs;
+mod fifos;
 mod files;
 mod flocks;
 mod io;
@@ -116,6 +117,8 @@ pub struct Unixd<'a> {
     open: Vec<Open>,
     /// Pipes, by number.
     pipes: Vec<Pipe>,
+    /// Open file descriptions' leases, owners and signals (`fifos`).
+    extras: Vec<fifos::Extra>,
     /// Parked calls; call `i`'s resume key is entry `i` of `waits`, unless
     /// it stayed in a general slot.
     waiters: Vec<Waiter>,
@@ -245,6 +248,7 @@ impl Unixd<'_> {
             | p::LOCK
             | p::VFORK
             | p::SOCKET..=p::SOCKOPT
+            | p::FD_DIR
                 if a.source != Source::Forwarded =>
             {
                 Err(EPERM)
@@ -311,6 +315,7 @@ impl Unixd<'_> {
             p::METER => self.meter_order(),
             p::SHMGET..=p::IPC_MORE => self.sysv_order(a, s, out),
             p::LOCK => self.lock_order(a, s, out),
+            p::FIFO_WAIT..=p::FD_DIR => self.fifo_order(a, s, out),
             p::VFORK => self.vfork_wait(a.w[0]),
             p::SOCKET..=p::SOCKOPT => self.sock_order(a, s, out),
             p::TICK | p::SLEEP | p::PAUSE => self.wait_order(a),
@@ -337,6 +342,7 @@ fn main(arg: u64) -> i64 {
         content: &mut content,
         open: Vec::new(),
         pipes: Vec::new(),
+        extras: Vec::new(),
         waiters: Vec::new(),
         keys: keys::directory(),
         procs: Vec::new(),

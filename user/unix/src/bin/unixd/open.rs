@@ -1,6 +1,6 @@
 //! Open file descriptions (what a file id names) and pipes.
 
-use stet_unix::ring::Ring;
+use stet_unixfs::pipe::PipeBuf;
 
 /// What an open file is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,6 +21,8 @@ pub enum Kind {
     PipeRead(u16),
     /// The write end of pipe `n`.
     PipeWrite(u16),
+    /// Both ends of pipe `n`: a FIFO opened `O_RDWR`.
+    PipeBoth(u16),
     /// Eventfd `n` (`fdobjs`).
     Event(u16),
     /// Timerfd `n` (`fdobjs`).
@@ -31,6 +33,18 @@ pub enum Kind {
     Epoll(u16),
     /// Signalfd `n` (`epoll`).
     Signal(u16),
+}
+
+impl Kind {
+    /// The pipe it is an end of, and whether it reads and writes it.
+    pub fn pipe(self) -> Option<(u16, bool, bool)> {
+        match self {
+            Kind::PipeRead(n) => Some((n, true, false)),
+            Kind::PipeWrite(n) => Some((n, false, true)),
+            Kind::PipeBoth(n) => Some((n, true, true)),
+            _ => None,
+        }
+    }
 }
 
 /// An open file description.
@@ -46,9 +60,6 @@ pub struct Open {
     pub off: u64,
 }
 
-/// A pipe's buffer (Linux: 16 pages; POSIX's `PIPE_BUF` is 4096).
-pub const PIPE_BUF: usize = 4096;
-
 /// A free entry.
 pub const FREE: Open = Open {
     kind: Kind::Free,
@@ -57,12 +68,15 @@ pub const FREE: Open = Open {
     off: 0,
 };
 
-/// A pipe: a ring buffer and how many ends are open.
-#[derive(Clone, Copy)]
+/// A pipe: its buffer (`stet_unixfs::pipe`), how many ends are open, and,
+/// for a FIFO, its inode and how many times each end was opened (an
+/// `open` of one end waits for the other's: `FIFO_WAIT`).
+#[derive(Clone)]
 pub struct Pipe {
     /// Whether it is in use.
     pub used: bool,
-    buf: Ring<PIPE_BUF>,
+    /// The bytes.
+    pub buf: PipeBuf,
     /// Open read ends (file ids referring to it, counted by references).
     pub readers: u32,
     /// Open write ends.
@@ -72,46 +86,27 @@ pub struct Pipe {
     pub wgen: u32,
     /// Bumped by each read (for the write end).
     pub rgen: u32,
+    /// The FIFO's inode (0: an anonymous pipe).
+    pub fifo: u32,
+    /// Opens of the read end so far (a FIFO's writer waits for one).
+    pub ropens: u32,
+    /// Opens of the write end so far.
+    pub wopens: u32,
+    /// The real user who made it, whose pipes' pages it counts among
+    /// (`pipe-user-pages-soft`).
+    pub uid: u32,
 }
 
 /// An unused pipe.
 pub const NO_PIPE: Pipe = Pipe {
     used: false,
-    buf: Ring::new(),
+    buf: PipeBuf::new(),
     readers: 0,
     writers: 0,
     wgen: 0,
     rgen: 0,
+    fifo: 0,
+    ropens: 0,
+    wopens: 0,
+    uid: 0,
 };
-
-impl Pipe {
-    /// Bytes waiting.
-    pub fn len(&self) -> usize {
-        self.buf.len()
-    }
-
-    /// Room left.
-    pub fn room(&self) -> usize {
-        self.buf.room()
-    }
-
-    /// Takes up to `out.len()` bytes → how many.
-    pub fn take(&mut self, out: &mut [u8]) -> usize {
-        self.buf.take(out)
-    }
-
-    /// Puts as much of `data` as fits → how many.
-    pub fn put(&mut self, data: &[u8]) -> usize {
-        self.buf.put(data)
-    }
-
-    /// The next bytes, at most `max`, without copying (`Ring::front`).
-    pub fn front(&self, max: usize) -> &[u8] {
-        self.buf.front(max)
-    }
-
-    /// Drops the first `n` bytes.
-    pub fn consume(&mut self, n: usize) {
-        self.buf.consume(n)
-    }
-}

@@ -399,6 +399,10 @@ impl Unixd<'_> {
             }
             let _ = self.fs.rmdir(dir, b"task", now);
         }
+        if let Some(fd) = self.fs.lookup(dir, b"fd") {
+            self.fd_dir_clear(fd);
+            let _ = self.fs.rmdir(dir, b"fd", now);
+        }
         for name in [&b"stat"[..], b"status", b"mounts", b"cmdline", b"exe"] {
             if let Some(ino) = self.fs.lookup(dir, name) {
                 self.drop_gen(ino);
@@ -463,7 +467,7 @@ impl Unixd<'_> {
     }
 
     /// The first name in directory `dir`, NUL-padded.
-    fn first_name(&self, dir: u32) -> Option<[u8; 256]> {
+    pub(crate) fn first_name(&self, dir: u32) -> Option<[u8; 256]> {
         let mut buf = [0u8; 512];
         let (n, _) = self.fs.getdents(dir, 0, &mut buf).ok()?;
         let mut at = 0;

@@ -46,12 +46,14 @@ pub enum SysFile {
     FileMax,
     NrOpen,
     PipeMaxSize,
+    PipeUserPagesSoft,
+    PipeUserPagesHard,
     Printk,
     Domainname,
 }
 
 /// The system's files: directory under `/proc`, name, what.
-const FILES: [(&[u8], &[u8], SysFile); 17] = [
+const FILES: [(&[u8], &[u8], SysFile); 19] = [
     (b"", b"cpuinfo", SysFile::Cpuinfo),
     (b"", b"stat", SysFile::Stat),
     (b"", b"version", SysFile::Version),
@@ -67,6 +69,16 @@ const FILES: [(&[u8], &[u8], SysFile); 17] = [
     (b"sys/fs", b"file-max", SysFile::FileMax),
     (b"sys/fs", b"nr_open", SysFile::NrOpen),
     (b"sys/fs", b"pipe-max-size", SysFile::PipeMaxSize),
+    (
+        b"sys/fs",
+        b"pipe-user-pages-soft",
+        SysFile::PipeUserPagesSoft,
+    ),
+    (
+        b"sys/fs",
+        b"pipe-user-pages-hard",
+        SysFile::PipeUserPagesHard,
+    ),
     (b"sys/kernel", b"printk", SysFile::Printk),
     (b"sys/kernel", b"domainname", SysFile::Domainname),
 ];
@@ -345,8 +357,10 @@ impl Unixd<'_> {
             // Open files are bounded by the processes' descriptors.
             SysFile::FileMax => writeln!(t, "{}", MAX_PROCS as u64 * FDS),
             SysFile::NrOpen => writeln!(t, "{FDS}"),
-            // A pipe holds one page (`open::PIPE_BUF`) and does not grow.
-            SysFile::PipeMaxSize => writeln!(t, "{}", crate::open::PIPE_BUF),
+            // The most `F_SETPIPE_SZ` gives a process without privilege.
+            SysFile::PipeMaxSize => writeln!(t, "{}", stet_unixfs::pipe::MAX_SIZE),
+            SysFile::PipeUserPagesSoft => writeln!(t, "{}", stet_unixfs::pipe::USER_PAGES_SOFT),
+            SysFile::PipeUserPagesHard => writeln!(t, "{}", stet_unixfs::pipe::USER_PAGES_HARD),
             // Console level 4 (unixd's log prints below it), Linux's defaults.
             SysFile::Printk => writeln!(t, "4\t4\t1\t7"),
             SysFile::Domainname => writeln!(t, "(none)"),

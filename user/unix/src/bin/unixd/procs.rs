@@ -5,7 +5,6 @@
 //! native shell.
 
 use crate::keys::{self, MAX_PROCS};
-use crate::open::Kind;
 use crate::signals::SIGCHLD;
 use crate::slots::{BANK, K0, SELF, T, T2};
 use crate::wait::Wait;
@@ -174,11 +173,7 @@ impl Unixd<'_> {
         for c in fids.chunks_exact(4) {
             let f = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as usize;
             self.open[f].refs += 1;
-            match self.open[f].kind {
-                Kind::PipeRead(n) => self.pipes[n as usize].readers += 1,
-                Kind::PipeWrite(n) => self.pipes[n as usize].writers += 1,
-                _ => {}
-            }
+            self.pipe_ref(self.open[f].kind);
         }
         // Its /proc directory is made when someone could see it (most
         // forked children are gone before anyone does): its name now.

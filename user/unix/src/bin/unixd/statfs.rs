@@ -32,7 +32,11 @@ impl Unixd<'_> {
         let st = if s.is_empty() {
             let f = self.fid(a.w[0])?;
             match self.open[f].kind {
-                Kind::PipeRead(_) | Kind::PipeWrite(_) => Statfs::pipe(),
+                Kind::PipeRead(n) | Kind::PipeWrite(n) | Kind::PipeBoth(n)
+                    if self.pipes[n as usize].fifo == 0 =>
+                {
+                    Statfs::pipe()
+                }
                 Kind::Inode(ino) if self.in_proc(ino, None) => Statfs::proc(),
                 // Device nodes are in the root file system's `/dev`.
                 _ => self.root_statfs(),

@@ -206,12 +206,16 @@ impl Keeper {
             return self.dup(fd, None, 0, flags & o::CLOEXEC != 0);
         }
         let fd = self.free_fd(0)?;
+        self.fd_dir_for(path);
         let (fid, m) = self.open_fid(base, path, flags, mode)?;
+        self.fifo_opened(fid, m, flags)?;
         self.fds[fd] = Fd {
             fid: fid as u32,
             cloexec: flags & o::CLOEXEC != 0,
             regular: m as u32 & stet_unix::fs::mode::FMT == stet_unix::fs::mode::REG,
         };
+        // `/proc/self/fd` opened: made again with this descriptor's link.
+        self.fd_dir_for(path);
         Ok(fd as u64)
     }
 
@@ -401,6 +405,7 @@ impl Keeper {
     pub fn stat_at(&mut self, dirfd: u64, path: u64, flags: u64) -> Result<[u8; 144], i64> {
         let mut pb = [0u8; 4096];
         let path = self.path(path, &mut pb)?;
+        self.fd_dir_for(path);
         let base = match (path.is_empty(), flags & at::EMPTY_PATH != 0) {
             (true, true) => self.fid(dirfd)?,
             (true, false) => return Err(ENOENT),
@@ -531,6 +536,7 @@ impl Keeper {
         }
         let mut pb = [0u8; 4096];
         let path = self.path(path, &mut pb)?;
+        self.fd_dir_for(path);
         let mut out = [0u8; 4096];
         let a = Msg::new(UNIXD, p::READLINK)
             .words([base, 0, 0, 0])
@@ -643,13 +649,13 @@ impl Keeper {
             crate::flocks::F_OFD_GETLK
             | crate::flocks::F_OFD_SETLK
             | crate::flocks::F_OFD_SETLKW => self.ofd_lock(fid, cmd, arg),
-            _ => Err(EINVAL),
+            _ => self.fcntl_pipe(fid, cmd, arg).unwrap_or(Err(EINVAL)),
         }
     }
 
     /// `pipe2`.
     pub fn pipe(&mut self, fds: u64, flags: u64) -> R {
-        if flags & !(o::CLOEXEC | o::NONBLOCK) != 0 {
+        if flags & !(o::CLOEXEC | o::NONBLOCK | o::DIRECT) != 0 {
             return Err(EINVAL);
         }
         self.space.touch(fds, 8, true).map_err(Touch::errno)?;
@@ -714,6 +720,7 @@ impl Keeper {
     /// `sendfile`: reads and writes through the keeper, 4 KiB at a time.
     pub fn sendfile(&mut self, out: u64, inp: u64, offp: u64, count: u64) -> R {
         let (fo, fi) = (self.fid(out)?, self.fid(inp)?);
+        self.sendfile_check(out, inp)?;
         let mut off = if offp != 0 {
             let mut b = [0u8; 8];
             self.space.read(offp, &mut b).map_err(Touch::errno)?;

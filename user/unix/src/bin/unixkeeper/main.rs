@@ -19,6 +19,7 @@ mod calls;
 mod epoll;
 mod exec;
 mod fds;
+mod fifos;
 mod flocks;
 mod fork;
 mod ids;
