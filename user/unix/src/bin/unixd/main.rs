@@ -46,6 +46,7 @@ mod keys;
 mod klog;
 mod limits;
 mod locks;
+mod memfds;
 mod memory;
 mod mqueue;
 mod open;
@@ -176,6 +177,8 @@ pub struct Unixd<'a> {
     /// Children made by `vfork` that have not yet run `execve` or ended,
     /// and their parents (`vfork`).
     vforks: Vec<(u32, u32)>,
+    /// The seals of `memfd_create`'s files, by inode (`memfds`).
+    seals: Vec<(u32, u32)>,
 }
 
 impl Unixd<'_> {
@@ -200,6 +203,7 @@ impl Unixd<'_> {
         // The file system checks as the superuser unless an order says
         // whose call it serves (`act_as_caller`).
         self.fs.who = stet_unix::cred::Cred::ROOT;
+        self.fs.root = stet_unix::fs::ROOT;
         // (Orders that only look a path up make the waiting directories
         // only if the path goes through `/proc`: `resolve_seeing_proc`.)
         if self.proc_pending && p::NAMES_FILES.contains(&a.code) && !p::LOOKS_UP.contains(&a.code) {
@@ -259,6 +263,10 @@ impl Unixd<'_> {
             | p::FLAGS
             | p::CHOWN
             | p::EXEC => self.file_order(a, s, out),
+            p::CHROOT if a.source != Source::Forwarded => Err(EPERM),
+            p::CHROOT => self.chroot(a.w[0], s),
+            p::MEMFD_CREATE if a.source != Source::Forwarded => Err(EPERM),
+            p::MEMFD_CREATE | p::SEALS => self.memfd_order(a),
             p::CRED => self.cred_order(a, s, out),
             p::EVENTFD | p::TIMERFD | p::TIMERFD_SET | p::TIMERFD_GET => {
                 self.fdobj_order(a, s, out)
@@ -349,6 +357,7 @@ fn main(arg: u64) -> i64 {
         ipc: stet_unixfs::ipc::Ipc::default(),
         locks: stet_unixfs::locks::Locks::new(),
         vforks: Vec::new(),
+        seals: Vec::new(),
     };
     // The keepers' domain keeper (`faults`), if the image gave one (in
     // `K0`, free until the first message).

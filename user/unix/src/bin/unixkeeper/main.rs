@@ -18,6 +18,7 @@ mod answers;
 mod calls;
 mod exec;
 mod fds;
+mod filecalls;
 mod flocks;
 mod fork;
 mod ids;
