@@ -24,6 +24,7 @@ pub mod futexq;
 pub mod klog;
 pub mod layout;
 pub mod loadavg;
+pub mod maps;
 pub mod procgen;
 pub mod proto;
 pub mod ring;

@@ -23,12 +23,39 @@ pub const CLOSE_FD: u64 = 1;
 /// `w0` bytes.
 pub const READ: u64 = 3;
 /// Writes the string to fid `w0` at its offset (or the end with
-/// `O_APPEND`) → `w0` bytes.
+/// `O_APPEND`) → `w0` bytes. `w2` is the bitwise NOT of the caller's
+/// `RLIMIT_FSIZE` ([`fsize_word`]; 0: none): a regular file's write is cut
+/// at it, and one wholly past it is `-EFBIG`.
 pub const WRITE: u64 = 4;
 /// Reads up to `w1` bytes of fid `w0` at offset `w2` → string, `w0`.
 pub const PREAD: u64 = 5;
-/// Writes the string to fid `w0` at offset `w1` → `w0`.
+/// Writes the string to fid `w0` at offset `w1` (the end with
+/// `O_APPEND`, as Linux's `pwrite`) → `w0`; `w2` as [`WRITE`]'s. `-ESPIPE`
+/// for a pipe, terminal or other file without offsets.
 pub const PWRITE: u64 = 6;
+
+/// `chroot` to the directory at the string relative to `w0` (forwarder:
+/// the caller's root, where its absolute paths start and `..` stops; its
+/// children inherit it) → 0; `-EPERM` unless privileged, `-ENOTDIR`,
+/// `-ENOENT`, `-EACCES` as the walk finds.
+pub const CHROOT: u64 = 140;
+
+/// `memfd_create`: a new nameless regular file of the caller's, mode
+/// 0777, empty; `w0` the flags (`MFD_ALLOW_SEALING` 2: it may be sealed;
+/// else it starts with `F_SEAL_SEAL`) → `w0` a read-write fid.
+pub const MEMFD_CREATE: u64 = 141;
+/// Seals of the file of fid `w0`: `w1` 0 → `w0` its seals (`F_GET_SEALS`);
+/// 1 adds seals `w2` (`F_ADD_SEALS`: `-EPERM` once `F_SEAL_SEAL` is set
+/// or through a read-only fid, `-EINVAL` for an unknown seal) → 0.
+/// `-EINVAL` for a file not made by [`MEMFD_CREATE`].
+pub const SEALS: u64 = 142;
+
+/// [`WRITE`]'s, [`PWRITE`]'s and [`TRUNCATE`]'s `w2` for a file-size
+/// limit (`RLIMIT_FSIZE`'s soft value): its bitwise NOT, so that 0 (what
+/// a caller that does not say sends) is no limit.
+pub const fn fsize_word(limit: u64) -> u64 {
+    !limit
+}
 /// `lseek(w0 fid, w1 offset, w2 whence)` → `w0` the new offset.
 pub const LSEEK: u64 = 7;
 /// `fstat` of fid `w0` → string: `struct stat`.
@@ -56,7 +83,8 @@ pub const READLINK: u64 = 16;
 /// `w0` when the string is empty.
 pub const CHMOD: u64 = 17;
 /// `ftruncate(w0 fid, w1 length)`, or `truncate` of the string relative
-/// to `w0` when it is not empty.
+/// to `w0` when it is not empty; `w2` the file-size limit as [`WRITE`]'s
+/// (a length past it is `-EFBIG`).
 pub const TRUNCATE: u64 = 18;
 /// `faccessat` of the string relative to `w0`, `w1` mode → 0 or -errno.
 pub const ACCESS: u64 = 19;
@@ -681,13 +709,13 @@ pub mod owner {
 /// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only
 /// before one of these; before one of [`LOOKS_UP`] only if the path goes
 /// through `/proc`).
-pub const NAMES_FILES: [u64; 18] = [
+pub const NAMES_FILES: [u64; 19] = [
     OPEN, STAT, GETDENTS, MKDIR, UNLINK, RENAME, LINK, SYMLINK, READLINK, CHMOD, TRUNCATE, ACCESS,
-    EXEC, UTIMENS, CHOWN, STATFS, MKNOD, FD_DIR,
+    EXEC, UTIMENS, CHOWN, STATFS, MKNOD, FD_DIR, CHROOT,
 ];
 
 /// The orders of [`NAMES_FILES`] that only look one path up.
-pub const LOOKS_UP: [u64; 5] = [STAT, ACCESS, READLINK, EXEC, STATFS];
+pub const LOOKS_UP: [u64; 6] = [STAT, ACCESS, READLINK, EXEC, STATFS, CHROOT];
 
 /// `open` flags the domain understands.
 #[allow(missing_docs)]
@@ -710,6 +738,8 @@ pub mod o {
     pub const NOFOLLOW: u64 = 0o400000;
     pub const CLOEXEC: u64 = 0o2000000;
     pub const PATH: u64 = 0o10000000;
+    /// Do not update the access time: the owner's (or privileged) only.
+    pub const NOATIME: u64 = 0o1000000;
 }
 
 /// `*at` flags.

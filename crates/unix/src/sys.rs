@@ -224,6 +224,13 @@ pub mod nr {
     pub const GETSOCKOPT: u64 = 55;
     pub const ACCEPT4: u64 = 288;
     pub const FACCESSAT2: u64 = 439;
+    // File and memory calls (issue 23's `fileerr` work).
+    pub const CHROOT: u64 = 161;
+    pub const REMAP_FILE_PAGES: u64 = 216;
+    pub const FUTIMESAT: u64 = 261;
+    pub const SYNC_FILE_RANGE: u64 = 277;
+    pub const MEMFD_CREATE: u64 = 319;
+    pub const CLOSE_RANGE: u64 = 436;
 }
 
 /// errno values (a failing call returns `-errno` in `rax`).
@@ -515,6 +522,7 @@ pub mod msync {
 /// `prlimit64` resources.
 #[allow(missing_docs)]
 pub mod rlimit {
+    pub const RLIMIT_FSIZE: u64 = 1;
     pub const RLIMIT_STACK: u64 = 3;
     pub const RLIMIT_NOFILE: u64 = 7;
     pub const RLIMIT_RSS: u64 = 5;
@@ -549,6 +557,24 @@ pub mod stat {
 pub mod map {
     pub const SHARED: u64 = 0x01;
     pub const PRIVATE: u64 = 0x02;
+    pub const SHARED_VALIDATE: u64 = 0x03;
+    pub const LOCKED: u64 = 0x2000;
+    /// The flags Linux knows (`LEGACY_MAP_MASK`, `MAP_FIXED_NOREPLACE` and
+    /// the huge-page size bits): `MAP_SHARED_VALIDATE` refuses any other.
+    pub const KNOWN: u64 = 0x03
+        | 0x10
+        | 0x20
+        | 0x100
+        | 0x800
+        | 0x1000
+        | 0x2000
+        | 0x4000
+        | 0x8000
+        | 0x1_0000
+        | 0x2_0000
+        | 0x4_0000
+        | 0x10_0000
+        | 0xfc00_0000;
     pub const FIXED: u64 = 0x10;
     pub const ANONYMOUS: u64 = 0x20;
     pub const GROWSDOWN: u64 = 0x100;

@@ -230,6 +230,12 @@ fn linux_rows() -> Vec<Row> {
         sys::nr::STATX => general::__NR_statx,
         sys::nr::RSEQ => general::__NR_rseq,
         sys::nr::FACCESSAT2 => general::__NR_faccessat2,
+        sys::nr::CHROOT => general::__NR_chroot,
+        sys::nr::REMAP_FILE_PAGES => general::__NR_remap_file_pages,
+        sys::nr::FUTIMESAT => general::__NR_futimesat,
+        sys::nr::SYNC_FILE_RANGE => general::__NR_sync_file_range,
+        sys::nr::MEMFD_CREATE => general::__NR_memfd_create,
+        sys::nr::CLOSE_RANGE => general::__NR_close_range,
         sys::errno::EPERM => errno::EPERM,
         sys::errno::ENOENT => errno::ENOENT,
         sys::errno::ESRCH => errno::ESRCH,
@@ -388,6 +394,7 @@ fn linux_rows() -> Vec<Row> {
         sys::rlimit::RLIMIT_NOFILE => general::RLIMIT_NOFILE,
         sys::rlimit::RLIMIT_NPROC => general::RLIMIT_NPROC,
         sys::rlimit::RLIMIT_RSS => general::RLIMIT_RSS,
+        sys::rlimit::RLIMIT_FSIZE => general::RLIMIT_FSIZE,
         sys::prctl::PR_SET_NAME => prctl::PR_SET_NAME,
         sys::prctl::PR_GET_NAME => prctl::PR_GET_NAME,
         sys::utime::UTIME_NOW => general::UTIME_NOW,
@@ -399,6 +406,23 @@ fn linux_rows() -> Vec<Row> {
         sys::map::FIXED => general::MAP_FIXED,
         sys::map::ANONYMOUS => general::MAP_ANONYMOUS,
         sys::map::GROWSDOWN => general::MAP_GROWSDOWN,
+        sys::map::SHARED_VALIDATE => general::MAP_SHARED_VALIDATE,
+        sys::map::LOCKED => general::MAP_LOCKED,
+        sys::map::KNOWN => general::MAP_SHARED
+            | general::MAP_PRIVATE
+            | general::MAP_FIXED
+            | general::MAP_ANONYMOUS
+            | general::MAP_GROWSDOWN
+            | general::MAP_DENYWRITE
+            | general::MAP_EXECUTABLE
+            | general::MAP_LOCKED
+            | general::MAP_NORESERVE
+            | general::MAP_POPULATE
+            | general::MAP_NONBLOCK
+            | general::MAP_STACK
+            | general::MAP_HUGETLB
+            | general::MAP_FIXED_NOREPLACE
+            | (general::MAP_HUGE_MASK << general::MAP_HUGE_SHIFT),
         sys::map::NORESERVE => general::MAP_NORESERVE,
         sys::map::POPULATE => general::MAP_POPULATE,
         sys::map::FIXED_NOREPLACE => general::MAP_FIXED_NOREPLACE,
@@ -436,6 +460,7 @@ fn linux_rows() -> Vec<Row> {
         proto::o::NOFOLLOW => general::O_NOFOLLOW,
         proto::o::CLOEXEC => general::O_CLOEXEC,
         proto::o::PATH => general::O_PATH,
+        proto::o::NOATIME => general::O_NOATIME,
         proto::at::FDCWD => general::AT_FDCWD,
         proto::at::SYMLINK_NOFOLLOW => general::AT_SYMLINK_NOFOLLOW,
         proto::at::REMOVEDIR => general::AT_REMOVEDIR,

@@ -108,6 +108,9 @@ pub struct Fs {
     /// ownership asks these credentials (unixd sets them for each
     /// message; [`Cred::ROOT`] otherwise).
     pub who: Cred,
+    /// The caller's root directory (`chroot`): where an absolute path
+    /// starts and where `..` stays.
+    pub root: u32,
 }
 
 /// A path walk's state: symbolic links it may still follow, and the
@@ -218,6 +221,7 @@ impl Fs {
             limit,
             xattrs: crate::xattrs::Xattrs::new(),
             who: Cred::ROOT,
+            root: ROOT,
         };
         if room(&mut fs.inodes, &mut fs.bytes, limit).is_ok() {
             fs.inodes.push(FREE_INODE);
@@ -346,7 +350,7 @@ impl Fs {
         if path.len() > MAX_PATH {
             return Err(ENAMETOOLONG);
         }
-        let mut at = if path[0] == b'/' { ROOT } else { cwd };
+        let mut at = if path[0] == b'/' { self.root } else { cwd };
         if self.inode(at).is_none() {
             return Err(ENOENT);
         }
@@ -361,7 +365,12 @@ impl Fs {
             }
             w.seen |= w.watch == Some(at);
             self.who.check(self.inodes[at as usize].owner(), want::X)?;
-            let next = self.lookup(at, c).ok_or(ENOENT)?;
+            // `..` of the root is the root (of a `chroot`'s too).
+            let next = if c == b".." && at == self.root {
+                at
+            } else {
+                self.lookup(at, c).ok_or(ENOENT)?
+            };
             let last = i + 1 == n;
             match self.link_target(next) {
                 Some(target) if !last || follow => {
@@ -866,6 +875,72 @@ impl Fs {
         self.touch(d1, now);
         self.touch(d2, now);
         Ok(replaced)
+    }
+
+    /// `renameat2(RENAME_EXCHANGE)`: names `n1` in `d1` and `n2` in `d2`
+    /// trade their inodes, both of which must exist (`ENOENT`). Either may
+    /// be a directory (not moved under itself: `EINVAL`); the caller must
+    /// be allowed to remove and add each name.
+    pub fn exchange(
+        &mut self,
+        d1: u32,
+        n1: &[u8],
+        d2: u32,
+        n2: &[u8],
+        now: u64,
+    ) -> Result<(), i64> {
+        if !self.is_dir(d1) || !self.is_dir(d2) {
+            return Err(ENOTDIR);
+        }
+        if matches!(n1, b"." | b"..") || matches!(n2, b"." | b"..") {
+            return Err(EBUSY);
+        }
+        let a = self.lookup(d1, n1).ok_or(ENOENT)?;
+        let b = self.lookup(d2, n2).ok_or(ENOENT)?;
+        let (a_dir, b_dir) = (self.is_dir(a), self.is_dir(b));
+        if (a_dir && self.within(d2, a)) || (b_dir && self.within(d1, b)) {
+            return Err(EINVAL);
+        }
+        self.may_delete(d1, a)?;
+        self.may_delete(d2, b)?;
+        if d1 != d2 {
+            if a_dir {
+                self.who.check(self.inodes[a as usize].owner(), want::W)?;
+            }
+            if b_dir {
+                self.who.check(self.inodes[b as usize].owner(), want::W)?;
+            }
+        }
+        if a == b {
+            return Ok(());
+        }
+        let s1 = self
+            .slot_of(d1, n1, name_hash(d1, n1))
+            .map_err(|_| ENOENT)?;
+        let s2 = self
+            .slot_of(d2, n2, name_hash(d2, n2))
+            .map_err(|_| ENOENT)?;
+        let (e1, e2) = (self.hash[s1] as usize - 1, self.hash[s2] as usize - 1);
+        self.ents[e1].ino = b;
+        self.ents[e2].ino = a;
+        if d1 != d2 {
+            // A directory changing parent takes its ".." link along.
+            if a_dir {
+                self.inodes[d1 as usize].nlink -= 1;
+                self.inodes[d2 as usize].nlink += 1;
+                self.inodes[a as usize].aux = d2;
+            }
+            if b_dir {
+                self.inodes[d2 as usize].nlink -= 1;
+                self.inodes[d1 as usize].nlink += 1;
+                self.inodes[b as usize].aux = d1;
+            }
+        }
+        self.inodes[a as usize].ctime = now;
+        self.inodes[b as usize].ctime = now;
+        self.touch(d1, now);
+        self.touch(d2, now);
+        Ok(())
     }
 
     /// Frees inode `ino` (no names, no descriptors left).

@@ -71,16 +71,33 @@ impl Fs {
         if !self.is_dir(ino) {
             return Err(ENOENT);
         }
-        if ino == ROOT {
+        if ino == self.root || ino == ROOT {
             *out.get_mut(0).ok_or(ERANGE)? = b'/';
-            return Ok(1);
+            if ino == self.root {
+                return Ok(1);
+            }
         }
         // The names from `ino` up, written from the end of `out` back,
-        // then moved to its start.
+        // then moved to its start; up to the caller's root (`chroot`), or
+        // to the real root with "(unreachable)" before the path, as Linux
+        // says of a directory outside the caller's root.
         let mut start = out.len();
         let mut at = ino;
         for _ in 0..self.inodes.len() {
-            if at == ROOT {
+            if at == self.root || at == ROOT {
+                if at != self.root {
+                    const OUTSIDE: &[u8] = b"(unreachable)";
+                    if start == out.len() {
+                        // The real root itself.
+                        start -= 1;
+                        out[start] = b'/';
+                    }
+                    if start < OUTSIDE.len() {
+                        return Err(ERANGE);
+                    }
+                    start -= OUTSIDE.len();
+                    out[start..start + OUTSIDE.len()].copy_from_slice(OUTSIDE);
+                }
                 let n = out.len() - start;
                 out.copy_within(start.., 0);
                 return Ok(n);

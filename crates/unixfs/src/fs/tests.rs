@@ -575,3 +575,50 @@ fn permissions_on_every_path_operation() {
     assert!(f.unlink(tmp, b"bob", 9).is_ok());
     assert!(f.resolve(ROOT, b"/secret/key", true).is_ok());
 }
+
+#[test]
+fn exchange_trades_a_file_and_a_directory_across_directories() {
+    let mut f = fs();
+    let a = f.create(ROOT, b"a", mode::DIR | 0o755, 6).unwrap();
+    let b = f.create(ROOT, b"b", mode::DIR | 0o755, 6).unwrap();
+    let file = f.create(a, b"x", mode::REG | 0o644, 6).unwrap();
+    let dir = f.create(b, b"y", mode::DIR | 0o755, 6).unwrap();
+    let (na, nb) = (f.inode(a).unwrap().nlink, f.inode(b).unwrap().nlink);
+    f.exchange(a, b"x", b, b"y", 9).unwrap();
+    assert_eq!(f.lookup(a, b"x"), Some(dir));
+    assert_eq!(f.lookup(b, b"y"), Some(file));
+    // The directory's ".." and the parents' link counts moved with it.
+    assert_eq!(f.lookup(dir, b".."), Some(a));
+    assert_eq!(f.inode(a).unwrap().nlink, na + 1);
+    assert_eq!(f.inode(b).unwrap().nlink, nb - 1);
+    assert_eq!(names(&f, a), [".", "..", "x"]);
+    assert_eq!(f.exchange(a, b"x", b, b"none", 9), Err(ENOENT));
+    // Not a directory into itself.
+    assert_eq!(f.exchange(ROOT, b"a", a, b"x", 9), Err(EINVAL));
+    assert_eq!(f.exchange(a, b"..", b, b"y", 9), Err(EBUSY));
+}
+
+#[test]
+fn a_root_of_its_own_bounds_absolute_paths_and_dotdot() {
+    let mut f = fs();
+    let jail = f.create(ROOT, b"jail", mode::DIR | 0o755, 6).unwrap();
+    let inner = f.create(jail, b"etc", mode::DIR | 0o755, 6).unwrap();
+    let outside = f.create(ROOT, b"etc", mode::DIR | 0o755, 6).unwrap();
+    f.symlink(inner, b"up", b"/etc", 6).unwrap();
+    f.root = jail;
+    assert_eq!(f.resolve(ROOT, b"/etc", true), Ok(inner));
+    assert_eq!(f.resolve(inner, b"../../..", true), Ok(jail));
+    assert_eq!(f.resolve(inner, b"up", true), Ok(inner));
+    let mut out = [0u8; 64];
+    let n = f.path_of(inner, &mut out).unwrap();
+    assert_eq!(&out[..n], b"/etc");
+    let n = f.path_of(jail, &mut out).unwrap();
+    assert_eq!(&out[..n], b"/");
+    // A directory outside the root is "(unreachable)".
+    let n = f.path_of(outside, &mut out).unwrap();
+    assert_eq!(&out[..n], b"(unreachable)/etc");
+    let n = f.path_of(ROOT, &mut out).unwrap();
+    assert_eq!(&out[..n], b"(unreachable)/");
+    f.root = ROOT;
+    assert_eq!(f.resolve(ROOT, b"/etc", true), Ok(outside));
+}

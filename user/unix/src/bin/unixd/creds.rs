@@ -2,7 +2,8 @@
 //! `fork`), the `set*id` and group calls (`CRED`), `chown` (`CHOWN`), and
 //! the caller's credentials for the file system's checks. The rules are
 //! `stet_unix::cred`'s; this file applies them to the process table and
-//! the inodes.
+//! the inodes. Also each process's root directory (`chroot`, `Proc::root`,
+//! copied at `fork`), which every path it names starts from.
 
 use crate::{word, Reply, Unixd};
 use stet_rt::key::Answer;
@@ -28,6 +29,32 @@ impl Unixd<'_> {
     /// Makes the file system check what follows as the caller.
     pub(crate) fn act_as_caller(&mut self) {
         self.fs.who = self.caller_cred();
+        self.fs.root = self
+            .procs
+            .iter()
+            .find(|p| p.pid == self.caller && self.caller != 0)
+            .map_or(stet_unix::fs::ROOT, |p| p.root);
+    }
+
+    /// `CHROOT`: the caller's root becomes the directory at `path`
+    /// relative to fid `base` (privileged callers only: `CAP_SYS_CHROOT`).
+    pub(crate) fn chroot(&mut self, base: u64, path: &[u8]) -> Result<Reply, i64> {
+        self.act_as_caller();
+        // As Linux: the walk's errors, then search permission, then the
+        // privilege.
+        let dir = self.base(base)?;
+        let ino = self.fs.resolve(dir, path, true)?;
+        if !self.fs.is_dir(ino) {
+            return Err(ENOTDIR);
+        }
+        let i = *self.fs.inode(ino).ok_or(ENOENT)?;
+        self.fs.who.check(i.owner(), stet_unix::cred::want::X)?;
+        if !self.fs.who.privileged() {
+            return Err(EPERM);
+        }
+        let me = self.proc_of(self.caller)?;
+        self.procs[me].root = ino;
+        word(Ok(0))
     }
 
     /// `CRED`: the caller's ids, read or changed.

@@ -63,6 +63,7 @@ impl Unixd<'_> {
             self.forget_generated(ino);
             self.ipc.mq_gone(ino);
             self.sock_inode_gone(ino);
+            self.seals_gone(ino);
             if self
                 .fs
                 .inode(ino)
@@ -119,6 +120,10 @@ impl Unixd<'_> {
         }
         if flags & o::DIRECTORY != 0 && fmt != mode::DIR {
             return Err(ENOTDIR);
+        }
+        // `O_NOATIME` is the owner's (or a privileged caller's).
+        if flags & o::NOATIME != 0 && flags & o::PATH == 0 && !self.fs.who.owns(i.owner()) {
+            return Err(EPERM);
         }
         // The file's mode bits (a file this call made opens as asked).
         if flags & o::PATH == 0 && !made {
@@ -220,6 +225,18 @@ impl Unixd<'_> {
             0 => 0,
             1 => self.open[f].off,
             2 => size,
+            // SEEK_DATA, SEEK_HOLE: as Linux's generic answer for a file
+            // system that does not report holes, the whole file is data
+            // and its end is the one hole; at or past the end (or before
+            // the start) there is neither (`ENXIO`).
+            3 | 4 => {
+                if off >= size {
+                    return Err(ENXIO);
+                }
+                let to = if whence == 3 { off } else { size };
+                self.open[f].off = to;
+                return Ok(to);
+            }
             _ => return Err(EINVAL),
         };
         let new = (base as i64).checked_add(off as i64).ok_or(EINVAL)?;
@@ -356,6 +373,16 @@ impl Unixd<'_> {
                 let p1 = self.fs.parent(self.base(w[0])?, from)?;
                 let p2 = self.fs.parent(self.base(w[1])?, to)?;
                 if a.code == p::RENAME {
+                    // RENAME_NOREPLACE 1, RENAME_EXCHANGE 2 (not both);
+                    // RENAME_WHITEOUT (4, for overlay file systems) and
+                    // anything else are refused.
+                    if w[2] & !3 != 0 || w[2] == 3 {
+                        return Err(EINVAL);
+                    }
+                    if w[2] & 2 != 0 {
+                        self.fs.exchange(p1.dir, p1.name, p2.dir, p2.name, now)?;
+                        return word(Ok(0));
+                    }
                     if w[2] & 1 != 0 && self.fs.lookup(p2.dir, p2.name).is_some() {
                         return Err(EEXIST);
                     }
@@ -433,6 +460,20 @@ impl Unixd<'_> {
                 }
                 if !s.is_empty() {
                     self.fs.who.check(i.owner(), cred::want::W)?;
+                }
+                // Not past the caller's `RLIMIT_FSIZE` (`w2`, as `WRITE`'s).
+                if w[1] > !w[2] {
+                    return Err(EFBIG);
+                }
+                if w[1] > i64::MAX as u64 {
+                    return Err(EINVAL);
+                }
+                // A sealed memfd may not shrink or grow (`memfds`).
+                let seals = self.seals_of(ino);
+                if (w[1] < i.size && seals & crate::memfds::SEAL_SHRINK != 0)
+                    || (w[1] > i.size && seals & crate::memfds::SEAL_GROW != 0)
+                {
+                    return Err(EPERM);
                 }
                 self.content.truncate(ino, i.size, w[1])?;
                 let m = self.fs.who.after_write(i.owner());

@@ -26,6 +26,9 @@ impl Unixd<'_> {
     ) -> Result<Reply, i64> {
         let f = self.fid(fid)?;
         let o = self.open[f];
+        if at.is_some() && o.flags & o::PATH == 0 && !o.kind.seekable() {
+            return Err(ESPIPE);
+        }
         if o.flags & o::ACCMODE == o::WRONLY || o.flags & o::PATH != 0 {
             return Err(EBADF);
         }
@@ -90,23 +93,55 @@ impl Unixd<'_> {
         Ok(Reply::Now([n as u64, 0, 0], n, false))
     }
 
-    pub(crate) fn write(&mut self, fid: u64, data: &[u8], at: Option<u64>) -> Result<Reply, i64> {
+    /// `write` (`at` `None`) or `pwrite` of `data` to `fid`; `fsize` is
+    /// the caller's file-size limit as [`p::fsize_word`] gives it.
+    pub(crate) fn write(
+        &mut self,
+        fid: u64,
+        data: &[u8],
+        at: Option<u64>,
+        fsize: u64,
+    ) -> Result<Reply, i64> {
         let f = self.fid(fid)?;
         let o = self.open[f];
+        // A file without offsets refuses `pwrite` before anything else.
+        if at.is_some() && o.flags & o::PATH == 0 && !o.kind.seekable() {
+            return Err(ESPIPE);
+        }
         if o.flags & o::ACCMODE == o::RDONLY || o.flags & o::PATH != 0 {
             return Err(EBADF);
         }
+        let limit = !fsize;
         let n = match o.kind {
             Kind::Inode(ino) => {
                 let i = *self.fs.inode(ino).ok_or(EBADF)?;
                 if i.mode & mode::FMT != mode::REG {
                     return Err(EISDIR);
                 }
+                // `O_APPEND` puts even a `pwrite` at the end (Linux's
+                // documented bug).
                 let off = match at {
+                    _ if o.flags & o::APPEND != 0 => i.size,
                     Some(a) => a,
-                    None if o.flags & o::APPEND != 0 => i.size,
                     None => o.off,
                 };
+                // No file grows past `RLIMIT_FSIZE` (a write reaching it
+                // is cut there; one wholly past it fails) or 2^63 - 1.
+                let max = limit.min(i64::MAX as u64);
+                if !data.is_empty() && off >= max {
+                    return Err(EFBIG);
+                }
+                // A sealed memfd (`memfds`).
+                let seals = self.seals_of(ino);
+                if seals != 0 && !data.is_empty() {
+                    use crate::memfds::{SEAL_FUTURE_WRITE, SEAL_GROW, SEAL_WRITE};
+                    if seals & (SEAL_WRITE | SEAL_FUTURE_WRITE) != 0
+                        || (seals & SEAL_GROW != 0 && off + data.len() as u64 > i.size)
+                    {
+                        return Err(EPERM);
+                    }
+                }
+                let data = &data[..data.len().min((max - off.min(max)) as usize)];
                 self.content.write(ino, off, data)?;
                 let now = self.time();
                 // A writer without privilege clears set-user-ID (Linux's
@@ -225,8 +260,8 @@ impl Unixd<'_> {
         match a.code {
             p::READ => self.read(w[0], w[1], out, None),
             p::PREAD => self.read(w[0], w[1], out, Some(w[2])),
-            p::WRITE => self.write(w[0], s, None),
-            p::PWRITE => self.write(w[0], s, Some(w[1])),
+            p::WRITE => self.write(w[0], s, None, w[2]),
+            p::PWRITE => self.write(w[0], s, Some(w[1]), w[2]),
             p::PIPE => {
                 let n = crate::table::take(&mut self.pipes, |p| !p.used, NO_PIPE)
                     .filter(|&n| n <= u16::MAX as usize)

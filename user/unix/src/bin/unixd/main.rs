@@ -48,6 +48,7 @@ mod keys;
 mod klog;
 mod limits;
 mod locks;
+mod memfds;
 mod memory;
 mod mqueue;
 mod open;
@@ -189,6 +190,8 @@ pub struct Unixd<'a> {
     vforks: Vec<(u32, u32)>,
     /// AF_UNIX sockets (`sockets`).
     socks: stet_unixfs::sock::Socks,
+    /// The seals of `memfd_create`'s files, by inode (`memfds`).
+    seals: Vec<(u32, u32)>,
 }
 
 impl Unixd<'_> {
@@ -213,6 +216,7 @@ impl Unixd<'_> {
         // The file system checks as the superuser unless an order says
         // whose call it serves (`act_as_caller`).
         self.fs.who = stet_unix::cred::Cred::ROOT;
+        self.fs.root = stet_unix::fs::ROOT;
         // (Orders that only look a path up make the waiting directories
         // only if the path goes through `/proc`: `resolve_seeing_proc`.)
         if self.proc_pending && p::NAMES_FILES.contains(&a.code) && !p::LOOKS_UP.contains(&a.code) {
@@ -275,6 +279,10 @@ impl Unixd<'_> {
             | p::CHOWN
             | p::XATTR
             | p::EXEC => self.file_order(a, s, out),
+            p::CHROOT if a.source != Source::Forwarded => Err(EPERM),
+            p::CHROOT => self.chroot(a.w[0], s),
+            p::MEMFD_CREATE if a.source != Source::Forwarded => Err(EPERM),
+            p::MEMFD_CREATE | p::SEALS => self.memfd_order(a),
             p::CRED => self.cred_order(a, s, out),
             p::EVENTFD | p::TIMERFD | p::TIMERFD_SET | p::TIMERFD_GET => {
                 self.fdobj_order(a, s, out)
@@ -375,6 +383,7 @@ fn main(arg: u64) -> i64 {
         locks: stet_unixfs::locks::Locks::new(),
         vforks: Vec::new(),
         socks: stet_unixfs::sock::Socks::new(),
+        seals: Vec::new(),
     };
     // As Linux: 4% of memory, at 160 bytes an entry (an `Entry` and its
     // share of the list), for each user.

@@ -47,6 +47,17 @@ impl Kind {
     }
 }
 
+impl Kind {
+    /// Whether it has an offset (`pread`/`pwrite`/`lseek` may name one):
+    /// not a pipe, the terminal, an eventfd or a timerfd (`ESPIPE`).
+    pub fn seekable(self) -> bool {
+        !matches!(
+            self,
+            Kind::PipeRead(_) | Kind::PipeWrite(_) | Kind::Tty | Kind::Event(_) | Kind::Timer(_)
+        )
+    }
+}
+
 /// An open file description.
 #[derive(Clone, Copy, Debug)]
 pub struct Open {

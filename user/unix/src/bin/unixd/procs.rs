@@ -58,6 +58,8 @@ pub(crate) struct Proc {
     pub(crate) ready: u64,
     /// Its nice value (`prio`).
     pub(crate) nice: i8,
+    /// Its root directory's inode (`chroot`).
+    pub(crate) root: u32,
 }
 
 pub(crate) const NO_PROC: Proc = Proc {
@@ -79,6 +81,7 @@ pub(crate) const NO_PROC: Proc = Proc {
     cred: Cred::ROOT,
     ready: 0,
     nice: 0,
+    root: stet_unix::fs::ROOT,
 };
 
 /// The slot of a forked process's forwarder node (slots 2–15 are free)
@@ -186,6 +189,7 @@ impl Unixd<'_> {
             comm: self.procs[pi].comm,
             cred: self.procs[pi].cred,
             nice: self.procs[pi].nice,
+            root: self.procs[pi].root,
             proc_pending: true,
             ..NO_PROC
         };

@@ -29,6 +29,8 @@ impl Unixd<'_> {
         s: &[u8],
         out: &mut [u8; 4096],
     ) -> Result<Reply, i64> {
+        // The walk checks the caller's search permission.
+        self.act_as_caller();
         let st = if s.is_empty() {
             let f = self.fid(a.w[0])?;
             match self.open[f].kind {

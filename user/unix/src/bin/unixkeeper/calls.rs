@@ -248,6 +248,8 @@ impl Keeper {
             nr::TIMERFD_GETTIME => self.timerfd_settime(a[0], 0, 0, a[1]),
             nr::READ => self.read(a[0], a[1], a[2], None),
             nr::WRITE => self.write(a[0], a[1], a[2], None),
+            // A negative offset is refused before the descriptor is looked at.
+            nr::PREAD64 | nr::PWRITE64 if (a[3] as i64) < 0 => Err(EINVAL),
             nr::PREAD64 => self.read(a[0], a[1], a[2], Some(a[3])),
             nr::PWRITE64 => self.write(a[0], a[1], a[2], Some(a[3])),
             nr::READV => self.vector(a[0], a[1], a[2], false),
@@ -270,10 +272,11 @@ impl Keeper {
             nr::NEWFSTATAT => self.fstatat(a[0], a[1], a[2], a[3]),
             nr::STATX => self.statx(a[0], a[1], a[2], a[4]),
             nr::GETDENTS64 => self.getdents(a[0], a[1], a[2]),
-            nr::MKDIR => self.path_call(proto::MKDIR, cwd, a[0], a[1], 0),
-            nr::MKDIRAT => self.path_call(proto::MKDIR, a[0], a[1], a[2], 0),
+            nr::MKDIR => self.path_call(proto::MKDIR, cwd, a[0], a[1] & 0o1777 & !self.umask, 0),
+            nr::MKDIRAT => self.path_call(proto::MKDIR, a[0], a[1], a[2] & 0o1777 & !self.umask, 0),
             nr::UNLINK => self.path_call(proto::UNLINK, cwd, a[0], 0, 0),
             nr::RMDIR => self.path_call(proto::UNLINK, cwd, a[0], at::REMOVEDIR, 0),
+            nr::UNLINKAT if a[2] as u32 as u64 & !at::REMOVEDIR != 0 => Err(EINVAL),
             nr::UNLINKAT => self.path_call(proto::UNLINK, a[0], a[1], a[2], 0),
             nr::RENAME => self.two_paths(proto::RENAME, cwd, a[0], cwd, a[1], 0),
             nr::RENAMEAT => self.two_paths(proto::RENAME, a[0], a[1], a[2], a[3], 0),
@@ -289,10 +292,17 @@ impl Keeper {
             nr::FCHMOD => self
                 .fid(a[0])
                 .and_then(|f| self.unixd(proto::CHMOD, [f, a[1], 0, 0])),
-            nr::TRUNCATE => self.path_call(proto::TRUNCATE, cwd, a[0], a[1], 0),
-            nr::FTRUNCATE => self
-                .fid(a[0])
-                .and_then(|f| self.unixd(proto::TRUNCATE, [f, a[1], 0, 0])),
+            nr::TRUNCATE | nr::FTRUNCATE if (a[1] as i64) < 0 => Err(EINVAL),
+            nr::TRUNCATE => {
+                let r = self.path_call(proto::TRUNCATE, cwd, a[0], a[1], self.fsize());
+                self.over_fsize(r)
+            }
+            nr::FTRUNCATE => {
+                let r = self
+                    .fid(a[0])
+                    .and_then(|f| self.unixd(proto::TRUNCATE, [f, a[1], self.fsize(), 0]));
+                self.over_fsize(r)
+            }
             nr::ACCESS => self.path_call(proto::ACCESS, cwd, a[0], a[1], 0),
             nr::FACCESSAT => self.path_call(proto::ACCESS, a[0], a[1], a[2], 0),
             nr::FACCESSAT2
@@ -309,7 +319,7 @@ impl Keeper {
             nr::DUP2 => self
                 .fid(a[0])
                 .and_then(|_| self.dup(a[0], Some(a[1]), 0, false)),
-            nr::DUP3 if a[0] == a[1] => Err(EINVAL),
+            nr::DUP3 if a[0] == a[1] || a[2] & !proto::o::CLOEXEC != 0 => Err(EINVAL),
             nr::DUP3 => self.dup(a[0], Some(a[1]), 0, a[2] & proto::o::CLOEXEC != 0),
             nr::FCNTL => self.fcntl(a[0], a[1], a[2]),
             nr::PIPE => self.pipe(a[0], 0),
@@ -336,8 +346,14 @@ impl Keeper {
                 .and_then(|(d, m)| self.epoll_wait(a[0], a[1], a[2], d, m)),
             nr::SIGNALFD => self.signalfd(a[0], a[1], a[2], 0),
             nr::SIGNALFD4 => self.signalfd(a[0], a[1], a[2], a[3] as u32 as u64),
-            nr::FSYNC | nr::FDATASYNC | nr::SYNCFS => self.fid(a[0]).and_then(|_| self.sync()),
+            nr::FSYNC | nr::FDATASYNC => self.fsync(a[0]),
+            nr::SYNCFS => self.fid(a[0]).and_then(|_| self.sync()),
             nr::SYNC => self.sync(),
+            nr::MEMFD_CREATE => self.memfd_create(a[0], a[1]),
+            nr::CHROOT => self.path_call(proto::CHROOT, cwd, a[0], 0, 0),
+            nr::SYNC_FILE_RANGE => self.sync_file_range(a[0], a[1], a[2], a[3]),
+            nr::FUTIMESAT => self.futimesat(a[0], a[1], a[2]),
+            nr::CLOSE_RANGE => self.close_range(a[0], a[1], a[2]),
             nr::SENDFILE => self.sendfile(a[0], a[1], a[2], a[3]),
             nr::MKNOD => self.mknodat(at::FDCWD as u64, a[0], a[1], a[2]),
             nr::MKNODAT => self.mknodat(a[0], a[1], a[2], a[3]),
@@ -392,7 +408,7 @@ impl Keeper {
             nr::CLOCK_GETTIME => self.clock_gettime(a[0], a[1]),
             nr::GETTIMEOFDAY => self.gettimeofday(a[0]),
             nr::NANOSLEEP => self.clock_nanosleep(clock::MONOTONIC, 0, a[0], a[1]),
-            nr::GETRANDOM => self.getrandom(a[0], a[1]),
+            nr::GETRANDOM => self.getrandom(a[0], a[1], a[2]),
             nr::PRLIMIT64 => self.prlimit(a[0], a[1], a[2], a[3]),
             nr::RT_SIGACTION => self.sigaction(a[0] as u32 as u64, a[1], a[2], a[3]),
             nr::RT_SIGPROCMASK => self.sigprocmask(a[0] as u32 as u64, a[1], a[2], a[3]),
@@ -562,7 +578,45 @@ impl Keeper {
     /// checkpoint and waiting for it to commit (everything else becomes
     /// durable with it). Without a checkpoint key (no disk) there is
     /// nothing to commit to: done at once, as on tmpfs.
-    fn sync(&mut self) -> R {
+    /// `fsync` / `fdatasync`: a regular file or a directory is made
+    /// durable ([`Keeper::sync`]); a pipe, socket, terminal or other
+    /// device has nothing to sync (`EINVAL`, as Linux's files without an
+    /// `fsync` operation), a descriptor opened with `O_PATH` is `EBADF`.
+    fn fsync(&mut self, fd: u64) -> R {
+        use stet_unix::fs::mode;
+        let fid = self.fid(fd)?;
+        if self.unixd(proto::FLAGS, [fid, 0, 0, 0])? & proto::o::PATH != 0 {
+            return Err(EBADF);
+        }
+        let mut st = [0u8; 144];
+        let a = Msg::new(UNIXD, proto::FSTAT)
+            .words([fid, 0, 0, 0])
+            .call_into(&mut st);
+        result(&a)?;
+        let m = u32::from_le_bytes(st[24..28].try_into().unwrap_or_default());
+        match m & mode::FMT {
+            mode::REG | mode::DIR => self.sync(),
+            _ => Err(EINVAL),
+        }
+    }
+
+    /// The file-size limit as [`proto::WRITE`]'s `w2`.
+    pub(crate) fn fsize(&self) -> u64 {
+        use stet_unix::sys::rlimit::RLIMIT_FSIZE;
+        proto::fsize_word(self.rlimits[RLIMIT_FSIZE as usize][0])
+    }
+
+    /// A call that would pass the file-size limit (`EFBIG`) also sends the
+    /// process `SIGXFSZ` when `RLIMIT_FSIZE` is what it passed.
+    pub(crate) fn over_fsize(&self, r: R) -> R {
+        use stet_unix::sys::rlimit::RLIMIT_FSIZE;
+        if r == Err(EFBIG) && self.rlimits[RLIMIT_FSIZE as usize][0] != u64::MAX {
+            crate::signals::raise(stet_unix::sys::sig::SIGXFSZ);
+        }
+        r
+    }
+
+    pub(crate) fn sync(&mut self) -> R {
         use stet_rt::abi::order::checkpoint;
         if keydir::fetch(KEYS, keys::CHECKPOINT, T).is_err() {
             return Ok(0);
@@ -851,7 +905,12 @@ impl Keeper {
         r
     }
 
-    fn getrandom(&mut self, buf: u64, len: u64) -> R {
+    fn getrandom(&mut self, buf: u64, len: u64, flags: u64) -> R {
+        // GRND_NONBLOCK 1, GRND_RANDOM 2, GRND_INSECURE 4 (not with RANDOM).
+        let flags = flags as u32;
+        if flags & !7 != 0 || flags & 6 == 6 {
+            return Err(EINVAL);
+        }
         let len = len.min(1 << 20);
         self.space.touch(buf, len, true).map_err(Touch::errno)?;
         let mut at = 0;

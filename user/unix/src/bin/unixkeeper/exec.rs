@@ -218,6 +218,11 @@ impl Keeper {
     ) -> Option<Result<(), i64>> {
         let mut st = Strings::<N, M>::new();
         for (list, arg) in [(argv, true), (envp, false)] {
+            // An empty `argv` gets `argv[0]` = "" (Linux 5.18 on), so a
+            // program always has `argc` ≥ 1.
+            if !arg && st.argc == 0 {
+                st.end(0, true).ok()?;
+            }
             if list == 0 {
                 continue;
             }

@@ -84,6 +84,17 @@ impl Keeper {
         }
     }
 
+    /// The base directory of an `*at` call for `path`: an absolute path
+    /// ignores `dirfd` (any value, even a closed descriptor or a file's:
+    /// Linux's `openat(2)`), a relative one needs a directory there.
+    fn base_for(&self, dirfd: u64, path: &[u8]) -> Result<u64, i64> {
+        if path.first() == Some(&b'/') {
+            Ok(self.cwd as u64)
+        } else {
+            self.dirfd(dirfd)
+        }
+    }
+
     /// The base directory of an `*at` call.
     fn dirfd(&self, dirfd: u64) -> Result<u64, i64> {
         if dirfd as u32 as i32 as i64 == at::FDCWD {
@@ -187,9 +198,9 @@ impl Keeper {
 
     /// `openat`.
     pub fn openat(&mut self, dirfd: u64, path: u64, flags: u64, mode: u64) -> R {
-        let base = self.dirfd(dirfd)?;
         let mut b = [0u8; 4096];
         let path = self.path(path, &mut b)?;
+        let base = self.base_for(dirfd, path)?;
         // The process's own descriptors by name (Linux: symlinks into
         // /proc/self/fd): opening one is `dup`.
         let own = match path {
@@ -205,8 +216,13 @@ impl Keeper {
         if let Some(fd) = own {
             return self.dup(fd, None, 0, flags & o::CLOEXEC != 0);
         }
+        if self.is_own_maps(path) {
+            return self.open_maps(flags);
+        }
         let fd = self.free_fd(0)?;
         self.fd_dir_for(path);
+        // A file this call makes has the mode asked less the umask.
+        let mode = mode & 0o7777 & !self.umask;
         let (fid, m) = self.open_fid(base, path, flags, mode)?;
         self.fifo_opened(fid, m, flags)?;
         self.fds[fd] = Fd {
@@ -295,9 +311,10 @@ impl Keeper {
         while done < len {
             let n = (len - done).min(CHUNK);
             let intr = self.interrupting();
+            let fsize = self.fsize();
             let (order, w) = match at {
-                Some(off) => (self.tagged(p::PWRITE), [fid, off + done, 0, intr]),
-                None => (self.tagged(p::WRITE), [fid, 0, 0, intr]),
+                Some(off) => (self.tagged(p::PWRITE), [fid, off + done, fsize, intr]),
+                None => (self.tagged(p::WRITE), [fid, 0, fsize, intr]),
             };
             let put = loop {
                 // A wait that a signal here already ends (files never wait).
@@ -319,7 +336,7 @@ impl Keeper {
                     if e == EPIPE {
                         crate::signals::raise(stet_unix::sys::sig::SIGPIPE);
                     }
-                    return Err(e);
+                    return self.over_fsize(Err(e));
                 }
                 Err(_) => break,
             }
@@ -409,7 +426,7 @@ impl Keeper {
         let base = match (path.is_empty(), flags & at::EMPTY_PATH != 0) {
             (true, true) => self.fid(dirfd)?,
             (true, false) => return Err(ENOENT),
-            (false, _) => self.dirfd(dirfd)?,
+            (false, _) => self.base_for(dirfd, path)?,
         };
         let mut st = [0u8; 144];
         let a = Msg::new(UNIXD, p::STAT)
@@ -470,9 +487,9 @@ impl Keeper {
     /// Calls taking one path and words: mkdir, unlink, readlink targets,
     /// chmod, truncate, access (`w0` is set to the base).
     pub fn path_call(&mut self, order: u64, dirfd: u64, path: u64, w1: u64, w2: u64) -> R {
-        let base = self.dirfd(dirfd)?;
         let mut b = [0u8; 4096];
         let path = self.path(path, &mut b)?;
+        let base = self.base_for(dirfd, path)?;
         if path.is_empty() {
             return Err(ENOENT);
         }
@@ -482,9 +499,12 @@ impl Keeper {
     /// `fchownat` of a path (`ids`: owner | group << 32); an empty path
     /// with `AT_EMPTY_PATH` is the descriptor itself.
     pub fn chown_path(&mut self, dirfd: u64, path: u64, ids: u64, flags: u64) -> R {
-        let base = self.dirfd(dirfd)?;
         let mut b = [0u8; 4096];
         let path = self.path(path, &mut b)?;
+        let base = match path.is_empty() {
+            true => self.dirfd(dirfd)?,
+            false => self.base_for(dirfd, path)?,
+        };
         if path.is_empty() && flags & at::EMPTY_PATH == 0 {
             return Err(ENOENT);
         }
@@ -493,11 +513,11 @@ impl Keeper {
 
     /// Calls taking two paths: rename and link (`old\0new`).
     pub fn two_paths(&mut self, order: u64, d1: u64, p1: u64, d2: u64, p2: u64, flags: u64) -> R {
-        let (b1, b2) = (self.dirfd(d1)?, self.dirfd(d2)?);
         let mut a = [0u8; 4096];
         let mut b = [0u8; 4096];
         let x = self.path(p1, &mut a)?;
         let y = self.path(p2, &mut b)?;
+        let (b1, b2) = (self.base_for(d1, x)?, self.base_for(d2, y)?);
         if x.is_empty() || y.is_empty() {
             return Err(ENOENT);
         }
@@ -513,11 +533,11 @@ impl Keeper {
 
     /// `symlinkat`.
     pub fn symlink(&mut self, target: u64, dirfd: u64, path: u64) -> R {
-        let base = self.dirfd(dirfd)?;
         let mut a = [0u8; 4096];
         let mut b = [0u8; 4096];
         let t = self.path(target, &mut a)?;
         let l = self.path(path, &mut b)?;
+        let base = self.base_for(dirfd, l)?;
         let mut s = [0u8; 8192];
         s[..t.len()].copy_from_slice(t);
         s[t.len() + 1..t.len() + 1 + l.len()].copy_from_slice(l);
@@ -530,13 +550,13 @@ impl Keeper {
 
     /// `readlinkat`.
     pub fn readlink(&mut self, dirfd: u64, path: u64, buf: u64, size: u64) -> R {
-        let base = self.dirfd(dirfd)?;
-        if size as i64 <= 0 {
+        if size as i32 <= 0 {
             return Err(EINVAL);
         }
         let mut pb = [0u8; 4096];
         let path = self.path(path, &mut pb)?;
         self.fd_dir_for(path);
+        let base = self.base_for(dirfd, path)?;
         let mut out = [0u8; 4096];
         let a = Msg::new(UNIXD, p::READLINK)
             .words([base, 0, 0, 0])
@@ -565,27 +585,26 @@ impl Keeper {
         Ok(n)
     }
 
-    /// `chdir` (a path) or `fchdir` (a descriptor).
+    /// `chdir` (a path) or `fchdir` (a descriptor): a directory the
+    /// caller may search (`ENOTDIR`, `EACCES`).
     pub fn chdir(&mut self, path: Option<u64>, fd: u64) -> R {
         let fid = match path {
             Some(pa) => {
                 let mut b = [0u8; 4096];
                 let path = self.path(pa, &mut b)?;
                 let cwd = self.cwd as u64;
-                self.open_fid(cwd, path, o::PATH | o::DIRECTORY, 0)?.0
+                let fid = self.open_fid(cwd, path, o::PATH | o::DIRECTORY, 0)?.0;
+                if let Err(e) = ux(p::ACCESS, [fid, 1, at::EACCESS, 0], b".").0 {
+                    let _ = ux(p::CLOSE, [fid, 0, 0, 0], &[]);
+                    return Err(e);
+                }
+                fid
             }
             None => {
                 let fid = self.fid(fd)?;
-                // A new reference, checked to be a directory.
-                let mut st = [0u8; 144];
-                let a = Msg::new(UNIXD, p::FSTAT)
-                    .words([fid, 0, 0, 0])
-                    .call_into(&mut st);
-                result(&a).unwrap_or(Err(EIO))?;
-                let m = u32::from_le_bytes(st[24..28].try_into().unwrap_or_default());
-                if m & stet_unix::fs::mode::FMT != stet_unix::fs::mode::DIR {
-                    return Err(ENOTDIR);
-                }
+                // A new reference, checked to be a directory the caller
+                // may search (as its effective user: `AT_EACCESS`).
+                ux(p::ACCESS, [fid, 1, at::EACCESS, 0], b".").0?;
                 ux(p::DUP, [fid, 0, 0, 0], &[]).0?;
                 fid
             }
@@ -645,6 +664,9 @@ impl Keeper {
                 Ok(0)
             }
             F_GETFL => ux(p::FLAGS, [fid, 0, 0, 0], &[]).0,
+            // F_ADD_SEALS, F_GET_SEALS (`memfd_create`'s files).
+            1033 => ux(p::SEALS, [fid, 1, arg, 0], &[]).0,
+            1034 => ux(p::SEALS, [fid, 0, 0, 0], &[]).0,
             F_SETFL => ux(p::FLAGS, [fid, 1, arg, 0], &[]).0,
             crate::flocks::F_OFD_GETLK
             | crate::flocks::F_OFD_SETLK

@@ -20,6 +20,7 @@ mod epoll;
 mod exec;
 mod fds;
 mod fifos;
+mod filecalls;
 mod flocks;
 mod fork;
 mod ids;

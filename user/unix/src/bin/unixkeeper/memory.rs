@@ -64,16 +64,38 @@ impl Keeper {
         if acc == proto::o::WRONLY || (shared && p & prot::WRITE != 0 && acc != proto::o::RDWR) {
             return Err(EACCES);
         }
+        // A memfd sealed against writes maps shared only read-only
+        // (F_SEAL_WRITE 8, F_SEAL_FUTURE_WRITE 0x10).
+        if shared && p & prot::WRITE != 0 {
+            let seals = self.unixd(proto::SEALS, [fid, 0, 0, 0]).unwrap_or(0);
+            if seals & 0x18 != 0 {
+                return Err(EPERM);
+            }
+        }
         Ok(Some(fid))
     }
 
     pub(crate) fn mmap(&mut self, addr: u64, len: u64, p: u64, flags: u64, fd: u64, off: u64) -> R {
+        // A file mapping's descriptor is looked at first (Linux's
+        // `ksys_mmap_pgoff`): a closed one is `EBADF` whatever else is wrong.
+        if flags & map::ANONYMOUS == 0 {
+            self.fid(fd)?;
+        }
         if len == 0 || p & !7 != 0 || !off.is_multiple_of(PAGE) {
             return Err(EINVAL);
         }
         let shared = match flags & 3 {
             map::SHARED => true,
             map::PRIVATE => false,
+            // `MAP_SHARED_VALIDATE`: shared, and a file mapping with a
+            // flag Linux does not know is `EOPNOTSUPP` (`MAP_SHARED`
+            // ignores those).
+            map::SHARED_VALIDATE => {
+                if flags & map::ANONYMOUS == 0 && flags & !map::KNOWN != 0 {
+                    return Err(EOPNOTSUPP);
+                }
+                true
+            }
             _ => return Err(EINVAL),
         };
         let file = if flags & map::ANONYMOUS == 0 {
@@ -133,7 +155,36 @@ impl Keeper {
             self.space.release_files();
             return Err(e);
         }
+        // `MAP_LOCKED` and `MAP_POPULATE` make the pages now (a file's past
+        // its end stay missing, as Linux's).
+        if flags & (map::LOCKED | map::POPULATE) != 0 {
+            self.populate(start, start + len);
+        }
         Ok(start)
+    }
+
+    /// Makes the pages of the mappings in `[a, b)` that may be read exist
+    /// (`mlock`, `MAP_LOCKED`, `MAP_POPULATE`): what the process will find
+    /// resident (`mincore`). A page that cannot be made (a file's past its
+    /// end, memory short) is left to its first touch.
+    pub(crate) fn populate(&mut self, a: u64, b: u64) {
+        let mut at = a;
+        while at < b {
+            let Some(v) = self.space.map.find(at).copied() else {
+                at += PAGE;
+                continue;
+            };
+            let stop = v.end.min(b);
+            if v.prot & prot::READ != 0 {
+                while at < stop {
+                    if self.space.touch(at, PAGE, false).is_err() {
+                        break;
+                    }
+                    at += PAGE;
+                }
+            }
+            at = stop;
+        }
     }
 
     pub(crate) fn unmap(&mut self, a: u64, b: u64) -> Result<(), i64> {

@@ -157,6 +157,11 @@ impl Keeper {
                 return Err(if limit == 0 { EPERM } else { ENOMEM });
             }
         }
+        // Locked pages are resident: made now, as Linux faults them in
+        // (pages are never paged out here, so they stay).
+        if lock {
+            self.populate(start, end);
+        }
         Ok(0)
     }
 
@@ -166,10 +171,18 @@ impl Keeper {
         if flags == 0 || flags & !7 != 0 || flags == 4 {
             return Err(EINVAL);
         }
-        if !self.cred.privileged()
-            && self.rlimits[stet_unix::sys::rlimit::RLIMIT_MEMLOCK as usize][0] == 0
-        {
+        let limit = self.rlimits[stet_unix::sys::rlimit::RLIMIT_MEMLOCK as usize][0];
+        if !self.cred.privileged() && limit == 0 {
             return Err(EPERM);
+        }
+        // MCL_CURRENT locks what is mapped now: more than the limit is
+        // `ENOMEM`. (The pages are not made at once: a stack's reserve
+        // would be; every page here stays resident once touched.)
+        if flags & 1 != 0 {
+            let mapped: u64 = self.space.map.vmas().iter().map(|v| v.end - v.start).sum();
+            if !self.cred.privileged() && mapped > limit {
+                return Err(ENOMEM);
+            }
         }
         Ok(0)
     }
@@ -597,16 +610,23 @@ impl Keeper {
         if (off as i64) < 0 || (len as i64) <= 0 {
             return Err(EINVAL);
         }
+        if mode & !KEEP_SIZE != 0 {
+            return Err(EOPNOTSUPP);
+        }
+        // Written through a descriptor open for writing (`EBADF`).
+        let fl = crate::fds::ux(stet_unix::proto::FLAGS, [fid, 0, 0, 0], &[]).0?;
+        if fl & stet_unix::proto::o::ACCMODE == stet_unix::proto::o::RDONLY
+            || fl & stet_unix::proto::o::PATH != 0
+        {
+            return Err(EBADF);
+        }
+        if !self.fds[fd as u32 as usize].regular {
+            return Err(ESPIPE);
+        }
         let end = off
             .checked_add(len)
             .filter(|&e| e <= i64::MAX as u64)
             .ok_or(EFBIG)?;
-        if !self.fds[fd as u32 as usize].regular {
-            return Err(ESPIPE);
-        }
-        if mode & !KEEP_SIZE != 0 {
-            return Err(EOPNOTSUPP);
-        }
         let mut st = [0u8; 144];
         let a = stet_rt::key::Msg::new(crate::slots::UNIXD, stet_unix::proto::FSTAT)
             .words([fid, 0, 0, 0])
@@ -614,7 +634,8 @@ impl Keeper {
         crate::fds::result(&a).unwrap_or(Err(EIO))?;
         let size = u64::from_le_bytes(st[48..56].try_into().unwrap_or_default());
         if mode & KEEP_SIZE == 0 && end > size {
-            crate::fds::ux(stet_unix::proto::TRUNCATE, [fid, end, 0, 0], &[]).0?;
+            let r = crate::fds::ux(stet_unix::proto::TRUNCATE, [fid, end, self.fsize(), 0], &[]).0;
+            self.over_fsize(r)?;
         }
         Ok(0)
     }
