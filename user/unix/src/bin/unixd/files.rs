@@ -187,7 +187,8 @@ impl Unixd<'_> {
             | Kind::PipeWrite(_)
             | Kind::Tty
             | Kind::Event(_)
-            | Kind::Timer(_) => return Err(ESPIPE),
+            | Kind::Timer(_)
+            | Kind::Pidfd(_) => return Err(ESPIPE),
             _ => 0,
         };
         let base = match whence {
@@ -214,6 +215,14 @@ impl Unixd<'_> {
                 i.size = 0;
                 i.rdev = 0;
                 Ok(fs::stat_bytes(0x3000_0000 + n as u32, &i))
+            }
+            Kind::Pidfd(pid) => {
+                let mut i = *self.fs.inode(ROOT).ok_or(EIO)?;
+                i.mode = 0o600;
+                i.nlink = 1;
+                i.size = 0;
+                i.rdev = 0;
+                Ok(fs::stat_bytes(0x4000_0000 + pid, &i))
             }
             Kind::Inode(ino) => self.fs.stat(ino),
             Kind::PipeRead(n) | Kind::PipeWrite(n) => {

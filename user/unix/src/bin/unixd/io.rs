@@ -79,6 +79,7 @@ impl Unixd<'_> {
             }
             Kind::Event(_) | Kind::Timer(_) => return self.fdobj_read(f, o.kind, len, out),
             Kind::PipeWrite(_) | Kind::Free => return Err(EBADF),
+            Kind::Pidfd(_) => return Err(EINVAL),
         };
         Ok(Reply::Now([n as u64, 0, 0], n, false))
     }
@@ -147,6 +148,7 @@ impl Unixd<'_> {
             }
             Kind::Event(e) => return self.event_write(f, e, data),
             Kind::PipeRead(_) | Kind::Timer(_) | Kind::Free => return Err(EBADF),
+            Kind::Pidfd(_) => return Err(EINVAL),
         };
         Ok(Reply::Now([n as u64, 0, 0], 0, false))
     }
@@ -247,6 +249,8 @@ impl Unixd<'_> {
                     }
                     Kind::Tty => OUT | if self.tty.readable() { IN } else { 0 },
                     k @ (Kind::Event(_) | Kind::Timer(_)) => self.fdobj_poll(k),
+                    Kind::Pidfd(pid) if self.pid_ended(pid) => IN,
+                    Kind::Pidfd(_) => 0,
                     _ => IN | OUT,
                 };
                 word(Ok(ev))

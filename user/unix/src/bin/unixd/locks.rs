@@ -28,6 +28,7 @@ fn lock_file(kind: Kind) -> Option<u32> {
         Kind::Tty => u32::MAX,
         Kind::Event(n) => 0xffe0_0000 | n as u32,
         Kind::Timer(n) => 0xffd0_0000 | n as u32,
+        Kind::Pidfd(pid) => 0xffc0_0000 | (pid & 0xffff),
         Kind::Free => return None,
     })
 }

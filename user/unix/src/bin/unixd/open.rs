@@ -25,6 +25,8 @@ pub enum Kind {
     Event(u16),
     /// Timerfd `n` (`fdobjs`).
     Timer(u16),
+    /// A pidfd of process `pid` (`procctl`): readable once it has ended.
+    Pidfd(u32),
 }
 
 /// An open file description.

@@ -385,9 +385,21 @@ impl Keeper {
         if options & !known != 0 || options & (WEXITED | WSTOPPED | WCONTINUED) == 0 {
             return Err(EINVAL);
         }
+        // P_PIDFD: its process; a nonblocking pidfd waits as `WNOHANG`
+        // does but answers `EAGAIN` for nothing yet.
+        let mut options = options;
+        let mut eagain = false;
         let which = match idtype {
             0 => u64::MAX, // P_ALL: -1
             1 if id as u32 as i32 > 0 => id as u32 as u64,
+            3 => {
+                let (pid, _, nonblock) = self.pidfd_pid(id as u32 as u64)?;
+                if nonblock && options & WNOHANG == 0 {
+                    options |= WNOHANG;
+                    eagain = true;
+                }
+                pid
+            }
             2 if id as u32 as i32 >= 0 => {
                 if id as u32 == 0 {
                     0
@@ -406,6 +418,9 @@ impl Keeper {
             return self.wait_until(u64::MAX);
         }
         let (pid, status) = self.wait_child(which, 0, options & WNOHANG, options & WNOWAIT != 0)?;
+        if pid == 0 && eagain {
+            return Err(EAGAIN);
+        }
         if pid == 0 {
             self.write_siginfo(infop, 0, 0, 0)?;
             return Ok(0);
@@ -435,7 +450,7 @@ impl Keeper {
     }
 
     /// Installs unixd's new fid `fid` as the lowest free descriptor.
-    fn install_fid(&mut self, fid: u64, cloexec: bool) -> R {
+    pub(crate) fn install_fid(&mut self, fid: u64, cloexec: bool) -> R {
         match self.lowest_free_fd() {
             Ok(fd) => {
                 self.set_fd(fd, fid as u32, cloexec);
