@@ -118,6 +118,9 @@ pub const ISATTY: u64 = 26;
 pub const FORK: u64 = 28;
 /// [`FORK`]'s `w1`: a `vfork` (or `clone` with `CLONE_VFORK`).
 pub const FORK_VFORK: u64 = 1;
+/// [`FORK`]'s `w1`: `clone`'s `CLONE_PARENT`, the child's parent is the
+/// caller's parent (`-EINVAL` for pid 1, whose parent is nobody).
+pub const FORK_PARENT: u64 = 2;
 /// The caller has ended with wait status `w0` (`code << 8`, or the
 /// signal): a zombie until its parent waits; its children go to pid 1.
 /// A keeper made by `fork` sends key 0, its own `KEYS` node, and offers
@@ -704,6 +707,44 @@ pub mod owner {
     /// Sets the signal.
     pub const SETSIG: u64 = 3;
 }
+
+// Process control (orders 160–169: clone, futex, prctl and
+// introspection).
+
+/// A process's own settings unixd keeps: `w0` says which ([`proc_ctl`]),
+/// `w1` the value to set → `w0` the value (a get) or 0.
+pub const PROC_CTL: u64 = 160;
+/// [`PROC_CTL`]'s `w0`.
+pub mod proc_ctl {
+    /// `PR_SET_PDEATHSIG`: the signal `w1` (0: none) the caller gets when
+    /// its parent ends (`-EINVAL` past 64).
+    pub const SET_PDEATHSIG: u64 = 0;
+    /// `PR_GET_PDEATHSIG` → `w0` the signal.
+    pub const GET_PDEATHSIG: u64 = 1;
+    /// `PR_SET_CHILD_SUBREAPER`: `w1` nonzero makes the caller the
+    /// parent its descendants' orphans go to.
+    pub const SET_SUBREAPER: u64 = 2;
+    /// `PR_GET_CHILD_SUBREAPER` → `w0` 1 or 0.
+    pub const GET_SUBREAPER: u64 = 3;
+    /// `PR_SET_NAME`: the string (at most 15 bytes) is the caller's name
+    /// (`/proc/<pid>/comm`, `stat`, `status`).
+    pub const SET_NAME: u64 = 4;
+    /// `PR_GET_NAME` → `w1`, `w2` the name's 16 bytes (NUL-padded).
+    pub const GET_NAME: u64 = 5;
+}
+
+/// `FUTEX_REQUEUE` of words in shared mappings: wakes at most `w3`'s low
+/// half of the calls parked on the word `w0`, `w1` names (as
+/// [`FUTEX_WAIT`]) and moves at most its high half of the rest to the
+/// word of fid `w2` at the offset the 8-byte string holds → `w0` how many
+/// woke and moved; `-EFAULT` for a word past its file's end.
+pub const FUTEX_REQUEUE: u64 = 161;
+
+/// Process file descriptors: `w0` 0 OPEN a pidfd of process `w1` (`w2`
+/// `O_NONBLOCK` or 0) → `w0` its fid (`-ESRCH`: no such process,
+/// `-EINVAL`: a thread's id); 1 PID of fid `w1` → `w0` the pid, `w1` bit 0
+/// it has ended, bit 1 the pidfd is `O_NONBLOCK` (`-EBADF`: not a pidfd).
+pub const PIDFD: u64 = 162;
 
 /// The orders that name files by path or list a directory: anything that
 /// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only

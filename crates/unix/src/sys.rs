@@ -206,6 +206,15 @@ pub mod nr {
     pub const RENAMEAT2: u64 = 316;
     pub const GETRANDOM: u64 = 318;
     pub const STATX: u64 = 332;
+    // Process control and introspection (`unixkeeper/procctl.rs`).
+    pub const PERSONALITY: u64 = 135;
+    pub const UNSHARE: u64 = 272;
+    pub const GETCPU: u64 = 309;
+    pub const KCMP: u64 = 312;
+    pub const MEMBARRIER: u64 = 324;
+    pub const PIDFD_SEND_SIGNAL: u64 = 424;
+    pub const PIDFD_OPEN: u64 = 434;
+    pub const PIDFD_GETFD: u64 = 438;
     pub const RSEQ: u64 = 334;
     pub const SOCKET: u64 = 41;
     pub const CONNECT: u64 = 42;
@@ -495,6 +504,25 @@ pub mod clone {
     pub const CLONE_PARENT_SETTID: u64 = 0x0010_0000;
     pub const CLONE_CHILD_CLEARTID: u64 = 0x0020_0000;
     pub const CLONE_CHILD_SETTID: u64 = 0x0100_0000;
+    pub const CLONE_PARENT: u64 = 0x8000;
+    pub const CLONE_NEWNS: u64 = 0x2_0000;
+    pub const CLONE_NEWCGROUP: u64 = 0x0200_0000;
+    pub const CLONE_NEWUTS: u64 = 0x0400_0000;
+    pub const CLONE_NEWIPC: u64 = 0x0800_0000;
+    pub const CLONE_NEWUSER: u64 = 0x1000_0000;
+    pub const CLONE_NEWPID: u64 = 0x2000_0000;
+    pub const CLONE_NEWNET: u64 = 0x4000_0000;
+    pub const CLONE_IO: u64 = 0x8000_0000;
+    pub const CLONE_NEWTIME: u64 = 0x80;
+    /// Every namespace flag.
+    pub const NEW_NS: u64 = CLONE_NEWNS
+        | CLONE_NEWCGROUP
+        | CLONE_NEWUTS
+        | CLONE_NEWIPC
+        | CLONE_NEWUSER
+        | CLONE_NEWPID
+        | CLONE_NEWNET
+        | CLONE_NEWTIME;
 }
 
 /// `futex` operations and the flags beside them.
@@ -533,8 +561,14 @@ pub mod rlimit {
 /// `prctl` options.
 #[allow(missing_docs)]
 pub mod prctl {
+    pub const PR_SET_PDEATHSIG: u64 = 1;
+    pub const PR_GET_PDEATHSIG: u64 = 2;
     pub const PR_SET_NAME: u64 = 15;
     pub const PR_GET_NAME: u64 = 16;
+    pub const PR_GET_TIMERSLACK: u64 = 30;
+    pub const PR_SET_TIMERSLACK: u64 = 29;
+    pub const PR_SET_CHILD_SUBREAPER: u64 = 36;
+    pub const PR_GET_CHILD_SUBREAPER: u64 = 37;
 }
 
 /// `utimensat`'s nanosecond values that are not times.

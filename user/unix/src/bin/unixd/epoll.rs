@@ -277,6 +277,7 @@ impl Unixd<'_> {
                 }
                 (m, 0)
             }
+            Kind::Pidfd(pid) => (if self.pid_ended(pid) { IN } else { 0 }, 0),
             Kind::Inode(_) | Kind::Null | Kind::Zero | Kind::Random => (IN | OUT, 0),
         }
     }

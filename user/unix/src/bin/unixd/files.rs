@@ -218,7 +218,8 @@ impl Unixd<'_> {
             | Kind::Socket(_)
             | Kind::Timer(_)
             | Kind::Epoll(_)
-            | Kind::Signal(_) => return Err(ESPIPE),
+            | Kind::Signal(_)
+            | Kind::Pidfd(_) => return Err(ESPIPE),
             _ => 0,
         };
         let base = match whence {
@@ -257,6 +258,14 @@ impl Unixd<'_> {
                 i.size = 0;
                 i.rdev = 0;
                 Ok(fs::stat_bytes(0x3000_0000 + n as u32, &i))
+            }
+            Kind::Pidfd(pid) => {
+                let mut i = *self.fs.inode(ROOT).ok_or(EIO)?;
+                i.mode = 0o600;
+                i.nlink = 1;
+                i.size = 0;
+                i.rdev = 0;
+                Ok(fs::stat_bytes(0x4000_0000 + pid, &i))
             }
             Kind::Inode(ino) => self.fs.stat(ino),
             Kind::Socket(n) => self.sock_stat(n),

@@ -89,6 +89,7 @@ impl Unixd<'_> {
             Kind::Signal(i) => return self.signalfd_read(f, i),
             Kind::Epoll(_) => return Err(EINVAL),
             Kind::PipeWrite(_) | Kind::Free => return Err(EBADF),
+            Kind::Pidfd(_) => return Err(EINVAL),
         };
         Ok(Reply::Now([n as u64, 0, 0], n, false))
     }
@@ -200,6 +201,7 @@ impl Unixd<'_> {
             Kind::Socket(s) => return self.sock_write(f, s, data),
             Kind::Epoll(_) | Kind::Signal(_) => return Err(EINVAL),
             Kind::PipeRead(_) | Kind::Timer(_) | Kind::Free => return Err(EBADF),
+            Kind::Pidfd(_) => return Err(EINVAL),
         };
         Ok(Reply::Now([n as u64, 0, 0], 0, false))
     }

@@ -31,6 +31,7 @@ fn lock_file(kind: Kind) -> Option<u32> {
         Kind::Socket(n) => 0xffa0_0000 | (n & 0xf_ffff),
         Kind::Epoll(n) => 0xffc0_0000 | n as u32,
         Kind::Signal(n) => 0xffb0_0000 | n as u32,
+        Kind::Pidfd(pid) => 0xff90_0000 | (pid & 0xffff),
         Kind::Free => return None,
     })
 }

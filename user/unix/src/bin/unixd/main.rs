@@ -53,6 +53,7 @@ mod memory;
 mod mqueue;
 mod open;
 mod prio;
+mod procctl;
 mod procfs;
 mod procgen;
 mod procs;
@@ -253,6 +254,9 @@ impl Unixd<'_> {
             | p::VFORK
             | p::SOCKET..=p::SOCKOPT
             | p::FD_DIR
+            | p::PROC_CTL
+            | p::FUTEX_REQUEUE
+            | p::PIDFD
                 if a.source != Source::Forwarded =>
             {
                 Err(EPERM)
@@ -327,9 +331,15 @@ impl Unixd<'_> {
             p::VFORK => self.vfork_wait(a.w[0]),
             p::SOCKET..=p::SOCKOPT => self.sock_order(a, s, out),
             p::TICK | p::SLEEP | p::PAUSE => self.wait_order(a),
-            p::MAP_PAGE | p::MEMFD | p::SHARE | p::UNSHARE | p::FUTEX_WAIT | p::FUTEX_WAKE => {
-                self.memory_order(a, s, out)
-            }
+            p::MAP_PAGE
+            | p::MEMFD
+            | p::SHARE
+            | p::UNSHARE
+            | p::FUTEX_WAIT
+            | p::FUTEX_WAKE
+            | p::FUTEX_REQUEUE => self.memory_order(a, s, out),
+            p::PROC_CTL => self.proc_ctl_order(a, s),
+            p::PIDFD => self.pidfd_order(a),
             _ => Err(ENOSYS),
         }
     }

@@ -1,6 +1,6 @@
 //! Memory the file system serves: the pages of files mapped into
 //! processes (`MAP_PAGE`), shared anonymous memory as files with no name
-//! (`MEMFD`), and futexes (`FUTEX_WAIT`, `FUTEX_WAKE`).
+//! (`MEMFD`), and futexes (`FUTEX_WAIT`, `FUTEX_WAKE`, `FUTEX_REQUEUE`).
 //!
 //! A mapped file's pages are the file's own page keys, so a `MAP_SHARED`
 //! mapping, `read` and `write` all see the same bytes, and a mapping
@@ -109,9 +109,59 @@ impl Unixd<'_> {
         parked
     }
 
+    /// The key of a word to wake or requeue: `EFAULT` for one past the
+    /// end of its file (Linux: the page cannot be had).
+    fn futex_word(&self, fid: u64, off: u64) -> Result<(u32, u64), i64> {
+        let (ino, off) = self.futex_key(fid, off)?;
+        if ino != u32::MAX {
+            let size = self.fs.inode(ino).map_or(0, |i| i.size);
+            if off.checked_add(4).is_none_or(|e| e > size) {
+                return Err(EFAULT);
+            }
+        }
+        Ok((ino, off))
+    }
+
+    /// Whether waiter `w` waits on the word (`ino`, `off`).
+    fn waits_on(&self, w: usize, ino: u32, off: u64) -> bool {
+        matches!(self.waiters[w].on, Wait::Futex(i, o, _) if i == ino && o == off)
+            && (ino != u32::MAX || self.waiters[w].pid == self.caller)
+    }
+
+    /// `FUTEX_REQUEUE`: wakes at most `nwake` waiters of the first word
+    /// and moves at most `nmove` of the others to the second → how many
+    /// woke and moved (Linux's `futex_requeue`).
+    pub(crate) fn futex_requeue(
+        &mut self,
+        from: (u64, u64),
+        to: (u64, u64),
+        nwake: u64,
+        nmove: u64,
+    ) -> Result<u64, i64> {
+        let (ino, off) = self.futex_word(from.0, from.1)?;
+        let (ino2, off2) = self.futex_word(to.0, to.1)?;
+        let (mut woke, mut moved) = (0, 0);
+        for w in 0..self.waiters.len() {
+            if woke >= nwake && moved >= nmove {
+                break;
+            }
+            if !self.waits_on(w, ino, off) {
+                continue;
+            }
+            if woke < nwake {
+                self.answer(w, 0);
+                woke += 1;
+            } else if let Wait::Futex(_, _, deadline) = self.waiters[w].on {
+                self.waiters[w].on = Wait::Futex(ino2, off2, deadline);
+                moved += 1;
+            }
+        }
+        Ok(woke + moved)
+    }
+
     /// `FUTEX_WAKE` → how many woke.
     pub(crate) fn futex_wake(&mut self, fid: u64, off: u64, n: u64) -> Result<u64, i64> {
-        let (ino, off) = self.futex_key(fid, off)?;
+        let (ino, off) = self.futex_word(fid, off)?;
         let mut woke = 0;
         for w in 0..self.waiters.len() {
             if woke >= n {
@@ -164,6 +214,12 @@ impl Unixd<'_> {
                 self.futex_wait(w[0], w[1], w[2], deadline)
             }
             p::FUTEX_WAKE => word(self.futex_wake(w[0], w[1], w[2])),
+            p::FUTEX_REQUEUE => {
+                let off2 = s.get(..8).ok_or(EINVAL)?;
+                let off2 = u64::from_le_bytes(off2.try_into().map_err(|_| EINVAL)?);
+                let (nwake, nmove) = (w[3] & 0xffff_ffff, w[3] >> 32);
+                word(self.futex_requeue((w[0], w[1]), (w[2], off2), nwake, nmove))
+            }
             _ => Err(ENOSYS),
         }
     }

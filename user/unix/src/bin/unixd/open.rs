@@ -33,6 +33,8 @@ pub enum Kind {
     Epoll(u16),
     /// Signalfd `n` (`epoll`).
     Signal(u16),
+    /// A pidfd of process `pid` (`procctl`): readable once it has ended.
+    Pidfd(u32),
 }
 
 impl Kind {
@@ -49,11 +51,21 @@ impl Kind {
 
 impl Kind {
     /// Whether it has an offset (`pread`/`pwrite`/`lseek` may name one):
-    /// not a pipe, the terminal, an eventfd or a timerfd (`ESPIPE`).
+    /// not a pipe, the terminal, an eventfd, a timerfd, a socket, an epoll,
+    /// a signalfd or a pidfd (`ESPIPE`).
     pub fn seekable(self) -> bool {
         !matches!(
             self,
-            Kind::PipeRead(_) | Kind::PipeWrite(_) | Kind::Tty | Kind::Event(_) | Kind::Timer(_)
+            Kind::PipeRead(_)
+                | Kind::PipeWrite(_)
+                | Kind::PipeBoth(_)
+                | Kind::Tty
+                | Kind::Event(_)
+                | Kind::Timer(_)
+                | Kind::Socket(_)
+                | Kind::Epoll(_)
+                | Kind::Signal(_)
+                | Kind::Pidfd(_)
         )
     }
 }

@@ -28,6 +28,8 @@ pub enum Gen {
     Stat(u32),
     /// `/proc/<pid>/status`.
     Status(u32),
+    /// `/proc/<pid>/comm` (and each `task/<tid>/comm`): its name.
+    Comm(u32),
     /// The system's files (`procgen`), `/proc/<pid>/mounts` among them.
     System(crate::procgen::SysFile),
 }
@@ -222,6 +224,7 @@ impl Unixd<'_> {
         };
         self.gen_file(dir, b"stat", Gen::Stat(pid));
         self.gen_file(dir, b"status", Gen::Status(pid));
+        self.gen_file(dir, b"comm", Gen::Comm(pid));
         self.gen_file(dir, b"mounts", Gen::System(crate::procgen::SysFile::Mounts));
         // `task/`: a directory per thread (its first is the process).
         if let Ok(task) = self.fs.create(dir, b"task", mode::DIR | 0o555, now) {
@@ -403,7 +406,14 @@ impl Unixd<'_> {
             self.fd_dir_clear(fd);
             let _ = self.fs.rmdir(dir, b"fd", now);
         }
-        for name in [&b"stat"[..], b"status", b"mounts", b"cmdline", b"exe"] {
+        for name in [
+            &b"stat"[..],
+            b"status",
+            b"comm",
+            b"mounts",
+            b"cmdline",
+            b"exe",
+        ] {
             if let Some(ino) = self.fs.lookup(dir, name) {
                 self.drop_gen(ino);
             }
@@ -415,7 +425,7 @@ impl Unixd<'_> {
         let _ = self.fs.rmdir(root, name_of(pid, &mut n), now);
     }
 
-    /// `/proc/<pid>/task/<tid>/` with its `stat` and `status` (the
+    /// `/proc/<pid>/task/<tid>/` with its `stat`, `status` and `comm` (the
     /// process's: threads share them here).
     fn task_entry(&mut self, task: u32, pid: u32, tid: u32) {
         let now = self.time();
@@ -426,6 +436,7 @@ impl Unixd<'_> {
         {
             self.gen_file(d, b"stat", Gen::Stat(pid));
             self.gen_file(d, b"status", Gen::Status(pid));
+            self.gen_file(d, b"comm", Gen::Comm(pid));
         }
     }
 
@@ -455,7 +466,7 @@ impl Unixd<'_> {
             return false;
         };
         let now = self.time();
-        for f in [&b"stat"[..], b"status"] {
+        for f in [&b"stat"[..], b"status", b"comm"] {
             if let Some(ino) = self.fs.lookup(d, f) {
                 self.drop_gen(ino);
             }
@@ -520,6 +531,14 @@ impl Unixd<'_> {
                 stet_unix::procgen::uptime(&mut t, now, now - busy);
             }
             Gen::Status(pid) => self.status_text(&mut t, pid),
+            Gen::Comm(pid) => {
+                let Some(p) = self.procs.iter().find(|p| p.pid == pid) else {
+                    return;
+                };
+                let end = p.comm.iter().position(|&b| b == 0).unwrap_or(16);
+                let _ = t.write_str(core::str::from_utf8(&p.comm[..end]).unwrap_or("?"));
+                let _ = t.write_str("\n");
+            }
             Gen::System(f) => self.system_text(&mut t, f),
             Gen::Stat(pid) => {
                 let Some(p) = self.procs.iter().find(|p| p.pid == pid).copied() else {

@@ -60,6 +60,15 @@ pub(crate) struct Proc {
     pub(crate) nice: i8,
     /// Its root directory's inode (`chroot`).
     pub(crate) root: u32,
+    /// The signal it gets when its parent ends (`PR_SET_PDEATHSIG`; 0:
+    /// none). Not inherited by a child.
+    pub(crate) pdeathsig: u8,
+    /// Its descendants' orphans come to it rather than to pid 1
+    /// (`PR_SET_CHILD_SUBREAPER`). Not inherited by a child.
+    pub(crate) subreaper: bool,
+    /// The process whose `fork` made it (its parent, but for
+    /// `CLONE_PARENT`): the one that may take it back (`UNFORK`).
+    pub(crate) maker: u32,
 }
 
 pub(crate) const NO_PROC: Proc = Proc {
@@ -82,6 +91,9 @@ pub(crate) const NO_PROC: Proc = Proc {
     ready: 0,
     nice: 0,
     root: stet_unix::fs::ROOT,
+    pdeathsig: 0,
+    subreaper: false,
+    maker: 0,
 };
 
 /// The slot of a forked process's forwarder node (slots 2–15 are free)
@@ -129,8 +141,18 @@ impl Unixd<'_> {
     }
 
     /// `FORK`: a new pid, the fids' references, a forwarder into `T`.
-    fn fork(&mut self, parent: u32, nproc: u64, fids: &[u8]) -> Result<Reply, i64> {
-        let pi = self.proc_of(parent)?;
+    fn fork(&mut self, caller: u32, nproc: u64, fids: &[u8], flags: u64) -> Result<Reply, i64> {
+        let pi = self.proc_of(caller)?;
+        // `CLONE_PARENT`: the caller's parent is the child's (not for pid
+        // 1, as Linux's init may not).
+        let parent = if flags & p::FORK_PARENT != 0 {
+            if caller == 1 {
+                return Err(EINVAL);
+            }
+            self.procs[pi].ppid
+        } else {
+            caller
+        };
         // `RLIMIT_NPROC` (0: none, from an older keeper): every process
         // counts, zombies too, as Linux counts a user's until reaped.
         // Per user as on Linux (the processes of the caller's real user),
@@ -183,6 +205,7 @@ impl Unixd<'_> {
         self.procs[slot] = Proc {
             pid,
             ppid: parent,
+            maker: caller,
             pgid,
             sid,
             fwd: true,
@@ -204,11 +227,11 @@ impl Unixd<'_> {
     /// child goes as if it never was (Linux's failed `fork` leaves no
     /// child to reap). Its references to open files went back with the
     /// keeper's `CLOSE`s.
-    fn unfork(&mut self, parent: u32, child: u64) -> Result<u64, i64> {
+    fn unfork(&mut self, maker: u32, child: u64) -> Result<u64, i64> {
         let i = (0..self.procs.len())
             .find(|&i| {
                 let p = &self.procs[i];
-                p.pid != 0 && p.pid as u64 == child && p.ppid == parent && !p.keeper && !p.zombie
+                p.pid != 0 && p.pid as u64 == child && p.maker == maker && !p.keeper && !p.zombie
             })
             .ok_or(ESRCH)?;
         for w in 0..self.waiters.len() {
@@ -243,10 +266,33 @@ impl Unixd<'_> {
         if self.proc_pending {
             self.flush_children_of(pid);
         }
-        // Orphans go to pid 1; zombies among them wait for it too.
-        for p in self.procs.iter_mut() {
-            if p.pid != 0 && p.ppid == pid {
-                p.ppid = 1;
+        // Orphans go to the nearest living subreaper among its ancestors
+        // (`PR_SET_CHILD_SUBREAPER`), else to pid 1; zombies among them
+        // wait for it too. A child that asked (`PR_SET_PDEATHSIG`) gets
+        // its signal.
+        let reaper = self.reaper_for(pid);
+        let mut zombies = false;
+        for c in 0..self.procs.len() {
+            let p = self.procs[c];
+            if p.pid == 0 || p.ppid != pid {
+                continue;
+            }
+            self.procs[c].ppid = reaper;
+            zombies |= p.zombie;
+            if p.pdeathsig != 0 && !p.zombie {
+                self.signal(c, p.pdeathsig as u64);
+            }
+        }
+        if reaper != 1 {
+            for w in 0..self.waiters.len() {
+                if self.waiters[w].on == Wait::Child(reaper) {
+                    self.wake(w);
+                }
+            }
+            if zombies {
+                if let Some(r) = (0..self.procs.len()).find(|&x| self.procs[x].pid == reaper) {
+                    self.signal(r, SIGCHLD);
+                }
             }
         }
         // A process whose parent is gone (or never existed) is reaped now.
@@ -268,6 +314,29 @@ impl Unixd<'_> {
             }
         }
         Ok(0)
+    }
+
+    /// Where `pid`'s orphans go: its nearest living ancestor that is a
+    /// subreaper, else pid 1 (Linux's `find_new_reaper`).
+    fn reaper_for(&self, pid: u32) -> u32 {
+        let mut at = pid;
+        // Each step goes to a parent; a table's worth of steps ends any
+        // cycle a bug could make.
+        for _ in 0..self.procs.len() {
+            let Some(p) = self.procs.iter().find(|p| p.pid == at && p.pid != 0) else {
+                break;
+            };
+            at = p.ppid;
+            if at <= 1 {
+                break;
+            }
+            if let Some(a) = self.procs.iter().find(|q| q.pid == at) {
+                if a.subreaper && !a.zombie {
+                    return at;
+                }
+            }
+        }
+        1
     }
 
     /// `EXIT` from forked process `pid`'s keeper with its `KEYS` node in
@@ -373,7 +442,7 @@ impl Unixd<'_> {
         let w = a.w;
         match a.code {
             p::FORK => {
-                let r = self.fork(a.label, w[0], s);
+                let r = self.fork(a.label, w[0], s, w[1]);
                 if w[1] & p::FORK_VFORK != 0 {
                     if let Ok(Reply::Now(v, ..)) = &r {
                         self.vfork_begin(v[0], a.label);

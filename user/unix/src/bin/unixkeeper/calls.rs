@@ -404,6 +404,14 @@ impl Keeper {
             nr::UNAME => self.uname(a[0]),
             nr::TIME => self.time(a[0]),
             nr::PRCTL => self.prctl(a[0], a[1]),
+            nr::PERSONALITY => self.personality(a[0]),
+            nr::GETCPU => self.getcpu(a[0], a[1]),
+            nr::MEMBARRIER => self.membarrier(a[0], a[1]),
+            nr::UNSHARE => self.unshare(a[0]),
+            nr::KCMP => self.kcmp(a[0], a[1], a[2], a[3], a[4]),
+            nr::PIDFD_OPEN => self.pidfd_open(a[0], a[1]),
+            nr::PIDFD_SEND_SIGNAL => self.pidfd_send_signal(a[0], a[1], a[2], a[3]),
+            nr::PIDFD_GETFD => self.pidfd_getfd(a[0], a[1], a[2]),
             nr::SET_ROBUST_LIST => self.set_robust(a[0], a[1]),
             nr::CLOCK_GETTIME => self.clock_gettime(a[0], a[1]),
             nr::GETTIMEOFDAY => self.gettimeofday(a[0]),
@@ -483,13 +491,48 @@ impl Keeper {
         // A process: its own copy of memory, or with `CLONE_VM |
         // CLONE_VFORK` the caller's shared until its `execve` or end, the
         // caller waiting meanwhile (`vfork.rs`).
-        let may = CSIGNAL | TID_FLAGS | CLONE_VFORK | CLONE_VM;
-        if flags & !may != 0 || (flags & CLONE_VM != 0 && flags & CLONE_VFORK == 0) {
+        //
+        // `CLONE_PARENT`: a sibling rather than a child (unixd's
+        // `FORK_PARENT`); `CLONE_IO` (share the I/O context: a scheduling
+        // hint) and `CLONE_DETACHED` (ignored by Linux) change nothing;
+        // namespaces as `unshare` grants them (`CLONE_NEWTIME` is
+        // `clone3`'s: here the bit is the exit signal's). Tables shared between
+        // processes (`CLONE_FILES`, `CLONE_FS`, `CLONE_SYSVSEM`, memory
+        // without `CLONE_VFORK`) are not built.
+        let may =
+            CSIGNAL | TID_FLAGS | CLONE_VFORK | CLONE_VM | CLONE_PARENT | CLONE_IO | CLONE_DETACHED;
+        let ns = flags & NEW_NS & !CLONE_NEWTIME;
+        if flags & !may & !ns != 0 || (flags & CLONE_VM != 0 && flags & CLONE_VFORK == 0) {
             self.count_enosys(nr::CLONE);
             return Err(ENOSYS);
         }
+        if ns != 0 {
+            self.unshare(ns)?;
+        }
         let (vm, vfork) = (flags & CLONE_VM != 0, flags & CLONE_VFORK != 0);
-        let child = self.fork_with_stack(regs, if vm { stack } else { 0 }, vm, vfork)?;
+        // What the child's keeper does before its process runs: its tid
+        // into its own memory, and the word to clear at its end.
+        self.clone_child = (
+            if flags & CLONE_CHILD_SETTID != 0 {
+                ctid
+            } else {
+                0
+            },
+            if flags & CLONE_CHILD_CLEARTID != 0 {
+                ctid
+            } else {
+                0
+            },
+        );
+        self.fork_flags = if flags & CLONE_PARENT != 0 {
+            proto::FORK_PARENT
+        } else {
+            0
+        };
+        let child = self.fork_with_stack(regs, if vm { stack } else { 0 }, vm, vfork);
+        self.clone_child = (0, 0);
+        self.fork_flags = 0;
+        let child = child?;
         let tidb = (child as u32).to_le_bytes();
         if flags & CLONE_PARENT_SETTID != 0 {
             let _ = self.space.write(ptid, &tidb);
@@ -698,34 +741,44 @@ impl Keeper {
         Ok(t)
     }
 
-    /// `prctl`: the process's name (`PR_SET_NAME`, `PR_GET_NAME`).
-    fn prctl(&mut self, option: u64, arg: u64) -> R {
-        use stet_unix::sys::prctl::{PR_GET_NAME, PR_SET_NAME};
-        match option {
-            PR_SET_NAME => {
-                let mut b = [0u8; 16];
-                let n = match self.space.read_cstr(arg, &mut b[..15]) {
-                    Ok(n) => n,
-                    Err(Some(t)) => return Err(t.errno()),
-                    Err(None) => 15,
-                };
-                self.name = [0; 16];
-                self.name[..n].copy_from_slice(&b[..n]);
-                Ok(0)
-            }
-            PR_GET_NAME => {
-                let name = self.name;
-                self.space.write(arg, &name).map_err(Touch::errno)?;
-                Ok(0)
-            }
-            _ => Err(EINVAL),
-        }
-    }
-
     fn uname(&mut self, buf: u64) -> R {
         let mut b = [0u8; 6 * UTSNAME_FIELD];
         for (i, s) in UNAME.iter().enumerate() {
             b[i * UTSNAME_FIELD..i * UTSNAME_FIELD + s.len()].copy_from_slice(s.as_bytes());
+        }
+        if self.persona & crate::procctl::UNAME26 != 0 {
+            // Linux's `override_release`: 2.6.(60 + minor) and what
+            // follows the release's numbers ("6.1.0-stet" → "2.6.61-stet"),
+            // the rest of the field zero.
+            let rel = UNAME[2].as_bytes();
+            let mut dots = 0;
+            let mut at = 0;
+            while at < rel.len() {
+                let c = rel[at];
+                if c == b'.' {
+                    dots += 1;
+                    if dots >= 3 {
+                        break;
+                    }
+                } else if !c.is_ascii_digit() {
+                    break;
+                }
+                at += 1;
+            }
+            let minor = rel
+                .split(|&c| c == b'.')
+                .nth(1)
+                .and_then(|m| core::str::from_utf8(m).ok())
+                .and_then(|m| m.parse::<u32>().ok())
+                .unwrap_or(0);
+            let f = &mut b[2 * UTSNAME_FIELD..3 * UTSNAME_FIELD];
+            f.fill(0);
+            let mut t = stet_unix::procgen::Text::new(f);
+            let _ = core::fmt::Write::write_fmt(&mut t, format_args!("2.6.{}", minor + 60));
+            let n = t.len();
+            let rest = &rel[at..];
+            let end = (n + rest.len()).min(UTSNAME_FIELD - 1);
+            f[n..end].copy_from_slice(&rest[..end - n]);
         }
         self.space.write(buf, &b).map_err(Touch::errno)?;
         Ok(0)

@@ -197,6 +197,8 @@ impl Keeper {
                 .unwrap_or(Err(E2BIG)),
         }?;
         self.close_all(true);
+        // `membarrier` registrations belong to the old memory.
+        self.membarrier = 0;
         // Caught signals go back to their defaults; ignored stay ignored.
         for i in 0..self.actions.len() {
             let h = u64::from_le_bytes(self.actions[i][..8].try_into().unwrap_or_default());

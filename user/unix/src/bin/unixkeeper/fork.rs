@@ -147,7 +147,12 @@ impl Keeper {
         fids[n..n + 4].copy_from_slice(&self.cwd.to_le_bytes());
         n += 4;
         let a = Msg::new(UNIXD, proto::FORK)
-            .words([self.nproc_limit(), vfork as u64 * proto::FORK_VFORK, 0, 0])
+            .words([
+                self.nproc_limit(),
+                (vfork as u64 * proto::FORK_VFORK) | self.fork_flags,
+                0,
+                0,
+            ])
             .string(&fids[..n])
             .recv([T3, 0, 0, 0])
             .call();

@@ -31,6 +31,7 @@ mod memory;
 mod misc;
 mod mqueue;
 mod poll;
+mod procctl;
 mod ptimers;
 mod signals;
 mod slots;
@@ -86,8 +87,20 @@ pub struct Keeper {
     /// The mask before `rt_sigsuspend` changed it, until a handler's frame
     /// keeps it.
     pub suspend_mask: Option<u64>,
-    /// The name `prctl(PR_SET_NAME)` gave (NUL-padded).
-    pub name: [u8; 16],
+    /// `personality`'s persona (`procctl`).
+    pub persona: u32,
+    /// Timer slack (ns): the current and the default `PR_SET_TIMERSLACK`
+    /// 0 goes back to (the creating process's current at `fork`).
+    pub slack: [u64; 2],
+    /// `clone`'s `CLONE_CHILD_SETTID` and `CLONE_CHILD_CLEARTID`
+    /// addresses for the child being made (0: none): its keeper, a copy
+    /// of this one, writes the first and keeps the second.
+    pub clone_child: (u64, u64),
+    /// `FORK`'s flags for the child being made (`FORK_PARENT`).
+    pub fork_flags: u64,
+    /// `membarrier`'s registrations: bit 0 private expedited, bit 1 its
+    /// `SYNC_CORE` form (dropped at `execve`).
+    pub membarrier: u8,
     /// Print every system call and its result (argument bit 62 of the
     /// first keeper; children inherit it).
     pub trace: bool,
@@ -174,7 +187,11 @@ impl Keeper {
             trace: false,
             quiet: false,
             testing: false,
-            name: [0; 16],
+            persona: 0,
+            slack: [procctl::DEFAULT_SLACK; 2],
+            membarrier: 0,
+            clone_child: (0, 0),
+            fork_flags: 0,
             suspend_mask: None,
             actions: [[0; 32]; 64],
             ignored: signals::ignored_by_default(),
@@ -638,6 +655,18 @@ fn main(arg: u64) -> i64 {
                 let _ = bank::destroy(PBANK);
                 return 1;
             }
+        }
+        // Its default timer slack is its creator's current one (Linux).
+        k.slack[1] = k.slack[0];
+        // `clone`'s tid words, in the child's own memory.
+        let (settid, cleartid) = core::mem::take(&mut k.clone_child);
+        k.fork_flags = 0;
+        if settid != 0 {
+            let _ = k.space.write(settid, &(k.pid as u32).to_le_bytes());
+        }
+        if cleartid != 0 {
+            let c = k.th.cur;
+            k.th.t[c].clear_tid = cleartid;
         }
         // The child starts with no signals pending (Linux).
         signals::PENDING.store(0, core::sync::atomic::Ordering::Relaxed);

@@ -247,8 +247,13 @@ impl Keeper {
 
     /// Which futex `uaddr` is: (fid, offset in the file) in a shared file
     /// mapping, else (`u64::MAX`, the address) — private to this process.
-    fn futex_key(&self, uaddr: u64) -> Result<(u64, u64), i64> {
+    /// `by_page`: the word must be readable (`EFAULT` if not), as Linux
+    /// finds a shared futex through its page.
+    fn futex_key(&self, uaddr: u64, by_page: bool) -> Result<(u64, u64), i64> {
         let v = self.space.map.find(uaddr).ok_or(EFAULT)?;
+        if by_page && v.prot & stet_unix::elf::prot::READ == 0 {
+            return Err(EFAULT);
+        }
         match v.backing {
             Backing::File { file, offset, .. } if v.shared && file != 0 => {
                 let fid = self.space.file_fid(file).ok_or(EFAULT)?;
@@ -274,17 +279,21 @@ impl Keeper {
             return Err(EINVAL);
         }
         let cmd = op & !(futex::PRIVATE_FLAG | futex::CLOCK_REALTIME);
-        let (fid, off) = self.futex_key(uaddr)?;
+        // A futex named without `FUTEX_PRIVATE_FLAG` is found through its
+        // page, as Linux's `get_futex_key`: a word the process cannot
+        // read is `EFAULT` even for a wake.
+        let by_page = op & futex::PRIVATE_FLAG == 0;
+        let (fid, off) = self.futex_key(uaddr, by_page)?;
         // A threaded process's private futexes are the keeper's own
         // (`threads`); so are the operations only threads use.
         let private = fid == u64::MAX;
         match cmd {
             futex::REQUEUE | futex::CMP_REQUEUE => {
                 let (nwake, nmove) = (int_arg(val)?, int_arg(timeout)?);
-                let (fid2, _) = self.futex_key(uaddr2)?;
                 if !uaddr2.is_multiple_of(4) {
                     return Err(EINVAL);
                 }
+                let (fid2, off2) = self.futex_key(uaddr2, by_page)?;
                 if cmd == futex::CMP_REQUEUE {
                     let mut w = [0u8; 4];
                     self.space.read(uaddr, &mut w).map_err(Touch::errno)?;
@@ -292,11 +301,22 @@ impl Keeper {
                         return Err(EAGAIN);
                     }
                 }
-                if !private || fid2 != u64::MAX {
-                    // Shared words: wake them all (they ask again).
-                    return self.unixd(proto::FUTEX_WAKE, [fid, off, u32::MAX as u64, 0]);
-                }
-                return Ok(self.futex_requeue(uaddr, uaddr2, nwake, nmove) as u64);
+                return match (private, fid2 == u64::MAX) {
+                    (true, true) => Ok(self.futex_requeue(uaddr, uaddr2, nwake, nmove) as u64),
+                    // Both in shared mappings: unixd's waiters.
+                    (false, false) => {
+                        let n = nwake as u64 | (nmove as u64) << 32;
+                        let a = Msg::new(crate::slots::UNIXD, proto::FUTEX_REQUEUE)
+                            .words([fid, off, fid2, n])
+                            .string(&off2.to_le_bytes())
+                            .call();
+                        crate::calls::result(&a)
+                    }
+                    // A private word and a shared one never share a
+                    // waiter; those to be moved are woken instead (a
+                    // waiter woken early sees its word and waits again).
+                    _ => self.futex_wake_at(uaddr, nwake.saturating_add(nmove)),
+                };
             }
             futex::WAKE_OP => {
                 let n1 = int_arg(val)?;
@@ -437,7 +457,7 @@ impl Keeper {
 
     /// Wakes up to `n` waiters of the futex at `addr`, private or shared.
     fn futex_wake_at(&mut self, addr: u64, n: u32) -> Result<u64, i64> {
-        let (fid, off) = self.futex_key(addr)?;
+        let (fid, off) = self.futex_key(addr, false)?;
         if fid == u64::MAX {
             Ok(self.futex_wake(addr, n, u32::MAX)? as u64)
         } else {

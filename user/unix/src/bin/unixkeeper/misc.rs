@@ -398,9 +398,21 @@ impl Keeper {
         if options & !known != 0 || options & (WEXITED | WSTOPPED | WCONTINUED) == 0 {
             return Err(EINVAL);
         }
+        // P_PIDFD: its process; a nonblocking pidfd waits as `WNOHANG`
+        // does but answers `EAGAIN` for nothing yet.
+        let mut options = options;
+        let mut eagain = false;
         let which = match idtype {
             0 => u64::MAX, // P_ALL: -1
             1 if id as u32 as i32 > 0 => id as u32 as u64,
+            3 => {
+                let (pid, _, nonblock) = self.pidfd_pid(id as u32 as u64)?;
+                if nonblock && options & WNOHANG == 0 {
+                    options |= WNOHANG;
+                    eagain = true;
+                }
+                pid
+            }
             2 if id as u32 as i32 >= 0 => {
                 if id as u32 == 0 {
                     0
@@ -419,6 +431,9 @@ impl Keeper {
             return self.wait_until(u64::MAX);
         }
         let (pid, status) = self.wait_child(which, 0, options & WNOHANG, options & WNOWAIT != 0)?;
+        if pid == 0 && eagain {
+            return Err(EAGAIN);
+        }
         if pid == 0 {
             self.write_siginfo(infop, 0, 0, 0)?;
             return Ok(0);

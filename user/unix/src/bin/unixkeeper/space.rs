@@ -151,7 +151,7 @@ const NO_PAGE: u32 = u32::MAX;
 pub const COW_MIN_PAGES: usize = 64;
 
 /// Most files mapped at once, the executable included.
-pub const MAX_FILES: usize = 16;
+pub const MAX_FILES: usize = 64;
 /// A free entry of the mapped files.
 const NO_FILE: u32 = u32::MAX;
 

@@ -568,13 +568,23 @@ impl Keeper {
     }
 
     /// `get_robust_list(pid, head_ptr, len_ptr)`: this process's threads.
+    /// Another process's list is its own keeper's: `ESRCH` if there is no
+    /// such process, `EPERM` if the caller may not look at it (the rule
+    /// of signals), and `EPERM` too when it may (this keeper cannot read
+    /// another's state).
     pub fn get_robust(&mut self, pid: u64, head: u64, len: u64) -> Result<u64, i64> {
         let t = if pid == 0 {
             Some(self.th.cur)
         } else {
             (0..MAX_THREADS).find(|&i| self.th.t[i].tid as u64 == pid && pid != 0)
-        }
-        .ok_or(ESRCH)?;
+        };
+        let Some(t) = t else {
+            if pid as i64 <= 0 {
+                return Err(ESRCH);
+            }
+            self.kill(pid as i64, 0)?;
+            return Err(EPERM);
+        };
         let h = self.th.t[t].robust;
         self.space
             .write(head, &h.to_le_bytes())
