@@ -53,6 +53,16 @@ pub mod nr {
     pub const FALLOCATE: u64 = 285;
     pub const COPY_FILE_RANGE: u64 = 326;
     pub const SETTIMEOFDAY: u64 = 164;
+    pub const SETHOSTNAME: u64 = 170;
+    pub const SETDOMAINNAME: u64 = 171;
+    pub const REBOOT: u64 = 169;
+    pub const IOPRIO_GET: u64 = 252;
+    pub const IOPRIO_SET: u64 = 251;
+    pub const VHANGUP: u64 = 153;
+    pub const SYSFS: u64 = 139;
+    pub const USTAT: u64 = 136;
+    pub const ADJTIMEX: u64 = 159;
+    pub const CLOCK_ADJTIME: u64 = 305;
     pub const CLOCK_SETTIME: u64 = 227;
     pub const TIMER_CREATE: u64 = 222;
     pub const TIMER_SETTIME: u64 = 223;
@@ -398,6 +408,8 @@ pub mod rlimit {
 pub mod prctl {
     pub const PR_SET_NAME: u64 = 15;
     pub const PR_GET_NAME: u64 = 16;
+    pub const PR_CAPBSET_READ: u64 = 23;
+    pub const PR_CAPBSET_DROP: u64 = 24;
 }
 
 /// `utimensat`'s nanosecond values that are not times.

@@ -57,6 +57,7 @@ mod ptimers;
 mod signals;
 mod slots;
 mod statfs;
+mod sysmisc;
 mod sysv;
 mod table;
 mod tids;
@@ -176,6 +177,8 @@ pub struct Unixd<'a> {
     /// Children made by `vfork` that have not yet run `execve` or ended,
     /// and their parents (`vfork`).
     vforks: Vec<(u32, u32)>,
+    /// The host and domain names and other settings (`sysmisc`).
+    misc: sysmisc::Misc,
 }
 
 impl Unixd<'_> {
@@ -228,6 +231,8 @@ impl Unixd<'_> {
             | p::FUTEX_WAKE
             | p::PROCINFO
             | p::CRED
+            | p::CAPS
+            | p::SYSMISC
             | p::TID
             | p::PRIO
             | p::PTIMER
@@ -260,6 +265,8 @@ impl Unixd<'_> {
             | p::CHOWN
             | p::EXEC => self.file_order(a, s, out),
             p::CRED => self.cred_order(a, s, out),
+            p::CAPS => self.caps_order(a),
+            p::SYSMISC => self.sysmisc_order(a, s, out),
             p::EVENTFD | p::TIMERFD | p::TIMERFD_SET | p::TIMERFD_GET => {
                 self.fdobj_order(a, s, out)
             }
@@ -349,6 +356,7 @@ fn main(arg: u64) -> i64 {
         ipc: stet_unixfs::ipc::Ipc::default(),
         locks: stet_unixfs::locks::Locks::new(),
         vforks: Vec::new(),
+        misc: sysmisc::Misc::new(),
     };
     // The keepers' domain keeper (`faults`), if the image gave one (in
     // `K0`, free until the first message).

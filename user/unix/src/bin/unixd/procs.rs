@@ -59,6 +59,8 @@ pub(crate) struct Proc {
     pub(crate) ready: u64,
     /// Its nice value (`prio`).
     pub(crate) nice: i8,
+    /// Its I/O priority (`sysmisc`: `ioprio_set`; class << 13 | level).
+    pub(crate) ioprio: u16,
 }
 
 pub(crate) const NO_PROC: Proc = Proc {
@@ -80,6 +82,7 @@ pub(crate) const NO_PROC: Proc = Proc {
     cred: Cred::ROOT,
     ready: 0,
     nice: 0,
+    ioprio: 0,
 };
 
 /// The slot of a forked process's forwarder node (slots 2–15 are free)
@@ -191,6 +194,7 @@ impl Unixd<'_> {
             comm: self.procs[pi].comm,
             cred: self.procs[pi].cred,
             nice: self.procs[pi].nice,
+            ioprio: self.procs[pi].ioprio,
             proc_pending: true,
             ..NO_PROC
         };

@@ -13,7 +13,7 @@ use stet_unix::layout::USER_END;
 use stet_unix::proto::{self, at};
 use stet_unix::sys::errno::*;
 use stet_unix::sys::sig::{NSIG, SIGKILL, SIGSTOP, SIG_BLOCK, SIG_SETMASK, SIG_UNBLOCK};
-use stet_unix::sys::{arch, clock, nr, UNAME, UTSNAME_FIELD};
+use stet_unix::sys::{arch, clock, nr};
 use stet_unix_personality::keydir;
 
 /// What the keeper does after a call.
@@ -364,6 +364,14 @@ impl Keeper {
             nr::GETPGRP => self.unixd(proto::GETPGID, [0; 4]),
             nr::UMASK => Ok(core::mem::replace(&mut self.umask, a[0] & 0o777)),
             nr::UNAME => self.uname(a[0]),
+            nr::SETHOSTNAME => self.set_uts_name(a[0], a[1], false),
+            nr::SETDOMAINNAME => self.set_uts_name(a[0], a[1], true),
+            nr::REBOOT => self.reboot(a[0], a[1], a[2]),
+            nr::IOPRIO_GET => self.ioprio(false, a[0], a[1], 0),
+            nr::IOPRIO_SET => self.ioprio(true, a[0], a[1], a[2]),
+            nr::VHANGUP => self.vhangup(),
+            nr::SYSFS => self.sysfs(a[0], a[1], a[2]),
+            nr::USTAT => self.ustat(a[0], a[1]),
             nr::TIME => self.time(a[0]),
             nr::PRCTL => self.prctl(a[0], a[1]),
             nr::SET_ROBUST_LIST => self.set_robust(a[0], a[1]),
@@ -623,8 +631,10 @@ impl Keeper {
 
     /// `prctl`: the process's name (`PR_SET_NAME`, `PR_GET_NAME`).
     fn prctl(&mut self, option: u64, arg: u64) -> R {
-        use stet_unix::sys::prctl::{PR_GET_NAME, PR_SET_NAME};
+        use stet_unix::sys::prctl::*;
         match option {
+            PR_CAPBSET_READ => self.unixd(proto::CAPS, [proto::caps_op::BSET_READ, arg, 0, 0]),
+            PR_CAPBSET_DROP => self.unixd(proto::CAPS, [proto::caps_op::BSET_DROP, arg, 0, 0]),
             PR_SET_NAME => {
                 let mut b = [0u8; 16];
                 let n = match self.space.read_cstr(arg, &mut b[..15]) {
@@ -643,15 +653,6 @@ impl Keeper {
             }
             _ => Err(EINVAL),
         }
-    }
-
-    fn uname(&mut self, buf: u64) -> R {
-        let mut b = [0u8; 6 * UTSNAME_FIELD];
-        for (i, s) in UNAME.iter().enumerate() {
-            b[i * UTSNAME_FIELD..i * UTSNAME_FIELD + s.len()].copy_from_slice(s.as_bytes());
-        }
-        self.space.write(buf, &b).map_err(Touch::errno)?;
-        Ok(0)
     }
 
     fn clock_gettime(&mut self, clk: u64, tp: u64) -> R {

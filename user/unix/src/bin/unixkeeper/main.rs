@@ -32,6 +32,7 @@ mod ptimers;
 mod signals;
 mod slots;
 mod space;
+mod sysmisc;
 mod system;
 mod sysv;
 mod threads;
