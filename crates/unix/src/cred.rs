@@ -3,11 +3,16 @@
 //! times, remove a name from a directory, signal a process, and how the
 //! `set*id` calls and a set-user-ID `execve` change the ids.
 //!
-//! Stet has no capability sets inside a UNIX process: as on a Linux system
-//! without file capabilities, an effective user id of 0 holds them all
-//! (`CAP_SETUID`, `CAP_CHOWN`, `CAP_FOWNER`, `CAP_KILL`, …) and any other
-//! holds none; file access asks the file-system ids (`fsuid`, `fsgid`),
-//! which follow the effective ones unless `setfsuid` moved them.
+//! Privilege is Linux's capability sets ([`Caps`]: effective, permitted,
+//! inheritable and the bounding set), as on a Linux system without file
+//! capabilities: a process of user 0 starts with them all, `capset` drops
+//! some, the `set*id` calls change them as Linux's `cap_emulate_setxuid`
+//! does (leaving user 0 clears the effective set, leaving it in all three
+//! ids the permitted one; `setfsuid` moves the file-system capabilities),
+//! and `execve` gives a program of user 0 the bounding set. Each check asks
+//! for the one capability Linux asks for ([`Cred::capable`]); file access
+//! asks the file-system ids (`fsuid`, `fsgid`), which follow the effective
+//! ones unless `setfsuid` moved them.
 //! unixd keeps each process's [`Cred`] (it is the one that checks paths and
 //! signals); the keeper keeps a copy for the calls it answers itself.
 
@@ -31,7 +36,104 @@ pub mod want {
     pub const X: u32 = 1;
 }
 
-/// A process's user and group ids.
+/// Linux's capability numbers (capabilities(7)).
+#[allow(missing_docs)]
+pub mod cap {
+    pub const CHOWN: u32 = 0;
+    pub const DAC_OVERRIDE: u32 = 1;
+    pub const DAC_READ_SEARCH: u32 = 2;
+    pub const FOWNER: u32 = 3;
+    pub const FSETID: u32 = 4;
+    pub const KILL: u32 = 5;
+    pub const SETGID: u32 = 6;
+    pub const SETUID: u32 = 7;
+    pub const SETPCAP: u32 = 8;
+    pub const LINUX_IMMUTABLE: u32 = 9;
+    pub const NET_RAW: u32 = 13;
+    pub const IPC_LOCK: u32 = 14;
+    pub const IPC_OWNER: u32 = 15;
+    pub const SYS_ADMIN: u32 = 21;
+    pub const SYS_BOOT: u32 = 22;
+    pub const SYS_NICE: u32 = 23;
+    pub const SYS_RESOURCE: u32 = 24;
+    pub const SYS_TIME: u32 = 25;
+    pub const SYS_TTY_CONFIG: u32 = 26;
+    pub const MKNOD: u32 = 27;
+    pub const MAC_OVERRIDE: u32 = 32;
+    pub const SYSLOG: u32 = 34;
+    pub const WAKE_ALARM: u32 = 35;
+    /// `CAP_LAST_CAP` of Linux 6.1 (`CAP_CHECKPOINT_RESTORE`).
+    pub const LAST: u32 = 40;
+    /// Every capability.
+    pub const ALL: u64 = (1 << (LAST + 1)) - 1;
+    /// The file-system capabilities, which follow `fsuid` (Linux's
+    /// `CAP_FS_MASK`).
+    pub const FS_MASK: u64 = 1 << CHOWN
+        | 1 << DAC_OVERRIDE
+        | 1 << DAC_READ_SEARCH
+        | 1 << FOWNER
+        | 1 << FSETID
+        | 1 << LINUX_IMMUTABLE
+        | 1 << MKNOD
+        | 1 << MAC_OVERRIDE;
+}
+
+/// A process's capability sets (bit `n` is capability `n`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Caps {
+    /// What its checks see.
+    pub effective: u64,
+    /// What it may make effective.
+    pub permitted: u64,
+    /// What an `execve` may pass on (with file capabilities, which Stet's
+    /// files do not have: kept, never used).
+    pub inheritable: u64,
+    /// What an `execve` by user 0 gives at most (`PR_CAPBSET_DROP`).
+    pub bounding: u64,
+}
+
+impl Caps {
+    /// Every capability (user 0's).
+    pub const ALL: Caps = Caps {
+        effective: cap::ALL,
+        permitted: cap::ALL,
+        inheritable: 0,
+        bounding: cap::ALL,
+    };
+    /// None (any other user's), the bounding set full.
+    pub const NONE: Caps = Caps {
+        effective: 0,
+        permitted: 0,
+        inheritable: 0,
+        bounding: cap::ALL,
+    };
+
+    /// `capset`'s rules (Linux's `cap_capset`): the new inheritable set
+    /// within the old inheritable and permitted ones (unless
+    /// `CAP_SETPCAP` is effective) and within the old inheritable and the
+    /// bounding set; the new permitted within the old; the new effective
+    /// within the new permitted (`EPERM`).
+    pub fn set(&mut self, effective: u64, permitted: u64, inheritable: u64) -> Result<(), i64> {
+        let (e, p, i) = (
+            effective & cap::ALL,
+            permitted & cap::ALL,
+            inheritable & cap::ALL,
+        );
+        let sub = |a: u64, b: u64| a & !b == 0;
+        if self.effective & 1 << cap::SETPCAP == 0 && !sub(i, self.inheritable | self.permitted) {
+            return Err(EPERM);
+        }
+        if !sub(i, self.inheritable | self.bounding) || !sub(p, self.permitted) || !sub(e, p) {
+            return Err(EPERM);
+        }
+        self.effective = e;
+        self.permitted = p;
+        self.inheritable = i;
+        Ok(())
+    }
+}
+
+/// A process's user and group ids and capabilities.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cred {
     /// Real, effective, saved and file-system user ids.
@@ -42,6 +144,8 @@ pub struct Cred {
     pub ngroups: u32,
     /// Supplementary groups.
     pub groups: [u32; NGROUPS],
+    /// Capabilities.
+    pub caps: Caps,
 }
 
 /// Indices into [`Cred::uid`] and [`Cred::gid`].
@@ -78,26 +182,67 @@ impl Cred {
     pub const ROOT: Cred = Cred::user(0, 0);
 
     /// A process of user `uid` and group `gid` (every id that), without
-    /// supplementary groups.
+    /// supplementary groups; every capability for user 0, none for
+    /// another.
     pub const fn user(uid: u32, gid: u32) -> Cred {
         Cred {
             uid: [uid; 4],
             gid: [gid; 4],
             ngroups: 0,
             groups: [0; NGROUPS],
+            caps: if uid == 0 { Caps::ALL } else { Caps::NONE },
         }
     }
 
-    /// Whether the effective user is the superuser (every capability).
-    pub fn privileged(&self) -> bool {
-        self.uid[EFF] == 0
+    /// Whether capability `c` (of [`cap`]) is effective (Linux's
+    /// `capable`).
+    pub fn capable(&self, c: u32) -> bool {
+        c <= cap::LAST && self.caps.effective & 1 << c != 0
     }
 
-    /// Whether file access is the superuser's (`CAP_DAC_OVERRIDE`,
-    /// `CAP_FOWNER`, `CAP_CHOWN`, `CAP_FSETID`: Linux drops these when
-    /// `fsuid` leaves 0).
-    pub fn fs_privileged(&self) -> bool {
-        self.uid[FS] == 0
+    /// The capability sets after the user ids went from `old` to what
+    /// they are (Linux's `cap_emulate_setxuid`, and for `setfsuid` its
+    /// file-system mask): leaving user 0 in the real, effective and saved
+    /// ids clears the permitted and effective sets; the effective id
+    /// leaving 0 clears the effective set, coming to 0 makes it the
+    /// permitted one.
+    pub fn fix_caps(&mut self, old: [u32; 4], fs_only: bool) {
+        let new = self.uid;
+        let c = &mut self.caps;
+        if fs_only {
+            if old[FS] == 0 && new[FS] != 0 {
+                c.effective &= !cap::FS_MASK;
+            } else if old[FS] != 0 && new[FS] == 0 {
+                c.effective |= c.permitted & cap::FS_MASK;
+            }
+            return;
+        }
+        let root = |u: [u32; 4]| u[REAL] == 0 || u[EFF] == 0 || u[SAVED] == 0;
+        if root(old) && !root(new) {
+            c.permitted = 0;
+            c.effective = 0;
+        }
+        if old[EFF] == 0 && new[EFF] != 0 {
+            c.effective = 0;
+        }
+        if old[EFF] != 0 && new[EFF] == 0 {
+            c.effective = c.permitted;
+        }
+    }
+
+    /// The capability sets a new program gets (Linux without file
+    /// capabilities): a real or effective user 0 is permitted the
+    /// bounding and inheritable sets, effective when the effective user
+    /// is 0; anyone else gets none.
+    pub fn exec_caps(&mut self) {
+        let c = &mut self.caps;
+        if self.uid[REAL] == 0 || self.uid[EFF] == 0 {
+            c.permitted = c.bounding | c.inheritable;
+            c.effective = if self.uid[EFF] == 0 { c.permitted } else { 0 };
+        } else {
+            c.permitted = 0;
+            c.effective = 0;
+        }
     }
 
     /// The supplementary groups.
@@ -112,22 +257,30 @@ impl Cred {
     }
 
     /// The same process as `access(2)` sees it: real ids for file access
-    /// (and no privilege unless the real user is root).
+    /// (and, unless the real user is root, no capabilities; a real root
+    /// has its permitted ones).
     pub fn as_real(&self) -> Cred {
         let mut c = *self;
         c.uid[FS] = c.uid[REAL];
         c.gid[FS] = c.gid[REAL];
+        if c.uid[REAL] != 0 {
+            c.caps.effective = 0;
+        } else {
+            c.caps.effective = c.caps.permitted;
+        }
         c
     }
 
     /// Whether it may access a file of `o` for `w` (bits of [`want`]):
     /// the owner's, group's or others' bits, whichever class it is in;
-    /// the superuser may read and write anything, search any directory,
-    /// and execute a file with any execute bit.
+    /// with `CAP_DAC_OVERRIDE` it may read and write anything, search any
+    /// directory, and execute a file with any execute bit; with
+    /// `CAP_DAC_READ_SEARCH` read any file and read and search any
+    /// directory.
     pub fn may(&self, o: Owner, w: u32) -> bool {
         let dir = o.mode & mode::FMT == mode::DIR;
-        if self.fs_privileged() {
-            return w & want::X == 0 || dir || o.mode & 0o111 != 0;
+        if self.capable(cap::DAC_OVERRIDE) && (w & want::X == 0 || dir || o.mode & 0o111 != 0) {
+            return true;
         }
         let bits = if self.uid[FS] == o.uid {
             o.mode >> 6
@@ -137,6 +290,7 @@ impl Cred {
             o.mode
         } & 7;
         bits & w == w
+            || self.capable(cap::DAC_READ_SEARCH) && (w == want::R || dir && w & want::W == 0)
     }
 
     /// [`Cred::may`] as a result: `EACCES` when not.
@@ -151,7 +305,7 @@ impl Cred {
     /// Whether it owns `o` or is privileged (Linux's
     /// `inode_owner_or_capable`).
     pub fn owns(&self, o: Owner) -> bool {
-        self.fs_privileged() || self.uid[FS] == o.uid
+        self.capable(cap::FOWNER) || self.uid[FS] == o.uid
     }
 
     /// May it remove (or rename away) the name of `victim` from directory
@@ -161,7 +315,7 @@ impl Cred {
     pub fn may_delete(&self, dir: Owner, victim: Owner) -> Result<(), i64> {
         self.check(dir, want::W | want::X)?;
         if dir.mode & mode::VTX != 0
-            && !self.fs_privileged()
+            && !self.capable(cap::FOWNER)
             && self.uid[FS] != victim.uid
             && self.uid[FS] != dir.uid
         {
@@ -187,7 +341,7 @@ impl Cred {
                 o.mode |= mode::SGID;
             } else if m & (mode::SGID | 0o010) == mode::SGID | 0o010
                 && !self.in_group(o.gid)
-                && !self.fs_privileged()
+                && !self.capable(cap::FSETID)
             {
                 o.mode &= !mode::SGID;
             }
@@ -203,7 +357,7 @@ impl Cred {
             return Err(EPERM);
         }
         let mut p = perm & 0o7777;
-        if !self.fs_privileged() && !self.in_group(o.gid) {
+        if !self.capable(cap::FSETID) && !self.in_group(o.gid) {
             p &= !mode::SGID;
         }
         Ok((o.mode & mode::FMT) | p)
@@ -215,7 +369,7 @@ impl Cred {
     /// its set-user-ID bit, and its set-group-ID bit when group-executable
     /// (as Linux does on every `chown`, privileged or not).
     pub fn chown(&self, o: Owner, uid: u32, gid: u32) -> Result<Owner, i64> {
-        let priv_ = self.fs_privileged();
+        let priv_ = self.capable(cap::CHOWN);
         if uid != KEEP && uid != o.uid && !priv_ {
             return Err(EPERM);
         }
@@ -259,7 +413,7 @@ impl Cred {
     /// without privilege clears set-user-ID, and set-group-ID when
     /// group-executable (Linux's `file_remove_privs`).
     pub fn after_write(&self, o: Owner) -> u32 {
-        if self.fs_privileged() || o.mode & (mode::SUID | mode::SGID) == 0 {
+        if self.capable(cap::FSETID) || o.mode & (mode::SUID | mode::SGID) == 0 {
             return o.mode;
         }
         let mut m = o.mode & !mode::SUID;
@@ -273,10 +427,27 @@ impl Cred {
     /// `t`? The superuser may; otherwise its real or effective user id
     /// must be the target's real or saved one.
     pub fn may_signal(&self, t: &Cred) -> bool {
-        self.privileged()
+        self.capable(cap::KILL)
             || [self.uid[REAL], self.uid[EFF]]
                 .iter()
                 .any(|u| *u == t.uid[REAL] || *u == t.uid[SAVED])
+    }
+
+    /// Whether it may change ids of kind `w` freely (`CAP_SETUID`,
+    /// `CAP_SETGID`).
+    fn may_set(&self, w: Which) -> bool {
+        self.capable(match w {
+            Which::User => cap::SETUID,
+            Which::Group => cap::SETGID,
+        })
+    }
+
+    /// After a change of ids of kind `w` from `old`: the capabilities
+    /// follow a change of user ids.
+    fn after_set(&mut self, w: Which, old: [u32; 4], fs_only: bool) {
+        if w == Which::User {
+            self.fix_caps(old, fs_only);
+        }
     }
 
     fn ids(&mut self, w: Which) -> &mut [u32; 4] {
@@ -292,8 +463,9 @@ impl Cred {
         if id == KEEP {
             return Err(EINVAL);
         }
-        let p = self.privileged();
+        let p = self.may_set(w);
         let ids = self.ids(w);
+        let old = *ids;
         if p {
             *ids = [id; 4];
         } else if id == ids[REAL] || id == ids[SAVED] {
@@ -302,6 +474,7 @@ impl Cred {
         } else {
             return Err(EPERM);
         }
+        self.after_set(w, old, false);
         Ok(())
     }
 
@@ -310,7 +483,7 @@ impl Cred {
     /// saved one. The saved id becomes the new effective one when the real
     /// id is set, or the effective one set to other than the old real.
     pub fn set_re(&mut self, w: Which, r: u32, e: u32) -> Result<(), i64> {
-        let p = self.privileged();
+        let p = self.may_set(w);
         let ids = self.ids(w);
         let old = *ids;
         if !p {
@@ -331,13 +504,14 @@ impl Cred {
             ids[SAVED] = ids[EFF];
         }
         ids[FS] = ids[EFF];
+        self.after_set(w, old, false);
         Ok(())
     }
 
     /// `setresuid`/`setresgid(r, e, s)`: unprivileged, each new id must be
     /// one of the three current ones.
     pub fn set_res(&mut self, w: Which, r: u32, e: u32, s: u32) -> Result<(), i64> {
-        let p = self.privileged();
+        let p = self.may_set(w);
         let ids = self.ids(w);
         let old = *ids;
         let allowed = |x: u32| p || x == KEEP || old[..3].contains(&x);
@@ -350,19 +524,21 @@ impl Cred {
             }
         }
         ids[FS] = ids[EFF];
+        self.after_set(w, old, false);
         Ok(())
     }
 
     /// `setfsuid`/`setfsgid(id)`: → the old file-system id, always; the
     /// new one is taken if privileged or one of the other three ids.
     pub fn set_fs(&mut self, w: Which, id: u32) -> u32 {
-        let p = self.privileged();
+        let p = self.may_set(w);
         let ids = self.ids(w);
-        let old = ids[FS];
+        let before = *ids;
         if id != KEEP && (p || ids.contains(&id)) {
             ids[FS] = id;
         }
-        old
+        self.after_set(w, before, true);
+        before[FS]
     }
 
     /// `setgroups`: the superuser's (`EPERM`); at most [`NGROUPS`]
@@ -371,7 +547,7 @@ impl Cred {
         if g.len() > NGROUPS {
             return Err(EINVAL);
         }
-        if !self.privileged() {
+        if !self.capable(cap::SETGID) {
             return Err(EPERM);
         }
         self.groups[..g.len()].copy_from_slice(g);
@@ -394,6 +570,7 @@ impl Cred {
         self.uid[FS] = self.uid[EFF];
         self.gid[SAVED] = self.gid[EFF];
         self.gid[FS] = self.gid[EFF];
+        self.exec_caps();
         self.uid[EFF] != self.uid[REAL] || self.gid[EFF] != self.gid[REAL]
     }
 

@@ -746,6 +746,54 @@ pub const FUTEX_REQUEUE: u64 = 161;
 /// it has ended, bit 1 the pidfd is `O_NONBLOCK` (`-EBADF`: not a pidfd).
 pub const PIDFD: u64 = 162;
 
+/// The system's own settings and the calls about the system as a whole
+/// (forwarder): `w0` says which ([`sysmisc`]), the rest its arguments.
+pub const SYSMISC: u64 = 170;
+
+/// What [`SYSMISC`] does.
+pub mod sysmisc {
+    /// → string: `uname`'s `nodename` and `domainname`, 65 bytes each
+    /// (NUL-padded).
+    pub const UTS: u64 = 0;
+    /// `sethostname` to the string (`-EPERM` without `CAP_SYS_ADMIN`,
+    /// `-EINVAL` past 64 bytes).
+    pub const SET_HOSTNAME: u64 = 1;
+    /// `setdomainname` to the string (likewise).
+    pub const SET_DOMAINNAME: u64 = 2;
+    /// `ioprio_get(w1 which, w2 who)` → `w0` the priority.
+    pub const IOPRIO_GET: u64 = 3;
+    /// `ioprio_set(w1 which, w2 who, w3 ioprio)`.
+    pub const IOPRIO_SET: u64 = 4;
+    /// `reboot`'s command `w1` (the magic numbers checked by the keeper).
+    pub const REBOOT: u64 = 5;
+    /// `vhangup`: the caller's controlling terminal is hung up.
+    pub const VHANGUP: u64 = 6;
+    /// → `w0` `/proc/sys/kernel/dmesg_restrict` (0 or 1).
+    pub const DMESG_RESTRICT: u64 = 7;
+    /// An `ioctl` of the random devices on fid `w1`, request `w2` → `w0`
+    /// its value (`RNDGETENTCNT`: the entropy count; `-ENOTTY` for
+    /// another file).
+    pub const RANDOM: u64 = 8;
+}
+
+/// Capabilities (forwarder): `w0` says what ([`caps_op`]).
+pub const CAPS: u64 = 171;
+
+/// What [`CAPS`] does.
+pub mod caps_op {
+    /// The sets of process `w1` (0: the caller) → `w0` effective, `w1`
+    /// permitted, `w2` inheritable (`-ESRCH`: no such process).
+    pub const GET: u64 = 0;
+    /// `capset` of the caller to effective `w1`, permitted `w2`,
+    /// inheritable `w3` (`-EPERM` by `Caps::set`'s rules).
+    pub const SET: u64 = 1;
+    /// `PR_CAPBSET_READ` of capability `w1` → `w0` 1 or 0 (`-EINVAL`).
+    pub const BSET_READ: u64 = 2;
+    /// `PR_CAPBSET_DROP` of capability `w1` (`-EPERM` without
+    /// `CAP_SETPCAP`, `-EINVAL`).
+    pub const BSET_DROP: u64 = 3;
+}
+
 /// The orders that name files by path or list a directory: anything that
 /// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only
 /// before one of these; before one of [`LOOKS_UP`] only if the path goes

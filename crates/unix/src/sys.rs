@@ -58,6 +58,16 @@ pub mod nr {
     pub const TEE: u64 = 276;
     pub const VMSPLICE: u64 = 278;
     pub const SETTIMEOFDAY: u64 = 164;
+    pub const SETHOSTNAME: u64 = 170;
+    pub const SETDOMAINNAME: u64 = 171;
+    pub const REBOOT: u64 = 169;
+    pub const IOPRIO_GET: u64 = 252;
+    pub const IOPRIO_SET: u64 = 251;
+    pub const VHANGUP: u64 = 153;
+    pub const SYSFS: u64 = 139;
+    pub const USTAT: u64 = 136;
+    pub const ADJTIMEX: u64 = 159;
+    pub const CLOCK_ADJTIME: u64 = 305;
     pub const CLOCK_SETTIME: u64 = 227;
     pub const TIMER_CREATE: u64 = 222;
     pub const TIMER_SETTIME: u64 = 223;
@@ -569,6 +579,8 @@ pub mod prctl {
     pub const PR_SET_TIMERSLACK: u64 = 29;
     pub const PR_SET_CHILD_SUBREAPER: u64 = 36;
     pub const PR_GET_CHILD_SUBREAPER: u64 = 37;
+    pub const PR_CAPBSET_READ: u64 = 23;
+    pub const PR_CAPBSET_DROP: u64 = 24;
 }
 
 /// `utimensat`'s nanosecond values that are not times.

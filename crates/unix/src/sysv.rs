@@ -286,7 +286,7 @@ impl Perm {
         } else {
             self.mode
         };
-        want & !granted & 7 == 0 || c.privileged()
+        want & !granted & 7 == 0 || c.capable(crate::cred::cap::IPC_OWNER)
     }
 
     /// [`Perm::allows`] as a result: `EACCES` when not.
@@ -303,7 +303,7 @@ impl Perm {
     /// (`CAP_SYS_ADMIN`); else `EPERM`.
     pub fn owner(&self, c: &Cred) -> Result<(), i64> {
         let euid = c.uid[EFF];
-        if euid == self.cuid || euid == self.uid || c.privileged() {
+        if euid == self.cuid || euid == self.uid || c.capable(crate::cred::cap::SYS_ADMIN) {
             Ok(())
         } else {
             Err(crate::sys::errno::EPERM)

@@ -92,8 +92,10 @@ int main(void) {
     printf("misc: caps %08x %08x %08x %08x\n", d[0].effective, d[1].effective, d[0].permitted,
            d[1].inheritable);
     CHECK(syscall(SYS_capset, &h, d) == 0, "capset same");
-    d[0].effective = 0;
+    /* Another process's sets are not the caller's to set. */
+    h.pid = 99999;
     REFUSED(syscall(SYS_capset, &h, d), EPERM);
+    h.pid = 0;
     struct cap_header old = {0x12345678, 0};
     REFUSED(syscall(SYS_capget, &old, d), EINVAL);
     printf("misc: bad version answered with %08x\n", old.version);

@@ -39,7 +39,7 @@ fn owner_group_and_other_classes() {
     bob.set_groups(&[STAFF]).unwrap_err(); // not root: EPERM
     let mut root = Cred::ROOT;
     root.set_groups(&[STAFF]).unwrap();
-    root.unpack(Which::User, Cred::user(BOB, BOB).pack(Which::User));
+    root.set_res(Which::User, BOB, BOB, BOB).unwrap();
     assert!(root.may(f, want::R), "group member reads");
     assert!(!root.may(f, want::W), "but does not write");
     // The owner class is decided first, even when it grants less.
@@ -269,4 +269,100 @@ proptest! {
         d.unpack(Which::User, c.pack(Which::User));
         prop_assert_eq!(d.uid, ids);
     }
+}
+
+#[test]
+fn capset_rules() {
+    let mut c = Cred::ROOT;
+    let net_raw = 1 << cap::NET_RAW;
+    let kill = 1 << cap::KILL;
+    let setpcap = 1 << cap::SETPCAP;
+    let chown = 1 << cap::CHOWN;
+    // A subset is kept.
+    let keep = net_raw | chown | setpcap;
+    c.caps.set(keep, keep, keep).unwrap();
+    assert_eq!(c.caps.effective, keep);
+    assert!(!c.capable(cap::KILL));
+    // Effective beyond permitted, permitted beyond the old: EPERM.
+    assert_eq!(c.caps.set(keep | kill, keep, keep), Err(EPERM));
+    assert_eq!(c.caps.set(keep, keep | kill, keep), Err(EPERM));
+    // Inheritable beyond the bounding set and the old inheritable.
+    c.caps.bounding &= !kill;
+    assert_eq!(c.caps.set(keep, keep, keep | kill), Err(EPERM));
+    // Without CAP_SETPCAP, inheritable within inheritable | permitted.
+    let mut d = Cred::ROOT;
+    d.caps.set(kill, kill, kill).unwrap();
+    assert_eq!(d.caps.set(kill, kill, kill | net_raw), Err(EPERM));
+    // Dropping is always allowed; nothing is raised again.
+    d.caps.set(0, kill, 0).unwrap();
+    d.caps.set(kill, kill, 0).unwrap();
+    assert_eq!(d.caps.set(kill | chown, kill, 0), Err(EPERM));
+}
+
+#[test]
+fn capabilities_follow_the_user_ids() {
+    // Effective user leaving 0 clears the effective set, coming back
+    // restores it from the permitted one.
+    let mut c = Cred::ROOT;
+    c.set_re(Which::User, KEEP, ALICE).unwrap();
+    assert_eq!(c.caps.effective, 0);
+    assert_eq!(c.caps.permitted, cap::ALL);
+    assert!(!c.may(file(0, 0, 0o600), want::R));
+    c.set_re(Which::User, KEEP, 0).unwrap();
+    assert_eq!(c.caps.effective, cap::ALL);
+    // Leaving 0 in every id clears the permitted set too.
+    c.set_id(Which::User, ALICE).unwrap();
+    assert_eq!(
+        c.caps,
+        Caps {
+            effective: 0,
+            permitted: 0,
+            ..Caps::ALL
+        }
+    );
+    assert_eq!(c.set_id(Which::User, 0), Err(EPERM));
+    // setfsuid moves the file-system capabilities only.
+    let mut r = Cred::ROOT;
+    r.set_fs(Which::User, ALICE);
+    assert_eq!(r.caps.effective, cap::ALL & !cap::FS_MASK);
+    assert!(r.capable(cap::KILL) && !r.capable(cap::DAC_OVERRIDE));
+    r.set_fs(Which::User, 0);
+    assert_eq!(r.caps.effective, cap::ALL);
+    // A root process that dropped CAP_CHOWN may not give a file away.
+    let mut n = Cred::ROOT;
+    n.caps
+        .set(cap::ALL & !(1 << cap::CHOWN), cap::ALL, 0)
+        .unwrap();
+    assert_eq!(n.chown(file(ALICE, ALICE, 0o644), BOB, KEEP), Err(EPERM));
+    assert!(
+        n.may(file(ALICE, ALICE, 0), want::R),
+        "CAP_DAC_OVERRIDE kept"
+    );
+    // CAP_DAC_READ_SEARCH alone: read and search, not write.
+    let mut s = Cred::ROOT;
+    s.caps.set(1 << cap::DAC_READ_SEARCH, cap::ALL, 0).unwrap();
+    assert!(s.may(file(ALICE, ALICE, 0), want::R));
+    assert!(!s.may(file(ALICE, ALICE, 0), want::W));
+    assert!(s.may(dir(ALICE, ALICE, 0), want::R | want::X));
+}
+
+#[test]
+fn exec_gives_root_the_bounding_set() {
+    let mut c = Cred::ROOT;
+    c.caps.set(0, 1 << cap::KILL, 0).unwrap();
+    c.caps.bounding = cap::ALL & !(1 << cap::SYS_TIME);
+    c.exec(file(0, 0, 0o755));
+    assert_eq!(c.caps.permitted, cap::ALL & !(1 << cap::SYS_TIME));
+    assert_eq!(c.caps.effective, c.caps.permitted);
+    // A user gets nothing; a set-user-ID root program everything.
+    let mut a = alice();
+    a.exec(file(0, 0, 0o755));
+    assert_eq!(a.caps.effective, 0);
+    a.exec(file(0, 0, SUID | 0o755));
+    assert_eq!(a.caps.effective, cap::ALL);
+    // Real root, effective user: permitted, not effective.
+    let mut r = Cred::ROOT;
+    r.set_re(Which::User, KEEP, ALICE).unwrap();
+    r.exec(file(ALICE, 0, 0o755));
+    assert_eq!((r.caps.permitted, r.caps.effective), (cap::ALL, 0));
 }

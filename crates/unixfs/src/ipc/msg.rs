@@ -356,7 +356,7 @@ impl Ipc {
                 let qbytes = qbytes_of(inp);
                 let e = self.msg.get_mut(id)?;
                 e.perm.owner(c)?;
-                if qbytes > limit::MSGMNB as u64 && !c.privileged() {
+                if qbytes > limit::MSGMNB as u64 && !c.capable(stet_unix::cred::cap::SYS_RESOURCE) {
                     return Err(EPERM);
                 }
                 e.obj.qbytes = qbytes;

@@ -116,6 +116,46 @@ impl Unixd<'_> {
         Ok(Reply::Now([stet_unix::sys::ret(r), p[0], p[1]], 0, false))
     }
 
+    /// `CAPS`: the capability sets, read or changed.
+    pub(crate) fn caps_order(&mut self, a: &Answer) -> Result<Reply, i64> {
+        use stet_unix::cred::cap;
+        use stet_unix::proto::caps_op as c;
+        let i = self.proc_of(a.label)?;
+        let w = a.w;
+        match w[0] {
+            c::GET => {
+                let pid = w[1];
+                let p = if pid == 0 {
+                    &self.procs[i]
+                } else {
+                    self.procs
+                        .iter()
+                        .find(|p| p.pid as u64 == pid)
+                        .ok_or(ESRCH)?
+                };
+                let k = p.cred.caps;
+                Ok(Reply::Now(
+                    [k.effective, k.permitted, k.inheritable],
+                    0,
+                    false,
+                ))
+            }
+            c::SET => word(self.procs[i].cred.caps.set(w[1], w[2], w[3]).map(|_| 0)),
+            c::BSET_READ if w[1] > cap::LAST as u64 => word(Err(EINVAL)),
+            c::BSET_READ => word(Ok(self.procs[i].cred.caps.bounding >> w[1] & 1)),
+            c::BSET_DROP if w[1] > cap::LAST as u64 => word(Err(EINVAL)),
+            c::BSET_DROP => {
+                let cr = &mut self.procs[i].cred;
+                if !cr.capable(cap::SETPCAP) {
+                    return word(Err(EPERM));
+                }
+                cr.caps.bounding &= !(1 << w[1]);
+                word(Ok(0))
+            }
+            _ => word(Err(EINVAL)),
+        }
+    }
+
     /// `CHOWN`: a file's owner and group, by `Cred::chown`'s rules.
     pub(crate) fn chown(&mut self, a: &Answer, s: &[u8]) -> Result<u64, i64> {
         let ino = if s.is_empty() {

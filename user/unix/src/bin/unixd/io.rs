@@ -143,6 +143,20 @@ impl Unixd<'_> {
                     }
                 }
                 let data = &data[..data.len().min((max - off.min(max)) as usize)];
+                // A setting of `/proc/sys` (`sysmisc`): the file is made
+                // again from it at the next open.
+                if let Some(crate::procfs::Gen::System(g)) = self.gen_of(ino) {
+                    if !g.writable() {
+                        // Read-only for root too, as Linux's 0444 files
+                        // of `/proc/sys`.
+                        return Err(EACCES);
+                    }
+                    let n = self.sysctl_write(g, data, off)?;
+                    if at.is_none() {
+                        self.open[f].off = off + n;
+                    }
+                    return Ok(Reply::Now([n, 0, 0], 0, false));
+                }
                 self.content.write(ino, off, data)?;
                 let now = self.time();
                 // A writer without privilege clears set-user-ID (Linux's

@@ -62,6 +62,7 @@ mod signals;
 mod slots;
 mod sockets;
 mod statfs;
+mod sysmisc;
 mod sysv;
 mod table;
 mod tids;
@@ -193,6 +194,8 @@ pub struct Unixd<'a> {
     socks: stet_unixfs::sock::Socks,
     /// The seals of `memfd_create`'s files, by inode (`memfds`).
     seals: Vec<(u32, u32)>,
+    /// The host and domain names and other settings (`sysmisc`).
+    misc: sysmisc::Misc,
 }
 
 impl Unixd<'_> {
@@ -246,6 +249,8 @@ impl Unixd<'_> {
             | p::FUTEX_WAKE
             | p::PROCINFO
             | p::CRED
+            | p::CAPS
+            | p::SYSMISC
             | p::TID
             | p::PRIO
             | p::PTIMER
@@ -288,6 +293,8 @@ impl Unixd<'_> {
             p::MEMFD_CREATE if a.source != Source::Forwarded => Err(EPERM),
             p::MEMFD_CREATE | p::SEALS => self.memfd_order(a),
             p::CRED => self.cred_order(a, s, out),
+            p::CAPS => self.caps_order(a),
+            p::SYSMISC => self.sysmisc_order(a, s, out),
             p::EVENTFD | p::TIMERFD | p::TIMERFD_SET | p::TIMERFD_GET => {
                 self.fdobj_order(a, s, out)
             }
@@ -394,6 +401,7 @@ fn main(arg: u64) -> i64 {
         vforks: Vec::new(),
         socks: stet_unixfs::sock::Socks::new(),
         seals: Vec::new(),
+        misc: sysmisc::Misc::new(),
     };
     // As Linux: 4% of memory, at 160 bytes an entry (an `Entry` and its
     // share of the list), for each user.

@@ -113,7 +113,7 @@ impl Unixd<'_> {
             }
             None if flags & o::CREAT == 0 => return Err(ENOENT),
             None => {
-                let (maxmsg, msgsize) = Ipc::mq_attr(attr, c.privileged())?;
+                let (maxmsg, msgsize) = Ipc::mq_attr(attr, c.capable(cred::cap::SYS_RESOURCE))?;
                 self.ipc.mq_may_make(c.uid[EFF], maxmsg, msgsize)?;
                 let now = self.time();
                 let ino = self
@@ -200,7 +200,7 @@ impl Unixd<'_> {
                 let ino = self.fs.lookup(dir, s).ok_or(ENOENT)?;
                 let owner = self.fs.inode(ino).map_or(0, |i| i.uid);
                 let c = self.caller_cred();
-                if !c.fs_privileged() && c.uid[cred::FS] != owner {
+                if !c.capable(cred::cap::FOWNER) && c.uid[cred::FS] != owner {
                     return Err(EACCES);
                 }
                 let now = self.time();

@@ -4,6 +4,7 @@
 //! `/proc` are told; the permission rules are Linux's.
 
 use crate::Unixd;
+use stet_unix::cred::cap;
 use stet_unix::sys::errno::*;
 
 /// `PRIO_PROCESS`, `PRIO_PGRP`, `PRIO_USER`.
@@ -61,11 +62,11 @@ impl Unixd<'_> {
             }
             found = true;
             let c = my.cred;
-            if !c.privileged() && c.uid[1] != p.cred.uid[0] && c.uid[1] != p.cred.uid[1] {
+            if !c.capable(cap::SYS_NICE) && c.uid[1] != p.cred.uid[0] && c.uid[1] != p.cred.uid[1] {
                 err = EPERM;
                 continue;
             }
-            if nice < p.nice && !c.privileged() {
+            if nice < p.nice && !c.capable(cap::SYS_NICE) {
                 err = EACCES;
                 continue;
             }

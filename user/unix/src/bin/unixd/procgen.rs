@@ -25,6 +25,7 @@ use stet_unix::loadavg::Load;
 use stet_unix::procgen::{self as pg, Text, USER_HZ};
 use stet_unix::sys::errno::EIO;
 use stet_unix::sys::UNAME;
+use stet_unix::sysv::limit as lim;
 
 /// A generated file of the system's (not of one process).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -50,10 +51,30 @@ pub enum SysFile {
     PipeUserPagesHard,
     Printk,
     Domainname,
+    Shmmax,
+    Shmall,
+    Shmmni,
+    Msgmax,
+    Msgmnb,
+    Msgmni,
+    Sem,
+    CorePattern,
+    DmesgRestrict,
+    EntropyAvail,
+}
+
+impl SysFile {
+    /// Whether root may write it (`sysctl`: mode 0644, else 0444).
+    pub(crate) fn writable(self) -> bool {
+        matches!(
+            self,
+            SysFile::Hostname | SysFile::Domainname | SysFile::CorePattern | SysFile::DmesgRestrict
+        )
+    }
 }
 
 /// The system's files: directory under `/proc`, name, what.
-const FILES: [(&[u8], &[u8], SysFile); 19] = [
+const FILES: [(&[u8], &[u8], SysFile); 29] = [
     (b"", b"cpuinfo", SysFile::Cpuinfo),
     (b"", b"stat", SysFile::Stat),
     (b"", b"version", SysFile::Version),
@@ -81,6 +102,20 @@ const FILES: [(&[u8], &[u8], SysFile); 19] = [
     ),
     (b"sys/kernel", b"printk", SysFile::Printk),
     (b"sys/kernel", b"domainname", SysFile::Domainname),
+    (b"sys/kernel", b"shmmax", SysFile::Shmmax),
+    (b"sys/kernel", b"shmall", SysFile::Shmall),
+    (b"sys/kernel", b"shmmni", SysFile::Shmmni),
+    (b"sys/kernel", b"msgmax", SysFile::Msgmax),
+    (b"sys/kernel", b"msgmnb", SysFile::Msgmnb),
+    (b"sys/kernel", b"msgmni", SysFile::Msgmni),
+    (b"sys/kernel", b"sem", SysFile::Sem),
+    (b"sys/kernel", b"core_pattern", SysFile::CorePattern),
+    (b"sys/kernel", b"dmesg_restrict", SysFile::DmesgRestrict),
+    (
+        b"sys/kernel/random",
+        b"entropy_avail",
+        SysFile::EntropyAvail,
+    ),
 ];
 
 /// Pids run from 2 to 32767 (`procs::fork`): Linux's default `pid_max`.
@@ -145,7 +180,12 @@ impl Unixd<'_> {
                     },
                 };
             }
-            self.gen_file(at, name, Gen::System(f));
+            if let Some(ino) = self.gen_file(at, name, Gen::System(f)) {
+                if let Some(i) = self.fs.inode_mut(ino) {
+                    let perm = if f.writable() { 0o644 } else { 0o444 };
+                    i.mode = mode::REG | perm;
+                }
+            }
         }
         // `/proc/self` names the caller; `/proc/mounts` and `/etc/mtab`
         // are links to its `mounts`, as on Linux.
@@ -348,7 +388,10 @@ impl Unixd<'_> {
             }
             SysFile::PidMax => writeln!(t, "{PID_MAX}"),
             SysFile::Tainted => writeln!(t, "0"),
-            SysFile::Hostname => writeln!(t, "{}", UNAME[1]),
+            SysFile::Hostname => {
+                let _ = t.write_str(core::str::from_utf8(self.misc.hostname()).unwrap_or("?"));
+                t.write_str("\n")
+            }
             SysFile::OsRelease => writeln!(t, "{}", UNAME[2]),
             SysFile::OsType => writeln!(t, "{}", UNAME[0]),
             SysFile::KernelVersion => writeln!(t, "{}", UNAME[3]),
@@ -363,7 +406,32 @@ impl Unixd<'_> {
             SysFile::PipeUserPagesHard => writeln!(t, "{}", stet_unixfs::pipe::USER_PAGES_HARD),
             // Console level 4 (unixd's log prints below it), Linux's defaults.
             SysFile::Printk => writeln!(t, "4\t4\t1\t7"),
-            SysFile::Domainname => writeln!(t, "(none)"),
+            SysFile::Shmmax => writeln!(t, "{}", lim::SHMMAX),
+            SysFile::Shmall => writeln!(t, "{}", lim::SHMALL),
+            SysFile::Shmmni => writeln!(t, "{}", lim::SHMMNI),
+            SysFile::Msgmax => writeln!(t, "{}", lim::MSGMAX),
+            SysFile::Msgmnb => writeln!(t, "{}", lim::MSGMNB),
+            SysFile::Msgmni => writeln!(t, "{}", lim::MSGMNI),
+            SysFile::Sem => writeln!(
+                t,
+                "{}\t{}\t{}\t{}",
+                lim::SEMMSL,
+                lim::SEMMNS,
+                lim::SEMOPM,
+                lim::SEMMNI
+            ),
+            SysFile::CorePattern => {
+                let _ =
+                    t.write_str(core::str::from_utf8(self.misc.core_pattern()).unwrap_or("core"));
+                t.write_str("\n")
+            }
+            SysFile::DmesgRestrict => writeln!(t, "{}", self.misc.dmesg_restrict as u8),
+            // Linux 6.1's pool, always full once seeded.
+            SysFile::EntropyAvail => writeln!(t, "{}", crate::sysmisc::ENTROPY),
+            SysFile::Domainname => {
+                let _ = t.write_str(core::str::from_utf8(self.misc.domainname()).unwrap_or("?"));
+                t.write_str("\n")
+            }
         };
     }
 }

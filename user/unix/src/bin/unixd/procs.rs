@@ -69,6 +69,8 @@ pub(crate) struct Proc {
     /// The process whose `fork` made it (its parent, but for
     /// `CLONE_PARENT`): the one that may take it back (`UNFORK`).
     pub(crate) maker: u32,
+    /// Its I/O priority (`sysmisc`: `ioprio_set`; class << 13 | level).
+    pub(crate) ioprio: u16,
 }
 
 pub(crate) const NO_PROC: Proc = Proc {
@@ -94,6 +96,7 @@ pub(crate) const NO_PROC: Proc = Proc {
     pdeathsig: 0,
     subreaper: false,
     maker: 0,
+    ioprio: 0,
 };
 
 /// The slot of a forked process's forwarder node (slots 2–15 are free)
@@ -213,6 +216,7 @@ impl Unixd<'_> {
             cred: self.procs[pi].cred,
             nice: self.procs[pi].nice,
             root: self.procs[pi].root,
+            ioprio: self.procs[pi].ioprio,
             proc_pending: true,
             ..NO_PROC
         };

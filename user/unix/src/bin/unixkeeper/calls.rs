@@ -13,7 +13,7 @@ use stet_unix::layout::USER_END;
 use stet_unix::proto::{self, at};
 use stet_unix::sys::errno::*;
 use stet_unix::sys::sig::{NSIG, SIGKILL, SIGSTOP, SIG_BLOCK, SIG_SETMASK, SIG_UNBLOCK};
-use stet_unix::sys::{arch, clock, nr, UNAME, UTSNAME_FIELD};
+use stet_unix::sys::{arch, clock, nr};
 use stet_unix_personality::keydir;
 
 /// What the keeper does after a call.
@@ -402,6 +402,14 @@ impl Keeper {
             nr::GETPGRP => self.unixd(proto::GETPGID, [0; 4]),
             nr::UMASK => Ok(core::mem::replace(&mut self.umask, a[0] & 0o777)),
             nr::UNAME => self.uname(a[0]),
+            nr::SETHOSTNAME => self.set_uts_name(a[0], a[1], false),
+            nr::SETDOMAINNAME => self.set_uts_name(a[0], a[1], true),
+            nr::REBOOT => self.reboot(a[0], a[1], a[2]),
+            nr::IOPRIO_GET => self.ioprio(false, a[0], a[1], 0),
+            nr::IOPRIO_SET => self.ioprio(true, a[0], a[1], a[2]),
+            nr::VHANGUP => self.vhangup(),
+            nr::SYSFS => self.sysfs(a[0], a[1], a[2]),
+            nr::USTAT => self.ustat(a[0], a[1]),
             nr::TIME => self.time(a[0]),
             nr::PRCTL => self.prctl(a[0], a[1]),
             nr::PERSONALITY => self.personality(a[0]),

@@ -836,6 +836,17 @@ impl Keeper {
                 Ok(0)
             }
             ioctl::TIOCSWINSZ => ux(p::TTY, [fid, req, 0, 0], &[]).0,
+            // `/dev/random`'s and `/dev/urandom`'s (unixd: `sysmisc`).
+            0x8004_5200 => {
+                let v = ux(p::SYSMISC, [p::sysmisc::RANDOM, fid, req, 0], &[]).0?;
+                self.space
+                    .write(arg, &(v as u32).to_le_bytes())
+                    .map_err(Touch::errno)?;
+                Ok(0)
+            }
+            0x4004_5201 | 0x4008_5203 | 0x5204 | 0x5206 | 0x5207 => {
+                ux(p::SYSMISC, [p::sysmisc::RANDOM, fid, req, 0], &[]).0
+            }
             _ => {
                 ux(p::ISATTY, [fid, 0, 0, 0], &[]).0?;
                 Err(EINVAL)

@@ -103,6 +103,10 @@ impl Keeper {
         if before.uid[..2] != self.cred.uid[..2] || before.gid[..2] != self.cred.gid[..2] {
             self.collect_enosys();
         }
+        if before.uid != self.cred.uid {
+            // The capabilities follow the user ids (unixd's rules).
+            self.sync_caps();
+        }
     }
 
     /// `execve` of inode `ino` has begun the new program: its set-id
@@ -118,6 +122,7 @@ impl Keeper {
             let eff = v >> 32;
             self.cred.unpack(w, [v, eff | eff << 32]);
         }
+        self.sync_caps();
         a.w[0] == 1
     }
 

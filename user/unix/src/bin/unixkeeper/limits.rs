@@ -92,7 +92,7 @@ impl Keeper {
                 return Err(EPERM);
             }
             // Raising a hard limit is the superuser's (CAP_SYS_RESOURCE).
-            if max > self.rlimits[r][1] && !self.cred.privileged() {
+            if max > self.rlimits[r][1] && !self.cred.capable(stet_unix::cred::cap::SYS_RESOURCE) {
                 return Err(EPERM);
             }
             want = Some([cur, max]);

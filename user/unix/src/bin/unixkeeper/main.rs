@@ -37,6 +37,7 @@ mod signals;
 mod slots;
 mod sockets;
 mod space;
+mod sysmisc;
 mod system;
 mod sysv;
 mod threads;

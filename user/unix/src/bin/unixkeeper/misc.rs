@@ -4,9 +4,14 @@
 //! `mremap`. Each checks its arguments as Linux does and answers Linux's
 //! errno.
 
+use crate::calls::result;
+use crate::slots::UNIXD;
 use crate::space::Touch;
 use crate::Keeper;
+use stet_rt::key::Msg;
+use stet_unix::cred::cap;
 use stet_unix::layout::PAGE;
+use stet_unix::proto::{self, caps_op};
 use stet_unix::sys::errno::*;
 use stet_unix::vm::{self, Backing};
 
@@ -18,8 +23,6 @@ const CAP_V3: u32 = 0x2008_0522;
 const CAP_V2: u32 = 0x2007_1026;
 /// `_LINUX_CAPABILITY_VERSION_1`: one word.
 const CAP_V1: u32 = 0x1998_0330;
-/// Every capability Linux 6.1 has (`CAP_LAST_CAP` 40).
-const ALL_CAPS: u64 = (1 << 41) - 1;
 
 /// `sigaltstack`'s `SS_ONSTACK` and `SS_DISABLE`; `MINSIGSTKSZ`.
 const SS_ONSTACK: u64 = 1;
@@ -39,29 +42,33 @@ impl Keeper {
         self.prlimit(0, res, rlim, 0)
     }
 
-    /// The capability sets of this process: all for the superuser, none
-    /// otherwise (`stet_unix::cred`: there are no finer sets).
-    fn caps(&self) -> u64 {
-        if self.cred.privileged() {
-            ALL_CAPS
-        } else {
-            0
-        }
-    }
-
-    /// `capget(hdr, data)`.
+    /// `capget(hdr, data)`: the sets of the caller or of process `pid`
+    /// (unixd's: `Cred::caps`).
     pub fn capget(&mut self, hdr: u64, data: u64) -> R {
-        let words = self.cap_header(hdr)?;
+        let words = match self.cap_header(hdr) {
+            // A null `data` only asks for the version.
+            Err(EINVAL) if data == 0 => return Ok(0),
+            r => r?,
+        };
         if data == 0 {
             return Ok(0);
         }
-        let c = self.caps();
+        let pid = self.cap_pid(hdr)?;
+        if pid < 0 {
+            return Err(EINVAL);
+        }
+        let me = pid == 0 || pid as u64 == self.pid || self.tid_of(pid as u64);
+        let a = Msg::new(UNIXD, proto::CAPS)
+            .words([caps_op::GET, if me { 0 } else { pid as u64 }, 0, 0])
+            .call();
+        let e = result(&a)?;
+        let sets = [e, a.w[1], a.w[2]];
         let mut b = [0u8; 24];
         for w in 0..words {
-            let v = (c >> (32 * w)) as u32;
-            // effective, permitted, inheritable (none inherited).
-            b[w * 12..w * 12 + 4].copy_from_slice(&v.to_le_bytes());
-            b[w * 12 + 4..w * 12 + 8].copy_from_slice(&v.to_le_bytes());
+            for (k, set) in sets.iter().enumerate() {
+                let v = (set >> (32 * w)) as u32;
+                b[w * 12 + 4 * k..w * 12 + 4 * k + 4].copy_from_slice(&v.to_le_bytes());
+            }
         }
         self.space
             .write(data, &b[..words * 12])
@@ -69,50 +76,68 @@ impl Keeper {
         Ok(0)
     }
 
-    /// `capset(hdr, data)`: the sets can only be what they are (Stet has
-    /// no finer sets than "root or not"): the same sets succeed, any
-    /// change is `EPERM`.
+    /// `capset(hdr, data)`: the caller's own sets only (`EPERM` for
+    /// another process), by Linux's rules (`Caps::set`, in unixd).
     pub fn capset(&mut self, hdr: u64, data: u64) -> R {
         let words = self.cap_header(hdr)?;
+        let pid = self.cap_pid(hdr)?;
+        if pid != 0 && pid as u64 != self.tid() {
+            return Err(EPERM);
+        }
         let mut b = [0u8; 24];
         self.space
             .read(data, &mut b[..words * 12])
             .map_err(Touch::errno)?;
-        let c = self.caps();
+        let mut sets = [0u64; 3];
         for w in 0..words {
-            let get = |o: usize| {
-                u32::from_le_bytes(b[w * 12 + o..w * 12 + o + 4].try_into().unwrap_or_default())
-            };
-            let have = (c >> (32 * w)) as u32;
-            if get(0) != have || get(4) != have || get(8) != 0 {
-                return Err(EPERM);
+            for (k, set) in sets.iter_mut().enumerate() {
+                let o = w * 12 + 4 * k;
+                let v = u32::from_le_bytes(b[o..o + 4].try_into().unwrap_or_default());
+                *set |= (v as u64) << (32 * w);
             }
         }
-        Ok(0)
+        let r = self.unixd(proto::CAPS, [caps_op::SET, sets[0], sets[1], sets[2]]);
+        self.sync_caps();
+        r
     }
 
-    /// Checks a `cap_user_header_t` (version, pid) → words per set. An
+    /// Takes the caller's capability sets from unixd into the copy the
+    /// keeper checks with (after anything that may have changed them).
+    pub fn sync_caps(&mut self) {
+        let a = Msg::new(UNIXD, proto::CAPS)
+            .words([caps_op::GET, 0, 0, 0])
+            .call();
+        if let Ok(e) = result(&a) {
+            self.cred.caps.effective = e;
+            self.cred.caps.permitted = a.w[1];
+            self.cred.caps.inheritable = a.w[2];
+        }
+    }
+
+    /// Checks a `cap_user_header_t`'s version → words per set. An
     /// unknown version is `EINVAL` with the preferred one written back.
     fn cap_header(&mut self, hdr: u64) -> Result<usize, i64> {
-        let mut h = [0u8; 8];
+        let mut h = [0u8; 4];
         self.space.read(hdr, &mut h).map_err(Touch::errno)?;
-        let version = u32::from_le_bytes(h[..4].try_into().unwrap_or_default());
-        let pid = i32::from_le_bytes(h[4..].try_into().unwrap_or_default());
-        let words = match version {
-            CAP_V3 | CAP_V2 => 2,
-            CAP_V1 => 1,
+        match u32::from_le_bytes(h) {
+            CAP_V3 | CAP_V2 => Ok(2),
+            CAP_V1 => Ok(1),
             _ => {
-                let _ = self.space.write(hdr, &CAP_V3.to_le_bytes());
-                return Err(EINVAL);
+                self.space
+                    .write(hdr, &CAP_V3.to_le_bytes())
+                    .map_err(Touch::errno)?;
+                Err(EINVAL)
             }
-        };
-        if pid < 0 {
-            return Err(EINVAL);
         }
-        if pid != 0 && pid as u64 != self.pid && pid as u64 != self.tid() {
-            return Err(ESRCH);
-        }
-        Ok(words)
+    }
+
+    /// The header's pid.
+    fn cap_pid(&mut self, hdr: u64) -> Result<i32, i64> {
+        let mut h = [0u8; 4];
+        self.space
+            .read(hdr.wrapping_add(4), &mut h)
+            .map_err(Touch::errno)?;
+        Ok(i32::from_le_bytes(h))
     }
 
     /// `fadvise64(fd, offset, len, advice)`: advice only (every page is
@@ -151,7 +176,7 @@ impl Keeper {
             let v = self.space.map.find(at).ok_or(ENOMEM)?;
             at = v.end;
         }
-        if lock && !self.cred.privileged() {
+        if lock && !self.cred.capable(cap::IPC_LOCK) {
             let limit = self.rlimits[stet_unix::sys::rlimit::RLIMIT_MEMLOCK as usize][0];
             if end - start > limit {
                 return Err(if limit == 0 { EPERM } else { ENOMEM });
@@ -172,7 +197,7 @@ impl Keeper {
             return Err(EINVAL);
         }
         let limit = self.rlimits[stet_unix::sys::rlimit::RLIMIT_MEMLOCK as usize][0];
-        if !self.cred.privileged() && limit == 0 {
+        if !self.cred.capable(cap::IPC_LOCK) && limit == 0 {
             return Err(EPERM);
         }
         // MCL_CURRENT locks what is mapped now: more than the limit is
@@ -180,7 +205,7 @@ impl Keeper {
         // would be; every page here stays resident once touched.)
         if flags & 1 != 0 {
             let mapped: u64 = self.space.map.vmas().iter().map(|v| v.end - v.start).sum();
-            if !self.cred.privileged() && mapped > limit {
+            if !self.cred.capable(cap::IPC_LOCK) && mapped > limit {
                 return Err(ENOMEM);
             }
         }
@@ -497,7 +522,7 @@ impl Keeper {
         use stet_unix::proto::o::{CLOEXEC, NONBLOCK};
         match clock as u32 {
             0 | 1 | 7 => {}
-            8 | 9 if !self.cred.privileged() => return Err(EPERM),
+            8 | 9 if !self.cred.capable(cap::WAKE_ALARM) => return Err(EPERM),
             8 | 9 => {}
             _ => return Err(EINVAL),
         }
@@ -570,7 +595,7 @@ impl Keeper {
         if s < 0 || !(0..1_000_000_000).contains(&ns) {
             return Err(EINVAL);
         }
-        if !self.cred.privileged() {
+        if !self.cred.capable(cap::SYS_TIME) {
             return Err(EPERM);
         }
         let t = (s as u64)
@@ -588,7 +613,7 @@ impl Keeper {
     /// kept: Linux keeps it only for old programs).
     pub fn settimeofday(&mut self, tv: u64, _tz: u64) -> R {
         if tv == 0 {
-            return if self.cred.privileged() {
+            return if self.cred.capable(cap::SYS_TIME) {
                 Ok(0)
             } else {
                 Err(EPERM)
@@ -601,7 +626,7 @@ impl Keeper {
         if s < 0 || !(0..1_000_000).contains(&us) {
             return Err(EINVAL);
         }
-        if !self.cred.privileged() {
+        if !self.cred.capable(cap::SYS_TIME) {
             return Err(EPERM);
         }
         let t = (s as u64)

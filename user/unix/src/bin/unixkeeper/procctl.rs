@@ -52,6 +52,8 @@ impl Keeper {
     /// `prctl(option, arg2, …)`.
     pub(crate) fn prctl(&mut self, option: u64, arg: u64) -> R {
         match option {
+            PR_CAPBSET_READ => self.unixd(proto::CAPS, [proto::caps_op::BSET_READ, arg, 0, 0]),
+            PR_CAPBSET_DROP => self.unixd(proto::CAPS, [proto::caps_op::BSET_DROP, arg, 0, 0]),
             PR_SET_NAME => {
                 let mut b = [0u8; 16];
                 let n = match self.space.read_cstr(arg, &mut b[..15]) {

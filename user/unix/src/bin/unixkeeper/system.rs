@@ -53,6 +53,17 @@ impl Keeper {
 
     /// `syslog(type, buf, len)` (glibc's `klogctl`).
     pub(crate) fn syslog(&mut self, ty: u64, buf: u64, len: u64) -> R {
+        // Who may (Linux's `check_syslog_permissions`), before anything:
+        // with `dmesg_restrict` only `CAP_SYSLOG` (or `CAP_SYS_ADMIN`),
+        // without it anyone may read the whole log and its size.
+        use stet_unix::cred::cap;
+        if !self.cred.capable(cap::SYSLOG) && !self.cred.capable(cap::SYS_ADMIN) {
+            let restrict =
+                self.unixd(proto::SYSMISC, [proto::sysmisc::DMESG_RESTRICT, 0, 0, 0])? != 0;
+            if restrict || !matches!(ty as u32 as u64, s::READ_ALL | s::SIZE_BUFFER) {
+                return Err(EPERM);
+            }
+        }
         // Both are C `int`s.
         let ty = ty as u32 as i32 as i64;
         let len = len as u32 as i32 as i64;

@@ -159,6 +159,11 @@ impl Keeper {
         self.th.t[self.th.cur].tid as u64
     }
 
+    /// Whether `tid` is one of the process's threads.
+    pub fn tid_of(&self, tid: u64) -> bool {
+        tid != 0 && (0..MAX_THREADS).any(|i| self.th.t[i].tid as u64 == tid)
+    }
+
     /// A blocking call's deadline: the one it had when it first waited if
     /// this is a run again of it, else `d` (kept for the next run).
     pub fn keep_deadline(&mut self, d: u64) -> u64 {
