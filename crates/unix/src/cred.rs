@@ -52,6 +52,8 @@ pub mod cap {
     pub const NET_RAW: u32 = 13;
     pub const IPC_LOCK: u32 = 14;
     pub const IPC_OWNER: u32 = 15;
+    pub const SYS_CHROOT: u32 = 18;
+    pub const SYS_PTRACE: u32 = 19;
     pub const SYS_ADMIN: u32 = 21;
     pub const SYS_BOOT: u32 = 22;
     pub const SYS_NICE: u32 = 23;

@@ -49,7 +49,7 @@ impl Unixd<'_> {
         }
         let i = *self.fs.inode(ino).ok_or(ENOENT)?;
         self.fs.who.check(i.owner(), stet_unix::cred::want::X)?;
-        if !self.fs.who.privileged() {
+        if !self.fs.who.capable(stet_unix::cred::cap::SYS_CHROOT) {
             return Err(EPERM);
         }
         let me = self.proc_of(self.caller)?;

@@ -77,7 +77,7 @@ impl Unixd<'_> {
                     self.open[f].flags |= o::NONBLOCK;
                 }
                 let r = if w[2] & p::SPLICE_WRITE != 0 {
-                    self.write(w[0], s, None)
+                    self.write(w[0], s, None, 0)
                 } else {
                     self.read(w[0], w[1], out, None)
                 };
@@ -185,7 +185,7 @@ impl Unixd<'_> {
         let uid = c.uid[stet_unix::cred::REAL];
         let over =
             self.user_pipe_pages(uid) + pipe::DEFAULT_CAP / pipe::PAGE > pipe::USER_PAGES_SOFT;
-        let cap = if over && !c.privileged() {
+        let cap = if over && !c.capable(stet_unix::cred::cap::SYS_RESOURCE) {
             pipe::MIN_CAP
         } else {
             pipe::DEFAULT_CAP
@@ -243,7 +243,7 @@ impl Unixd<'_> {
                 d.owner(),
                 stet_unix::cred::want::W | stet_unix::cred::want::X,
             )?;
-            if !self.fs.who.privileged() {
+            if !self.fs.who.capable(stet_unix::cred::cap::MKNOD) {
                 return Err(EPERM);
             }
         }
@@ -267,7 +267,7 @@ impl Unixd<'_> {
         // `F_SETPIPE_SZ` takes an `unsigned int`.
         let want = pipe::round_size(size as u32 as u64)?;
         let (cap, uid) = (pi.buf.cap(), pi.uid);
-        if want > cap && !self.fs.who.privileged() {
+        if want > cap && !self.fs.who.capable(stet_unix::cred::cap::SYS_RESOURCE) {
             // Over `pipe-max-size`, or growing past the user's soft limit.
             let after = self.user_pipe_pages(uid) - cap / pipe::PAGE + want / pipe::PAGE;
             if want > pipe::MAX_SIZE || after > pipe::USER_PAGES_SOFT {
@@ -570,6 +570,13 @@ impl Unixd<'_> {
                 Kind::Tty => b"/dev/console",
                 Kind::Event(_) => b"anon_inode:[eventfd]",
                 Kind::Timer(_) => b"anon_inode:[timerfd]",
+                Kind::Epoll(_) => b"anon_inode:[eventpoll]",
+                Kind::Signal(_) => b"anon_inode:[signalfd]",
+                Kind::Pidfd(_) => b"anon_inode:[pidfd]",
+                Kind::Socket(n) => {
+                    let k = fmt_id(b"socket:[", 0x2000_0000 + n as u64, &mut target);
+                    &target[..k]
+                }
                 Kind::Free => continue,
             };
             let mut name = [0u8; 10];

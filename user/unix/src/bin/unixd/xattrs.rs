@@ -53,7 +53,7 @@ impl Unixd<'_> {
         let access = |write: bool| -> Access {
             let Some(i) = ino.and_then(|i| self.fs.inode(i)) else {
                 return Access {
-                    privileged: who.privileged(),
+                    privileged: who.capable(stet_unix::cred::cap::SYS_ADMIN),
                     regular_or_dir: false,
                     mode_allows: true,
                     foreign_sticky_dir: false,
@@ -61,7 +61,7 @@ impl Unixd<'_> {
             };
             let fmt = i.mode & mode::FMT;
             Access {
-                privileged: who.privileged(),
+                privileged: who.capable(stet_unix::cred::cap::SYS_ADMIN),
                 regular_or_dir: fmt == mode::REG || fmt == mode::DIR,
                 mode_allows: who.may(i.owner(), if write { want::W } else { want::R }),
                 foreign_sticky_dir: fmt == mode::DIR
@@ -75,7 +75,7 @@ impl Unixd<'_> {
                 let Some(ino) = ino else {
                     return Ok(Reply::Now([0, 0, 0], 0, false));
                 };
-                let privileged = who.privileged();
+                let privileged = who.capable(stet_unix::cred::cap::SYS_ADMIN);
                 let mut v = Vec::new();
                 let n = self.fs.xattrs.list(
                     ino,

@@ -749,49 +749,6 @@ impl Keeper {
         Ok(t)
     }
 
-    fn uname(&mut self, buf: u64) -> R {
-        let mut b = [0u8; 6 * UTSNAME_FIELD];
-        for (i, s) in UNAME.iter().enumerate() {
-            b[i * UTSNAME_FIELD..i * UTSNAME_FIELD + s.len()].copy_from_slice(s.as_bytes());
-        }
-        if self.persona & crate::procctl::UNAME26 != 0 {
-            // Linux's `override_release`: 2.6.(60 + minor) and what
-            // follows the release's numbers ("6.1.0-stet" → "2.6.61-stet"),
-            // the rest of the field zero.
-            let rel = UNAME[2].as_bytes();
-            let mut dots = 0;
-            let mut at = 0;
-            while at < rel.len() {
-                let c = rel[at];
-                if c == b'.' {
-                    dots += 1;
-                    if dots >= 3 {
-                        break;
-                    }
-                } else if !c.is_ascii_digit() {
-                    break;
-                }
-                at += 1;
-            }
-            let minor = rel
-                .split(|&c| c == b'.')
-                .nth(1)
-                .and_then(|m| core::str::from_utf8(m).ok())
-                .and_then(|m| m.parse::<u32>().ok())
-                .unwrap_or(0);
-            let f = &mut b[2 * UTSNAME_FIELD..3 * UTSNAME_FIELD];
-            f.fill(0);
-            let mut t = stet_unix::procgen::Text::new(f);
-            let _ = core::fmt::Write::write_fmt(&mut t, format_args!("2.6.{}", minor + 60));
-            let n = t.len();
-            let rest = &rel[at..];
-            let end = (n + rest.len()).min(UTSNAME_FIELD - 1);
-            f[n..end].copy_from_slice(&rest[..end - n]);
-        }
-        self.space.write(buf, &b).map_err(Touch::errno)?;
-        Ok(0)
-    }
-
     fn clock_gettime(&mut self, clk: u64, tp: u64) -> R {
         let (wall, ns) = clocks();
         let t = match clk {

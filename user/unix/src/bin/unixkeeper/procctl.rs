@@ -224,7 +224,7 @@ impl Keeper {
             return Err(EINVAL);
         }
         if f & NEW_NS != 0 {
-            if !self.cred.privileged() {
+            if !self.cred.capable(stet_unix::cred::cap::SYS_ADMIN) {
                 return Err(EPERM);
             }
             if f & NEW_NS != CLONE_NEWNS {
