@@ -634,14 +634,17 @@ pub const ACCEPT: u64 = 104;
 /// directory's fid. Parks while the listener's queue is full.
 pub const CONNECT: u64 = 105;
 /// `sendto` on socket fid `w0`, `w1` the flags (`MSG_DONTWAIT`), `w2`
-/// the destination name's length in the low 16 bits (0: none) and the
-/// working directory's fid from bit 32; the string: the bytes, then the
-/// name → `w0` bytes taken. Parks while there is no room.
+/// the destination name's length in the low 16 bits (0: none), the
+/// number of fids passed (`SCM_RIGHTS`) in the next 16 and the working
+/// directory's fid from bit 32; the string: the bytes, the name, then
+/// the fids (`u32`s) → `w0` bytes taken. Parks while there is no room.
 pub const SEND: u64 = 106;
 /// `recvfrom` on socket fid `w0` of at most `w1` bytes, `w2` the flags
-/// (`MSG_PEEK`, `MSG_DONTWAIT`) → `w0` bytes copied, `w1` the message's
-/// whole length, `w2` the sender's name's length; the string: the bytes,
-/// then the name. Parks while there is nothing.
+/// (`MSG_PEEK`, `MSG_DONTWAIT`, [`RECV_NO_FDS`]) → `w0` bytes copied,
+/// `w1` the message's whole length, `w2` the sender's name's length and
+/// (bits 16–31) the number of fids that came (`SCM_RIGHTS`, each now a
+/// reference of the caller's); the string: the bytes, the name, the fids.
+/// Parks while there is nothing.
 pub const RECV: u64 = 107;
 /// `shutdown(w0 fid, w1 how)`.
 pub const SHUTDOWN: u64 = 108;
@@ -653,8 +656,15 @@ pub const SOCKNAME: u64 = 109;
 /// pid, `w1` uid, `w2` gid). `ENOPROTOOPT` for one it does not know.
 pub const SOCKOPT: u64 = 110;
 /// The largest datagram (and sequenced packet) a socket sends: what one
-/// message holds with a name (`EMSGSIZE` past it).
+/// message holds with a name (`EMSGSIZE` past it; 4 bytes less for each
+/// description it passes).
 pub const MAX_DGRAM: usize = 4096 - 128;
+/// The most descriptions one `SCM_RIGHTS` passes (Linux's `SCM_MAX_FD`).
+pub const SCM_MAX_FD: usize = 253;
+/// [`RECV`]'s flag: a reader that already has bytes takes none that came
+/// with descriptions (`EAGAIN`), so they come with the first bytes of a
+/// `recvmsg`.
+pub const RECV_NO_FDS: u64 = 1 << 62;
 
 /// A FIFO end just opened (a blocking `open`, not `O_RDWR`): fid `w0` →
 /// `w0` 0 once the other end has been opened since (or is open); parked

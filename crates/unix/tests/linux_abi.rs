@@ -12,7 +12,7 @@
 //! Stet's are x86_64's: on another host this file holds no test.
 #![cfg(all(target_arch = "x86_64", target_os = "linux"))]
 
-use linux_raw_sys::{auxvec, elf_uapi, errno, general, ioctl, prctl, system};
+use linux_raw_sys::{auxvec, elf_uapi, errno, general, ioctl, net, prctl, system};
 use std::collections::BTreeSet;
 use std::mem::{offset_of, size_of};
 use stet_unix::{elf, fs, proto, stack, sys, tty};
@@ -501,6 +501,76 @@ fn linux_rows() -> Vec<Row> {
         fs::mode::CHR => general::S_IFCHR,
         fs::mode::FIFO => general::S_IFIFO,
         fs::mode::BLK => general::S_IFBLK,
+        sys::nr::SOCKET => general::__NR_socket,
+        sys::nr::CONNECT => general::__NR_connect,
+        sys::nr::ACCEPT => general::__NR_accept,
+        sys::nr::SENDTO => general::__NR_sendto,
+        sys::nr::RECVFROM => general::__NR_recvfrom,
+        sys::nr::SENDMSG => general::__NR_sendmsg,
+        sys::nr::RECVMSG => general::__NR_recvmsg,
+        sys::nr::SHUTDOWN => general::__NR_shutdown,
+        sys::nr::BIND => general::__NR_bind,
+        sys::nr::LISTEN => general::__NR_listen,
+        sys::nr::GETSOCKNAME => general::__NR_getsockname,
+        sys::nr::GETPEERNAME => general::__NR_getpeername,
+        sys::nr::SOCKETPAIR => general::__NR_socketpair,
+        sys::nr::SETSOCKOPT => general::__NR_setsockopt,
+        sys::nr::GETSOCKOPT => general::__NR_getsockopt,
+        sys::nr::ACCEPT4 => general::__NR_accept4,
+        sys::errno::ENOTSOCK => errno::ENOTSOCK,
+        sys::errno::EDESTADDRREQ => errno::EDESTADDRREQ,
+        sys::errno::EMSGSIZE => errno::EMSGSIZE,
+        sys::errno::EPROTOTYPE => errno::EPROTOTYPE,
+        sys::errno::ENOPROTOOPT => errno::ENOPROTOOPT,
+        sys::errno::EPROTONOSUPPORT => errno::EPROTONOSUPPORT,
+        sys::errno::ESOCKTNOSUPPORT => errno::ESOCKTNOSUPPORT,
+        sys::errno::EAFNOSUPPORT => errno::EAFNOSUPPORT,
+        sys::errno::EADDRINUSE => errno::EADDRINUSE,
+        sys::errno::ECONNRESET => errno::ECONNRESET,
+        sys::errno::EISCONN => errno::EISCONN,
+        sys::errno::ENOTCONN => errno::ENOTCONN,
+        sys::errno::ECONNREFUSED => errno::ECONNREFUSED,
+        sys::sock::AF_UNIX => net::AF_UNIX,
+        sys::sock::AF_INET => net::AF_INET,
+        sys::sock::AF_INET6 => net::AF_INET6,
+        sys::sock::AF_MAX => net::AF_MAX,
+        sys::sock::SOCK_STREAM => net::SOCK_STREAM,
+        sys::sock::SOCK_DGRAM => net::SOCK_DGRAM,
+        sys::sock::SOCK_RAW => net::SOCK_RAW,
+        sys::sock::SOCK_SEQPACKET => net::SOCK_SEQPACKET,
+        sys::sock::SHUT_RD => net::SHUT_RD,
+        sys::sock::SHUT_WR => net::SHUT_WR,
+        sys::sock::SHUT_RDWR => net::SHUT_RDWR,
+        sys::sock::MSG_OOB => net::MSG_OOB,
+        sys::sock::MSG_PEEK => net::MSG_PEEK,
+        sys::sock::MSG_CTRUNC => net::MSG_CTRUNC,
+        sys::sock::MSG_TRUNC => net::MSG_TRUNC,
+        sys::sock::MSG_DONTWAIT => net::MSG_DONTWAIT,
+        sys::sock::MSG_EOR => net::MSG_EOR,
+        sys::sock::MSG_WAITALL => net::MSG_WAITALL,
+        sys::sock::MSG_NOSIGNAL => net::MSG_NOSIGNAL,
+        sys::sock::MSG_CMSG_CLOEXEC => net::MSG_CMSG_CLOEXEC,
+        sys::sock::SOL_SOCKET => net::SOL_SOCKET,
+        sys::sock::SO_DEBUG => net::SO_DEBUG,
+        sys::sock::SO_REUSEADDR => net::SO_REUSEADDR,
+        sys::sock::SO_TYPE => net::SO_TYPE,
+        sys::sock::SO_ERROR => net::SO_ERROR,
+        sys::sock::SO_DONTROUTE => net::SO_DONTROUTE,
+        sys::sock::SO_BROADCAST => net::SO_BROADCAST,
+        sys::sock::SO_SNDBUF => net::SO_SNDBUF,
+        sys::sock::SO_RCVBUF => net::SO_RCVBUF,
+        sys::sock::SO_KEEPALIVE => net::SO_KEEPALIVE,
+        sys::sock::SO_OOBINLINE => net::SO_OOBINLINE,
+        sys::sock::SO_PASSCRED => net::SO_PASSCRED,
+        sys::sock::SO_PEERCRED => net::SO_PEERCRED,
+        sys::sock::SO_RCVLOWAT => net::SO_RCVLOWAT,
+        sys::sock::SO_SNDLOWAT => net::SO_SNDLOWAT,
+        sys::sock::SO_ACCEPTCONN => net::SO_ACCEPTCONN,
+        sys::sock::SO_PROTOCOL => net::SO_PROTOCOL,
+        sys::sock::SO_DOMAIN => net::SO_DOMAIN,
+        sys::sock::SCM_RIGHTS => net::SCM_RIGHTS,
+        sys::sock::SOCK_NONBLOCK => general::O_NONBLOCK,
+        sys::sock::SOCK_CLOEXEC => general::O_CLOEXEC,
         fs::mode::SOCK => general::S_IFSOCK,
         fs::mode::SUID => general::S_ISUID,
         fs::mode::SGID => general::S_ISGID,
@@ -569,7 +639,12 @@ fn linux_rows() -> Vec<Row> {
 }
 
 /// Constants in the checked modules that are Stet's own, not Linux's.
-const OWN: [&str; 6] = [
+const OWN: [&str; 9] = [
+    // <linux/net.h>'s SOCK_MAX and SOCK_TYPE_MASK are not uapi.
+    "sys::sock::SOCK_MAX",
+    "sys::sock::SOCK_TYPE_MASK",
+    // `sun_path`'s size: a field of `struct sockaddr_un`, not a constant.
+    "sys::sock::SUN_PATH",
     // The answer Stet gives to `uname`, not a value from a header.
     "sys::UNAME",
     // The terminal's input buffer.

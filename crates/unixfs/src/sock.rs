@@ -108,6 +108,9 @@ struct Record {
     from: Vec<u8>,
     /// The sending socket, while it is open (its memory is charged).
     sender: Option<u32>,
+    /// Descriptions in flight with it (`SCM_RIGHTS`): the caller's ids,
+    /// each holding a reference.
+    fds: Vec<u32>,
 }
 
 /// What a message costs its sender's `SO_SNDBUF`, as Linux's socket
@@ -169,6 +172,12 @@ pub struct Sock {
     pub embryo: bool,
     /// Bytes of its messages not yet received (their true sizes).
     wmem: usize,
+    /// A stream's descriptions in flight, each with the position (bytes
+    /// ever queued) of the first byte sent with them.
+    marks: VecDeque<(u64, Vec<u32>)>,
+    /// Bytes ever queued to, and taken from, a stream.
+    wpos: u64,
+    rpos: u64,
 }
 
 impl Sock {
@@ -197,6 +206,9 @@ impl Sock {
             peer_cred: NO_CRED,
             embryo: false,
             wmem: 0,
+            marks: VecDeque::new(),
+            wpos: 0,
+            rpos: 0,
         }
     }
 
@@ -224,18 +236,33 @@ pub struct Got {
     pub len: usize,
     /// The sender's name (empty: unbound).
     pub from: Vec<u8>,
+    /// Descriptions passed with the bytes (`SCM_RIGHTS`), now the
+    /// receiver's: each holds a reference.
+    pub fds: Vec<u32>,
 }
 
 /// Every socket, by index.
 #[derive(Default, Debug)]
 pub struct Socks {
     v: Vec<Sock>,
+    /// Descriptions in flight whose socket went (their references are to
+    /// be dropped: `take_orphans`).
+    orphans: Vec<u32>,
 }
 
 impl Socks {
     /// No sockets.
     pub fn new() -> Socks {
-        Socks { v: Vec::new() }
+        Socks {
+            v: Vec::new(),
+            orphans: Vec::new(),
+        }
+    }
+
+    /// The descriptions that were in flight to sockets that have gone:
+    /// their references are the caller's to drop.
+    pub fn take_orphans(&mut self) -> Vec<u32> {
+        core::mem::take(&mut self.orphans)
     }
 
     /// Socket `i`, if in use.
@@ -446,6 +473,19 @@ impl Socks {
     /// when there is no room (wait, or say so); `EPIPE` when it may not
     /// send any more (the caller raises `SIGPIPE` unless `MSG_NOSIGNAL`).
     pub fn send(&mut self, i: u32, to: Option<u32>, data: &[u8]) -> Result<usize, i64> {
+        self.send_fds(i, to, data, &mut Vec::new())
+    }
+
+    /// [`Socks::send`] with descriptions in flight (`SCM_RIGHTS`): `fds`
+    /// is taken (emptied) when the first byte (or the message) goes with
+    /// them, and left to the caller otherwise.
+    pub fn send_fds(
+        &mut self,
+        i: u32,
+        to: Option<u32>,
+        data: &[u8],
+        fds: &mut Vec<u32>,
+    ) -> Result<usize, i64> {
         let s = self.get(i).ok_or(ENOTSOCK)?;
         let ty = s.ty;
         if ty.connected() {
@@ -496,9 +536,14 @@ impl Socks {
         }
         if ty == Type::Stream {
             let n = data.len().min(room);
-            let b = &mut self.v[dest as usize].bytes;
-            b.try_reserve(n).map_err(|_| ENOBUFS)?;
-            b.extend(&data[..n]);
+            let d = &mut self.v[dest as usize];
+            d.bytes.try_reserve(n).map_err(|_| ENOBUFS)?;
+            if !fds.is_empty() && n > 0 {
+                d.marks.try_reserve(1).map_err(|_| ENOBUFS)?;
+                d.marks.push_back((d.wpos, core::mem::take(fds)));
+            }
+            d.bytes.extend(&data[..n]);
+            d.wpos += n as u64;
             Ok(n)
         } else {
             let mut r = Record::default();
@@ -510,6 +555,7 @@ impl Socks {
             r.sender = Some(i);
             let q = &mut self.v[dest as usize].records;
             q.try_reserve(1).map_err(|_| ENOBUFS)?;
+            r.fds = core::mem::take(fds);
             q.push_back(r);
             self.v[i as usize].wmem += truesize(data.len());
             Ok(data.len())
@@ -519,6 +565,21 @@ impl Socks {
     /// Receives into `out` from socket `i` (`peek`: leaving it there) →
     /// what came; 0 bytes at the end (`EAGAIN`: nothing yet).
     pub fn recv(&mut self, i: u32, out: &mut [u8], peek: bool) -> Result<Got, i64> {
+        self.recv_fds(i, out, peek, false, usize::MAX)
+    }
+
+    /// [`Socks::recv`]; a stream's bytes stop before the next bytes sent
+    /// with descriptions, which come with the first of them — or, with
+    /// `no_fds`, not at all (`EAGAIN`: a reader that already has bytes).
+    /// The bytes and the descriptions (4 bytes each) fit in `cap` bytes.
+    pub fn recv_fds(
+        &mut self,
+        i: u32,
+        out: &mut [u8],
+        peek: bool,
+        no_fds: bool,
+        cap: usize,
+    ) -> Result<Got, i64> {
         let s = self.get(i).ok_or(ENOTSOCK)?;
         if s.ty.connected() && s.state != State::Connected {
             return Err(EINVAL);
@@ -540,23 +601,41 @@ impl Socks {
                             copied: 0,
                             len: 0,
                             from: peer_name,
+                            fds: Vec::new(),
                         })
                     } else {
                         Err(EAGAIN)
                     };
                 }
-                let n = out.len().min(s.bytes.len());
+                let mut n = out.len().min(s.bytes.len());
+                let here = s.marks.front().is_some_and(|m| m.0 == s.rpos);
+                if here && no_fds {
+                    return Err(EAGAIN);
+                }
+                if let Some(m) = s.marks.front().filter(|_| here) {
+                    n = n.min(cap.saturating_sub(4 * m.1.len()).max(1));
+                }
+                // Up to the next bytes that carry descriptions.
+                if let Some(m) = s.marks.iter().find(|m| m.0 > s.rpos) {
+                    n = n.min((m.0 - s.rpos) as usize);
+                }
                 let (a, b) = s.bytes.as_slices();
                 let first = n.min(a.len());
                 out[..first].copy_from_slice(&a[..first]);
                 out[first..n].copy_from_slice(&b[..n - first]);
+                let mut fds = Vec::new();
                 if !peek {
                     s.bytes.drain(..n);
+                    if here {
+                        fds = s.marks.pop_front().map(|m| m.1).unwrap_or_default();
+                    }
+                    s.rpos += n as u64;
                 }
                 Ok(Got {
                     copied: n,
                     len: n,
                     from: peer_name,
+                    fds,
                 })
             }
             _ => {
@@ -566,6 +645,7 @@ impl Socks {
                             copied: 0,
                             len: 0,
                             from: Vec::new(),
+                            fds: Vec::new(),
                         })
                     } else {
                         Err(EAGAIN)
@@ -574,19 +654,20 @@ impl Socks {
                 let n = out.len().min(r.data.len());
                 out[..n].copy_from_slice(&r.data[..n]);
                 let len = r.data.len();
-                let from = if peek {
-                    r.from.clone()
+                let (from, fds) = if peek {
+                    (r.from.clone(), Vec::new())
                 } else {
                     let r = s.records.pop_front().unwrap_or_default();
                     if let Some(w) = r.sender.and_then(|k| self.v.get_mut(k as usize)) {
                         w.wmem = w.wmem.saturating_sub(truesize(r.data.len()));
                     }
-                    r.from
+                    (r.from, r.fds)
                 };
                 Ok(Got {
                     copied: n,
                     len,
                     from,
+                    fds,
                 })
             }
         }
@@ -624,6 +705,18 @@ impl Socks {
         let pending: Vec<u32> = s.pending.iter().copied().collect();
         let connected = s.ty.connected();
         let unread = s.readable() > 0;
+        // Descriptions in flight to it are dropped with it.
+        let s = &mut self.v[i as usize];
+        let mut gone: Vec<u32> = Vec::new();
+        for r in s.records.iter_mut() {
+            gone.append(&mut r.fds);
+        }
+        for m in s.marks.iter_mut() {
+            gone.append(&mut m.1);
+        }
+        if self.orphans.try_reserve(gone.len()).is_ok() {
+            self.orphans.append(&mut gone);
+        }
         self.v[i as usize] = Sock {
             used: false,
             ..Sock::new(Type::Stream, NO_CRED)
@@ -888,6 +981,37 @@ mod tests {
         let mut buf = [0u8; 100];
         t.recv(b, &mut buf, false).unwrap();
         assert_eq!(t.poll(a) & POLLOUT, POLLOUT);
+    }
+
+    #[test]
+    fn descriptors_in_flight() {
+        let mut t = Socks::new();
+        let (a, b) = t.pair(Type::Stream, ME).unwrap();
+        t.send(a, None, b"abc").unwrap();
+        let mut fds = vec![40, 41];
+        assert_eq!(t.send_fds(a, None, b"def", &mut fds), Ok(3));
+        assert!(fds.is_empty());
+        t.send(a, None, b"gh").unwrap();
+        let mut buf = [0u8; 16];
+        // The bytes before stop at the descriptions' bytes.
+        let g = t.recv(b, &mut buf, false).unwrap();
+        assert_eq!((g.copied, g.fds.len()), (3, 0));
+        assert_eq!(
+            t.recv_fds(b, &mut buf, false, true, usize::MAX),
+            Err(EAGAIN)
+        );
+        let g = t.recv(b, &mut buf, false).unwrap();
+        assert_eq!((&buf[..g.copied], g.fds), (&b"defgh"[..], vec![40, 41]));
+        // A message's go with it; a closed socket's are orphans.
+        let (c, d) = t.pair(Type::Dgram, ME).unwrap();
+        let mut fds = vec![7];
+        t.send_fds(c, None, b"m", &mut fds).unwrap();
+        let mut fds = vec![8, 9];
+        t.send_fds(c, None, b"n", &mut fds).unwrap();
+        assert_eq!(t.recv(d, &mut buf, false).unwrap().fds, vec![7]);
+        t.close(d);
+        assert_eq!(t.take_orphans(), vec![8, 9]);
+        assert!(t.take_orphans().is_empty());
     }
 
     proptest! {

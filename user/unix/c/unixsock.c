@@ -321,6 +321,120 @@ static void datagrams(void) {
 /* An address no program may use (a pointer the compiler cannot see through). */
 static void *volatile bad_ptr = (void *)1;
 
+/* Sends descriptors `fds` (n of them) with one byte. */
+static ssize_t send_fds(int s, const int *fds, int n) {
+    char byte = 'F';
+    struct iovec iov = {&byte, 1};
+    char ctl[CMSG_SPACE(sizeof(int) * 4)];
+    memset(ctl, 0, sizeof ctl);
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+                       .msg_controllen = CMSG_SPACE(sizeof(int) * n)};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * n);
+    memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
+    return sendmsg(s, &m, 0);
+}
+
+/* Receives one byte and up to 4 descriptors into `fds` (room for
+ * `room` of them in the control buffer) → how many came; *flags gets
+ * msg_flags. */
+static int recv_fds(int s, int *fds, int room, int *flags) {
+    char byte;
+    struct iovec iov = {&byte, 1};
+    char ctl[CMSG_SPACE(sizeof(int) * 4)];
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+                       .msg_controllen = room ? CMSG_SPACE(sizeof(int) * room) : 0};
+    if (recvmsg(s, &m, 0) != 1)
+        return -1;
+    *flags = m.msg_flags;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    if (!c || c->cmsg_type != SCM_RIGHTS)
+        return 0;
+    int n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    memcpy(fds, CMSG_DATA(c), sizeof(int) * n);
+    return n;
+}
+
+static void passing(void) {
+    int sv[2], pp[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "pair");
+    CHECK(pipe(pp) == 0, "pipe");
+    /* The child gets the pipe's write end over the socket and writes. */
+    pid_t child = fork();
+    if (child == 0) {
+        close(pp[1]);
+        int got[4], fl = 0;
+        int n = recv_fds(sv[1], got, 4, &fl);
+        if (n != 1)
+            _exit(20);
+        _exit(write(got[0], "via fd", 6) == 6 ? 0 : 21);
+    }
+    CHECK(send_fds(sv[0], &pp[1], 1) == 1, "sendmsg SCM_RIGHTS");
+    close(pp[1]);
+    char b[16];
+    ssize_t n = read(pp[0], b, sizeof b);
+    int status;
+    waitpid(child, &status, 0);
+    ssize_t end = read(pp[0], b, sizeof b);
+    printf("unixsock: a pipe passed to a child: read %zd '%.6s', exit %d, then end %zd\n", n, b,
+           WEXITSTATUS(status), end);
+    close(pp[0]);
+    /* Two at once; a control buffer with room for one: MSG_CTRUNC. */
+    int two[2];
+    CHECK(pipe(two) == 0, "pipe");
+    CHECK(send_fds(sv[0], two, 2) == 1, "send two");
+    int got[4], fl = 0;
+    int k = recv_fds(sv[1], got, 2, &fl);
+    printf("unixsock: two descriptors came: %d, new ones %d, MSG_CTRUNC %d\n", k,
+           k == 2 && got[0] != two[0] && got[1] != two[1], (fl & MSG_CTRUNC) != 0);
+    /* The passed write end is the same pipe. */
+    write(got[1], "x", 1);
+    printf("unixsock: through the passed end: %zd\n", read(two[0], b, sizeof b));
+    close(got[0]);
+    close(got[1]);
+    int three_fds[3] = {two[0], two[1], two[0]};
+    CHECK(send_fds(sv[0], three_fds, 3) == 1, "send three");
+    k = recv_fds(sv[1], got, 1, &fl);
+    /* CMSG_SPACE of one int holds two (its padding). */
+    printf("unixsock: room for one of three: %d came, MSG_CTRUNC %d\n", k,
+           (fl & MSG_CTRUNC) != 0);
+    for (int i = 0; i < k; i++)
+        close(got[i]);
+    CHECK(send_fds(sv[0], two, 1) == 1, "send one");
+    k = recv_fds(sv[1], got, 0, &fl);
+    printf("unixsock: no control buffer: %d came, MSG_CTRUNC %d\n", k, (fl & MSG_CTRUNC) != 0);
+    /* In flight when the socket goes: the reference goes with it, and the
+     * pipe's reader sees the end. */
+    close(two[1]);
+    int three[2];
+    pipe(three);
+    send_fds(sv[0], &three[1], 1);
+    close(three[1]);
+    close(sv[1]);
+    printf("unixsock: a write end lost in flight: the reader reads %zd\n", read(three[0], b, 1));
+    close(three[0]);
+    close(two[0]);
+    close(sv[0]);
+    /* A datagram's descriptors; a bad descriptor is EBADF. */
+    CHECK(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == 0, "dgram pair");
+    int devnull = open("/dev/null", O_WRONLY);
+    CHECK(send_fds(sv[0], &devnull, 1) == 1, "dgram fd");
+    k = recv_fds(sv[1], got, 4, &fl);
+    struct stat a1, a2;
+    fstat(devnull, &a1);
+    fstat(got[0], &a2);
+    printf("unixsock: a datagram's descriptor: %d, the same file %d\n", k,
+           a1.st_rdev == a2.st_rdev && S_ISCHR(a2.st_mode));
+    int bad = 999;
+    REFUSED(send_fds(sv[0], &bad, 1), EBADF);
+    close(got[0]);
+    close(devnull);
+    close(sv[0]);
+    close(sv[1]);
+}
+
 static void bad_inputs(void) {
     int f = open("/dev/null", O_RDONLY);
     struct sockaddr_un a;
@@ -396,6 +510,7 @@ int main(void) {
     pairs();
     stream_server();
     datagrams();
+    passing();
     bad_inputs();
     if (failures == 0)
         printf("unixsock: all ok\n");

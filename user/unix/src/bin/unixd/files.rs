@@ -167,7 +167,7 @@ impl Unixd<'_> {
         Ok([fid, ino as u64, i.mode as u64])
     }
 
-    fn close(&mut self, fid: u64) -> Result<u64, i64> {
+    pub(crate) fn close(&mut self, fid: u64) -> Result<u64, i64> {
         let f = self.fid(fid)?;
         let o = &mut self.open[f];
         o.refs -= 1;

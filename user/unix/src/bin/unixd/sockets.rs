@@ -13,6 +13,7 @@
 use crate::open::Kind;
 use crate::wait::Wait;
 use crate::{word, Reply, Unixd};
+use alloc::vec::Vec;
 use stet_rt::key::Answer;
 use stet_unix::cred::{EFF, FS};
 use stet_unix::fs::mode;
@@ -100,6 +101,33 @@ impl Unixd<'_> {
         for c in changed {
             self.sock_changed(c);
         }
+        // Descriptions that were in flight to it lose their references.
+        loop {
+            let gone = self.socks.take_orphans();
+            if gone.is_empty() {
+                break;
+            }
+            for fid in gone {
+                let _ = self.close(fid as u64);
+            }
+        }
+    }
+
+    /// One more reference to fid `f` (a description in flight), as `DUP`.
+    fn fid_hold(&mut self, f: usize) {
+        self.open[f].refs += 1;
+        match self.open[f].kind {
+            Kind::PipeRead(n) => self.pipes[n as usize].readers += 1,
+            Kind::PipeWrite(n) => self.pipes[n as usize].writers += 1,
+            _ => {}
+        }
+    }
+
+    /// Drops the references of descriptions that did not go.
+    fn fids_drop(&mut self, fids: &[u32]) {
+        for &fid in fids {
+            let _ = self.close(fid as u64);
+        }
     }
 
     /// A read of socket `n` (`recv` with no flags) into `out`.
@@ -131,7 +159,12 @@ impl Unixd<'_> {
             out.len()
         };
         let len = len.min(room);
-        match self.socks.recv(n, &mut out[..len], flags & MSG_PEEK != 0) {
+        let no_fds = flags & p::RECV_NO_FDS != 0;
+        // The bytes and the descriptions share what the name leaves.
+        match self
+            .socks
+            .recv_fds(n, &mut out[..len], flags & MSG_PEEK != 0, no_fds, room)
+        {
             Ok(g) => {
                 let peer = self.socks.get(n).and_then(|s| s.peer);
                 if flags & MSG_PEEK == 0 {
@@ -147,14 +180,34 @@ impl Unixd<'_> {
                 } else {
                     0
                 };
+                let mut nf = 0;
                 if name {
                     out[total..total + nl].copy_from_slice(&g.from[..nl]);
                     total += nl;
+                    for &fid in g.fds.iter() {
+                        if total + 4 > out.len() {
+                            break;
+                        }
+                        out[total..total + 4].copy_from_slice(&fid.to_le_bytes());
+                        total += 4;
+                        nf += 1;
+                    }
                 }
+                // A plain read (or what an answer cannot hold): the
+                // descriptions are closed, as Linux's read discards them.
+                self.fids_drop(&g.fds[nf..]);
                 Ok((
-                    Reply::Now([g.copied as u64, g.len as u64, nl as u64], total, false),
+                    Reply::Now(
+                        [g.copied as u64, g.len as u64, nl as u64 | (nf as u64) << 16],
+                        total,
+                        false,
+                    ),
                     g.copied,
                 ))
+            }
+            // Bytes with descriptions wait for the next call, not here.
+            Err(EAGAIN) if no_fds && self.socks.get(n).is_some_and(|s| s.readable() > 0) => {
+                Err(EAGAIN)
             }
             Err(EAGAIN) => Ok((self.sock_wait(f, n, flags & MSG_DONTWAIT != 0)?, 0)),
             Err(e) => Err(e),
@@ -163,10 +216,12 @@ impl Unixd<'_> {
 
     /// A write to socket `n` (`send` with no flags).
     pub(crate) fn sock_write(&mut self, f: usize, n: u32, data: &[u8]) -> Result<Reply, i64> {
-        self.sock_send(f, n, data, 0, None)
+        self.sock_send(f, n, data, 0, None, &[])
     }
 
-    /// Sends `data` from socket `n` (to the socket `to` names).
+    /// Sends `data` from socket `n` (to the socket `to` names), with
+    /// the descriptions `fids` (each given one more reference while in
+    /// flight).
     fn sock_send(
         &mut self,
         f: usize,
@@ -174,12 +229,29 @@ impl Unixd<'_> {
         data: &[u8],
         flags: u64,
         to: Option<u32>,
+        fids: &[u32],
     ) -> Result<Reply, i64> {
         let ty = self.socks.get(n).ok_or(ENOTSOCK)?.ty;
-        if ty != Type::Stream && data.len() > p::MAX_DGRAM {
+        // A message and its descriptions come back in one answer.
+        if ty != Type::Stream && data.len() + 4 * fids.len() > p::MAX_DGRAM {
             return Err(EMSGSIZE);
         }
-        match self.socks.send(n, to, data) {
+        for &fid in fids {
+            let g = self.fid(fid as u64)?;
+            if self.open[g].flags & o::PATH != 0 {
+                return Err(EBADF);
+            }
+        }
+        let mut held = Vec::new();
+        held.try_reserve(fids.len()).map_err(|_| ENOMEM)?;
+        for &fid in fids {
+            self.fid_hold(fid as usize);
+            held.push(fid);
+        }
+        let r = self.socks.send_fds(n, to, data, &mut held);
+        // What did not go gives its references back.
+        self.fids_drop(&held);
+        match r {
             Ok(k) => {
                 let dest = to.or(self.socks.get(n).and_then(|s| s.peer));
                 if let Some(d) = dest {
@@ -329,10 +401,17 @@ impl Unixd<'_> {
             p::SEND => {
                 let (f, n) = self.sock_of(w[0])?;
                 let nl = (w[2] & 0xffff) as usize;
-                if nl > s.len() {
+                let nf = (w[2] >> 16 & 0xffff) as usize;
+                if nl + 4 * nf > s.len() || nf > MAX_FDS {
                     return Err(EINVAL);
                 }
-                let (data, name) = s.split_at(s.len() - nl);
+                let (rest, fb) = s.split_at(s.len() - 4 * nf);
+                let (data, name) = rest.split_at(rest.len() - nl);
+                let mut fids = [0u32; MAX_FDS];
+                for (k, c) in fb.chunks_exact(4).enumerate() {
+                    fids[k] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                }
+                let fids = &fids[..nf];
                 let connected = self.socks.get(n).is_some_and(|s| s.ty.connected());
                 let to = if nl == 0 {
                     None
@@ -343,7 +422,7 @@ impl Unixd<'_> {
                     let ty = self.socks.get(n).ok_or(ENOTSOCK)?.ty;
                     Some(self.sock_lookup(w[2] >> 32, name, ty)?)
                 };
-                self.sock_send(f, n, data, w[1], to)
+                self.sock_send(f, n, data, w[1], to, fids)
             }
             p::RECV => {
                 let (f, n) = self.sock_of(w[0])?;
@@ -479,6 +558,8 @@ impl Unixd<'_> {
 
 /// The most bytes of a sender's name an answer carries.
 const MAX_NAME_OUT: usize = SUN_PATH;
+/// The most descriptions one message passes (Linux's `SCM_MAX_FD`).
+const MAX_FDS: usize = p::SCM_MAX_FD;
 
 /// A `sun_path`'s path: its bytes up to the first NUL.
 fn path_part(name: &[u8]) -> &[u8] {

@@ -19,6 +19,9 @@ use stet_unix::sys::errno::*;
 use stet_unix::sys::nr;
 use stet_unix::sys::sock::*;
 
+/// `ENOBUFS`.
+const ENOBUFS: i64 = 105;
+
 type R = Result<u64, i64>;
 
 /// A message's bytes (the rest of it is a name).
@@ -74,6 +77,48 @@ impl Addr {
             return Err(EINVAL);
         }
         Ok(&self.b[2..self.len])
+    }
+}
+
+/// Descriptions that came with a message (`SCM_RIGHTS`): unixd's fids,
+/// each a reference of this process's until a descriptor names it or it
+/// is closed.
+struct Fids {
+    v: [u32; p::SCM_MAX_FD],
+    n: usize,
+}
+
+impl Fids {
+    fn new() -> Fids {
+        Fids {
+            v: [0; p::SCM_MAX_FD],
+            n: 0,
+        }
+    }
+
+    /// The first `k` `u32`s of `b`.
+    fn take(&mut self, b: &[u8], k: usize) {
+        for c in b.chunks_exact(4).take(k) {
+            let fid = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            if self.n < self.v.len() {
+                self.v[self.n] = fid;
+                self.n += 1;
+            } else {
+                let _ = crate::fds::ux(p::CLOSE, [fid as u64, 0, 0, 0], &[]);
+            }
+        }
+    }
+
+    /// Closes those from `from` on.
+    fn drop_from(&mut self, from: usize) {
+        for &fid in &self.v[from.min(self.n)..self.n] {
+            let _ = crate::fds::ux(p::CLOSE, [fid as u64, 0, 0, 0], &[]);
+        }
+        self.n = self.n.min(from);
+    }
+
+    fn drop_all(&mut self) {
+        self.drop_from(0)
     }
 }
 
@@ -339,24 +384,34 @@ impl Keeper {
     /// `struct iovec`s at `iov_at` when `iov` is empty) from socket fid
     /// `fid`, to `name` when not empty.
     fn send_parts(&mut self, fid: u64, flags: u64, name: &[u8], iov: &[(u64, u64)], n: u64) -> R {
-        self.send_iov(fid, flags, name, iov, 0, n)
+        self.send_iov(fid, flags, name, iov, (0, n), &[])
     }
 
+    /// The bytes of `n` iovecs (`iov`, or the caller's at `iov_at`:
+    /// `from` is `(iov_at, n)`) with descriptions `fids`.
     fn send_iov(
         &mut self,
         fid: u64,
         flags: u64,
         name: &[u8],
         iov: &[(u64, u64)],
-        iov_at: u64,
-        n: u64,
+        from: (u64, u64),
+        fids: &[u32],
     ) -> R {
+        let (iov_at, n) = from;
         if flags & MSG_OOB != 0 {
             return Err(EOPNOTSUPP);
         }
         let nosig = flags & MSG_NOSIGNAL != 0;
         let fl = flags & MSG_DONTWAIT;
         let w2 = name.len() as u64 | (self.cwd as u64) << 32;
+        // The descriptions go with the first bytes.
+        let mut fb = [0u8; 4 * p::SCM_MAX_FD];
+        for (k, f) in fids.iter().enumerate() {
+            fb[4 * k..4 * k + 4].copy_from_slice(&f.to_le_bytes());
+        }
+        let fb = &fb[..4 * fids.len()];
+        let with_fds = (fids.len() as u64) << 16;
         let ty = self.sock(p::SOCKOPT, [fid, 0, SO_TYPE], &[], &mut [])?.w[0];
         let r = if ty == SOCK_STREAM {
             // Bytes: each piece in messages, until one would wait past the
@@ -371,7 +426,9 @@ impl Keeper {
                 self.space.touch(base, len, false).map_err(Touch::errno)?;
                 let mut off = 0;
                 while off < len {
-                    let c = (len - off).min(CHUNK as u64);
+                    let first = done == 0 && !fb.is_empty();
+                    let room = CHUNK - if first { fb.len() } else { 0 };
+                    let c = (len - off).min(room as u64);
                     let mut s = [0u8; 4096];
                     let mut sl = c as usize;
                     self.space.win.read(base + off, &mut s[..sl]);
@@ -379,7 +436,13 @@ impl Keeper {
                         s[sl..sl + name.len()].copy_from_slice(name);
                         sl += name.len();
                     }
-                    match self.sock(p::SEND, [fid, fl, w2], &s[..sl], &mut []) {
+                    let mut w = w2;
+                    if first {
+                        s[sl..sl + fb.len()].copy_from_slice(fb);
+                        sl += fb.len();
+                        w |= with_fds;
+                    }
+                    match self.sock(p::SEND, [fid, fl, w], &s[..sl], &mut []) {
                         Ok(a) => {
                             done += a.w[0];
                             off += a.w[0];
@@ -409,8 +472,14 @@ impl Keeper {
                     .map_err(Touch::errno)?;
                 total += len as usize;
             }
+            if total + fb.len() > CHUNK {
+                return Err(EMSGSIZE);
+            }
             s[total..total + name.len()].copy_from_slice(name);
-            self.sock(p::SEND, [fid, fl, w2], &s[..total + name.len()], &mut [])
+            let mut sl = total + name.len();
+            s[sl..sl + fb.len()].copy_from_slice(fb);
+            sl += fb.len();
+            self.sock(p::SEND, [fid, fl, w2 | with_fds], &s[..sl], &mut [])
                 .map(|a| a.w[0])
         };
         if r == Err(EPIPE) && !nosig {
@@ -448,7 +517,11 @@ impl Keeper {
             }
         }
         let len = len.min(i32::MAX as u64);
-        let (n, _, name) = self.recv_iov(fid, flags, &[(buf, len)], 0, 1)?;
+        let mut fids = Fids::new();
+        let r = self.recv_iov(fid, flags, &[(buf, len)], 0, 1, &mut fids);
+        // No room for descriptions: they are closed (Linux discards them).
+        fids.drop_all();
+        let (n, _, name) = r?;
         if addr != 0 {
             self.addr_out(addr, alen, &name.b[..name.len])?;
         }
@@ -464,6 +537,7 @@ impl Keeper {
         iov: &[(u64, u64)],
         iov_at: u64,
         n: u64,
+        fids: &mut Fids,
     ) -> Result<(u64, bool, Addr), i64> {
         if flags & MSG_OOB != 0 {
             return Err(EOPNOTSUPP);
@@ -485,9 +559,10 @@ impl Keeper {
             let a = self.sock(p::RECV, [fid, want.min(CHUNK as u64), fl], &[], &mut buf)?;
             let got = a.w[0] as usize;
             self.scatter(iov, iov_at, n, &buf[..got])?;
-            let nl = (a.w[2] as usize).min(SUN_PATH);
+            let nl = (a.w[2] as usize & 0xffff).min(SUN_PATH);
             name.b[..nl].copy_from_slice(&buf[got..got + nl]);
             name.len = nl;
+            fids.take(&buf[got + nl..], (a.w[2] >> 16 & 0xffff) as usize);
             let truncated = a.w[1] > a.w[0];
             let r = if flags & MSG_TRUNC != 0 {
                 a.w[1]
@@ -501,18 +576,21 @@ impl Keeper {
         let mut done = 0u64;
         while done < want {
             let ask = (want - done).min(CHUNK as u64);
-            let a = match self.sock(p::RECV, [fid, ask, fl], &[], &mut buf) {
+            // Bytes that came with descriptions begin the next recvmsg.
+            let nofds = if done > 0 { p::RECV_NO_FDS } else { 0 };
+            let a = match self.sock(p::RECV, [fid, ask, fl | nofds], &[], &mut buf) {
                 Ok(a) => a,
                 Err(EAGAIN) if done > 0 => break,
                 Err(e) if done == 0 => return Err(e),
                 Err(_) => break,
             };
             let got = a.w[0] as usize;
+            let nl = (a.w[2] as usize & 0xffff).min(SUN_PATH);
             if done == 0 {
-                let nl = (a.w[2] as usize).min(SUN_PATH);
                 name.b[..nl].copy_from_slice(&buf[got..got + nl]);
                 name.len = nl;
             }
+            fids.take(&buf[got + nl..], (a.w[2] >> 16 & 0xffff) as usize);
             self.scatter_at(iov, iov_at, n, done, &buf[..got])?;
             done += got as u64;
             if got == 0 || flags & MSG_PEEK != 0 {
@@ -576,9 +654,8 @@ impl Keeper {
     fn sendmsg(&mut self, fd: u64, msg: u64, flags: u64) -> R {
         let fid = self.fid(fd)?;
         let h = self.msghdr(msg)?;
-        if h[5] != 0 {
-            return Err(EOPNOTSUPP);
-        }
+        let mut fids = [0u32; p::SCM_MAX_FD];
+        let nf = self.control_in(h[4], h[5], &mut fids)?;
         let mut nb = [0u8; SUN_PATH];
         let mut nl = 0;
         if h[0] != 0 && h[1] != 0 {
@@ -587,7 +664,52 @@ impl Keeper {
             nb[..name.len()].copy_from_slice(name);
             nl = name.len();
         }
-        self.send_iov(fid, flags, &nb[..nl], &[], h[2], h[3])
+        self.send_iov(fid, flags, &nb[..nl], &[], (h[2], h[3]), &fids[..nf])
+    }
+
+    /// `sendmsg`'s control messages at `ctl`, `len` bytes: the fids of
+    /// `SCM_RIGHTS`' descriptors into `fids` → how many. Other levels are
+    /// skipped (as Linux); `SCM_CREDENTIALS` is not done (`EOPNOTSUPP`).
+    fn control_in(&mut self, ctl: u64, len: u64, fids: &mut [u32]) -> Result<usize, i64> {
+        if len == 0 {
+            return Ok(0);
+        }
+        if len > 4096 {
+            return Err(ENOBUFS);
+        }
+        let mut b = [0u8; 4096];
+        let b = &mut b[..len as usize];
+        self.space.read(ctl, b).map_err(Touch::errno)?;
+        let (mut off, mut nf) = (0usize, 0usize);
+        while off + 16 <= b.len() {
+            let cl = u64::from_le_bytes(b[off..off + 8].try_into().unwrap_or_default());
+            let level = i32::from_le_bytes(b[off + 8..off + 12].try_into().unwrap_or_default());
+            let ty = i32::from_le_bytes(b[off + 12..off + 16].try_into().unwrap_or_default());
+            if cl < 16 || cl > (b.len() - off) as u64 {
+                return Err(EINVAL);
+            }
+            if level as u64 == SOL_SOCKET {
+                match ty as u64 {
+                    SCM_RIGHTS => {
+                        let k = (cl as usize - 16) / 4;
+                        if nf + k > fids.len() {
+                            return Err(EINVAL);
+                        }
+                        for j in 0..k {
+                            let at = off + 16 + 4 * j;
+                            let fd =
+                                i32::from_le_bytes(b[at..at + 4].try_into().unwrap_or_default());
+                            fids[nf] = self.fid(fd as u32 as u64)? as u32;
+                            nf += 1;
+                        }
+                    }
+                    2 => return Err(EOPNOTSUPP),
+                    _ => return Err(EINVAL),
+                }
+            }
+            off += (cl as usize).div_ceil(8) * 8;
+        }
+        Ok(nf)
     }
 
     /// `recvmsg(fd, msg, flags)`: the name, the bytes, `msg_flags`
@@ -595,7 +717,16 @@ impl Keeper {
     fn recvmsg(&mut self, fd: u64, msg: u64, flags: u64) -> R {
         let fid = self.fid(fd)?;
         let h = self.msghdr(msg)?;
-        let (n, truncated, name) = self.recv_iov(fid, flags, &[], h[2], h[3])?;
+        let mut fids = Fids::new();
+        let r = self.recv_iov(fid, flags, &[], h[2], h[3], &mut fids);
+        let (n, truncated, name) = match r {
+            Ok(v) => v,
+            Err(e) => {
+                fids.drop_all();
+                return Err(e);
+            }
+        };
+        let (used, ctrunc) = self.control_out(&mut fids, h[4], h[5], flags);
         if h[0] != 0 {
             let room = (h[1] as u32 as i32).max(0) as usize;
             let mut sa = [0u8; SOCKADDR_UN + 1];
@@ -610,13 +741,59 @@ impl Keeper {
                 .map_err(Touch::errno)?;
         }
         self.space
-            .write(msg + 40, &0u64.to_le_bytes())
+            .write(msg + 40, &used.to_le_bytes())
             .map_err(Touch::errno)?;
-        let mf = if truncated { MSG_TRUNC as u32 } else { 0 };
+        let mf = if truncated { MSG_TRUNC as u32 } else { 0 }
+            | if ctrunc { MSG_CTRUNC as u32 } else { 0 };
         self.space
             .write(msg + 48, &mf.to_le_bytes())
             .map_err(Touch::errno)?;
         Ok(n)
+    }
+
+    /// Gives the descriptions that came descriptors and writes their
+    /// `SCM_RIGHTS` to `ctl` (`len` bytes) → the control bytes used, and
+    /// whether some did not fit (`MSG_CTRUNC`: those are closed).
+    fn control_out(&mut self, fids: &mut Fids, ctl: u64, len: u64, flags: u64) -> (u64, bool) {
+        if fids.n == 0 {
+            return (0, false);
+        }
+        let fit = if ctl == 0 || len < 20 {
+            0
+        } else {
+            (((len - 16) / 4) as usize).min(fids.n)
+        };
+        let cloexec = flags & MSG_CMSG_CLOEXEC != 0;
+        let mut b = [0u8; 16 + 4 * p::SCM_MAX_FD];
+        let mut k = 0;
+        while k < fit {
+            let Ok(fd) = self.lowest_free_fd() else {
+                break;
+            };
+            self.set_fd(fd, fids.v[k], cloexec);
+            b[16 + 4 * k..20 + 4 * k].copy_from_slice(&(fd as u32).to_le_bytes());
+            k += 1;
+        }
+        let ctrunc = k < fids.n;
+        // The installed ones are the descriptors' now; the rest go.
+        fids.drop_from(k);
+        if k == 0 {
+            return (0, ctrunc);
+        }
+        let cl = 16 + 4 * k;
+        b[..8].copy_from_slice(&(cl as u64).to_le_bytes());
+        b[8..12].copy_from_slice(&(SOL_SOCKET as u32).to_le_bytes());
+        b[12..16].copy_from_slice(&(SCM_RIGHTS as u32).to_le_bytes());
+        if self.space.write(ctl, &b[..cl]).is_err() {
+            // Linux: the descriptors stay, unnamed to the caller; here
+            // they are closed again.
+            for c in b[16..16 + 4 * k].chunks_exact(4) {
+                let fd = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                let _ = self.close(fd as u64);
+            }
+            return (0, true);
+        }
+        ((cl.div_ceil(8) * 8).min(len as usize) as u64, ctrunc)
     }
 
     /// `getsockname` (`which` 0) and `getpeername` (1).
