@@ -92,6 +92,14 @@ static void creating(void) {
     printf("epoll: created, FD_CLOEXEC %d and %d\n", a, c);
     close(ep);
     close(b);
+    FILE *f = fopen("/proc/sys/fs/epoll/max_user_watches", "r");
+    long watches = 0;
+    if (f) {
+        if (fscanf(f, "%ld", &watches) != 1)
+            watches = 0;
+        fclose(f);
+    }
+    printf("epoll: max_user_watches at least 1024: %d\n", watches >= 1024);
 
     /* Descriptors exhausted: EMFILE. */
     struct rlimit old, lim;

@@ -48,10 +48,12 @@ pub enum SysFile {
     PipeMaxSize,
     Printk,
     Domainname,
+    /// `/proc/sys/fs/epoll/max_user_watches` (`epoll`).
+    EpollWatches,
 }
 
 /// The system's files: directory under `/proc`, name, what.
-const FILES: [(&[u8], &[u8], SysFile); 17] = [
+const FILES: [(&[u8], &[u8], SysFile); 18] = [
     (b"", b"cpuinfo", SysFile::Cpuinfo),
     (b"", b"stat", SysFile::Stat),
     (b"", b"version", SysFile::Version),
@@ -67,6 +69,7 @@ const FILES: [(&[u8], &[u8], SysFile); 17] = [
     (b"sys/fs", b"file-max", SysFile::FileMax),
     (b"sys/fs", b"nr_open", SysFile::NrOpen),
     (b"sys/fs", b"pipe-max-size", SysFile::PipeMaxSize),
+    (b"sys/fs/epoll", b"max_user_watches", SysFile::EpollWatches),
     (b"sys/kernel", b"printk", SysFile::Printk),
     (b"sys/kernel", b"domainname", SysFile::Domainname),
 ];
@@ -350,6 +353,7 @@ impl Unixd<'_> {
             // Console level 4 (unixd's log prints below it), Linux's defaults.
             SysFile::Printk => writeln!(t, "4\t4\t1\t7"),
             SysFile::Domainname => writeln!(t, "(none)"),
+            SysFile::EpollWatches => writeln!(t, "{}", self.max_user_watches),
         };
     }
 }
