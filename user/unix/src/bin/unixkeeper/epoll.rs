@@ -165,8 +165,9 @@ impl Keeper {
         self.suspend_mask = Some(old);
         self.sigmask = m & !UNBLOCKABLE;
         let r = f(self);
-        let deliverable = (PENDING.load(Ordering::Relaxed) | self.tpending) & !self.sigmask != 0;
-        if r != Err(EINTR) || !deliverable {
+        // A signal to deliver under the wait's mask takes the old one into
+        // its frame; with none (or one ignored) it comes back now.
+        if r != Err(EINTR) || !self.interrupted() {
             self.sigmask = old;
             self.suspend_mask = None;
         }
