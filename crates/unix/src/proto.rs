@@ -545,10 +545,13 @@ pub const EPOLL_CREATE: u64 = 120;
 /// target, `ELOOP` for a loop or too deep a nesting, `EEXIST`, `ENOENT`,
 /// `ENOSPC` past the user's watches.
 pub const EPOLL_CTL: u64 = 121;
-/// One look at epoll fid `w0`'s interest list: at most `w1` events (≤ 341),
+/// A look at epoll fid `w0`'s interest list: at most `w1` events (≤ 341),
 /// `w2` the caller's pending signals (for signalfds) → `w0` how many, the
-/// string their `struct epoll_event`s. Never parks: the keeper waits
-/// between looks, as for `poll`.
+/// string their `struct epoll_event`s. With the string 8 bytes, a deadline
+/// (ns since boot, `u64::MAX` none) before which none ready parks the
+/// call until some file may have changed (answered `BUSY`: look again),
+/// the deadline (`w0` 0), or a signal of `w3` or one a signalfd in the
+/// list reads (`-EINTR`).
 pub const EPOLL_WAIT: u64 = 122;
 /// signalfds: `w0` what ([`signalfd`]).
 pub const SIGNALFD: u64 = 123;

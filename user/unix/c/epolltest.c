@@ -92,6 +92,14 @@ static void creating(void) {
     printf("epoll: created, FD_CLOEXEC %d and %d\n", a, c);
     close(ep);
     close(b);
+    FILE *f = fopen("/proc/sys/fs/epoll/max_user_watches", "r");
+    long watches = 0;
+    if (f) {
+        if (fscanf(f, "%ld", &watches) != 1)
+            watches = 0;
+        fclose(f);
+    }
+    printf("epoll: max_user_watches at least 1024: %d\n", watches >= 1024);
 
     /* Descriptors exhausted: EMFILE. */
     struct rlimit old, lim;
@@ -297,6 +305,40 @@ static void descriptions(void) {
     close(ep);
 }
 
+/* EPOLLEXCLUSIVE: of two processes waiting on one pipe, each in its own
+ * epoll, one write wakes one. */
+static void exclusive(void) {
+    int p[2], st[2];
+    pipe(p);
+    pipe(st);
+    pid_t c[2];
+    for (int i = 0; i < 2; i++) {
+        c[i] = fork();
+        if (c[i] == 0) {
+            int ep = epoll_create1(0);
+            add(ep, p[0], EPOLLIN | EPOLLET | EPOLLEXCLUSIVE, 0);
+            write(st[1], "r", 1);
+            _exit(look(ep, 500, 0, 0));
+        }
+    }
+    char b[2];
+    read(st[0], b, 1);
+    read(st[0], b, 1);
+    usleep(50000);
+    write(p[1], "x", 1);
+    int woke = 0;
+    for (int i = 0; i < 2; i++) {
+        int status;
+        waitpid(c[i], &status, 0);
+        woke += WEXITSTATUS(status);
+    }
+    printf("epoll: exclusive: one write woke %d of 2\n", woke);
+    close(p[0]);
+    close(p[1]);
+    close(st[0]);
+    close(st[1]);
+}
+
 static void kinds(void) {
     int ep = epoll_create1(0);
     int efd = eventfd(0, EFD_NONBLOCK);
@@ -487,6 +529,7 @@ int main(void) {
     errors();
     nesting();
     descriptions();
+    exclusive();
     kinds();
     waits();
     signalfds();

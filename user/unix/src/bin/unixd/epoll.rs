@@ -6,13 +6,16 @@
 //! gets (`proto::POLL`), so whatever `poll` knows epoll knows. A watched
 //! description that is closed for the last time leaves every list
 //! ([`Unixd::epoll_forget`]). The entries one user may have in all its
-//! epolls are bounded (`max_user_watches`: `ENOSPC`). A signalfd holds its
+//! epolls are bounded (`max_user_watches`: `ENOSPC`). An `EPOLLEXCLUSIVE`
+//! entry's file gives each change (generation) to one epoll, the first to
+//! look after it (`Unixd::claims`). A signalfd holds its
 //! mask; the pending signals are the reading process's own, which only
 //! its keeper knows: it passes them with `POLL` and `EPOLL_WAIT`, and a
 //! `READ` of a signalfd is answered [`proto::SIGNALFD_READ`] so the keeper
 //! reads it.
 
 use crate::open::Kind;
+use crate::wait::Wait;
 use crate::{word, Reply, Unixd};
 use stet_rt::key::Answer;
 use stet_unix::fs::mode;
@@ -73,7 +76,27 @@ impl Unixd<'_> {
                 let mut n = 0;
                 list.collect(
                     max,
-                    |en| self.readiness(en.fid as usize, pending, 1),
+                    |en| {
+                        let (r, gen) = self.readiness(en.fid as usize, pending, 1);
+                        if en.events & ev::EXCLUSIVE == 0 || r & en.events == 0 {
+                            return (r, gen);
+                        }
+                        // EPOLLEXCLUSIVE: each change of the file goes to
+                        // one epoll, the first to look.
+                        match self.claims.iter_mut().find(|c| c.0 == en.fid) {
+                            Some(c) if c.1 == gen && c.2 != e => (0, gen),
+                            Some(c) => {
+                                *c = (en.fid, gen, e);
+                                (r, gen)
+                            }
+                            None => {
+                                if self.claims.try_reserve(1).is_ok() {
+                                    self.claims.push((en.fid, gen, e));
+                                }
+                                (r, gen)
+                            }
+                        }
+                    },
                     |evs, data| {
                         let at = n * EVENT_BYTES;
                         out[at..at + 4].copy_from_slice(&evs.to_le_bytes());
@@ -82,6 +105,22 @@ impl Unixd<'_> {
                     },
                 );
                 self.epolls[e as usize].list = list;
+                // With a deadline (the string), none ready parks until a
+                // file changes (answered BUSY: look again), the deadline
+                // (0 events) or a signal — also one a signalfd in the list
+                // reads, which the keeper then looks for.
+                let deadline = s
+                    .get(..8)
+                    .map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default()));
+                if let (0, Some(d)) = (n, deadline) {
+                    if d > crate::now_ns() {
+                        self.intr |= self.signalfd_masks(e, 0);
+                        let parked = self.park(Wait::Epoll(d));
+                        // The clock helpers time the deadline.
+                        self.kick();
+                        return parked;
+                    }
+                }
                 Ok(Reply::Now([n as u64, 0, 0], n * EVENT_BYTES, false))
             }
             p::SIGNALFD => match w[0] {
@@ -161,6 +200,8 @@ impl Unixd<'_> {
             op::DEL => self.epolls[e as usize].list.delete(t as u32, fd)?,
             _ => return Err(EINVAL),
         }
+        // A waiter on this epoll may have something to report now.
+        self.epoll_wake();
         Ok(0)
     }
 
@@ -282,12 +323,39 @@ impl Unixd<'_> {
         }
     }
 
+    /// The signals the signalfds in epoll `e` (and the epolls in it) read.
+    fn signalfd_masks(&self, e: u16, depth: usize) -> u64 {
+        if depth > MAX_CHAIN {
+            return 0;
+        }
+        let mut m = 0;
+        for en in &self.epolls[e as usize].list.entries {
+            match self.open.get(en.fid as usize).map(|o| o.kind) {
+                Some(Kind::Signal(i)) => m |= self.sigfds[i as usize].unwrap_or(0),
+                Some(Kind::Epoll(x)) => m |= self.signalfd_masks(x, depth + 1),
+                _ => {}
+            }
+        }
+        m
+    }
+
+    /// Something's readiness may have changed: parked `epoll_wait`s look
+    /// again.
+    pub(crate) fn epoll_wake(&mut self) {
+        for i in 0..self.waiters.len() {
+            if matches!(self.waiters[i].on, Wait::Epoll(_)) {
+                self.wake(i);
+            }
+        }
+    }
+
     /// Fid `fid` lost its last reference: it leaves every interest list,
     /// and an epoll or signalfd it was is freed.
     pub(crate) fn epoll_forget(&mut self, fid: u32, kind: Kind) {
         for x in self.epolls.iter_mut().filter(|x| x.used) {
             x.list.forget(fid);
         }
+        self.claims.retain(|c| c.0 != fid);
         match kind {
             Kind::Epoll(e) => self.epolls[e as usize] = Epoll::default(),
             Kind::Signal(i) => self.sigfds[i as usize] = None,

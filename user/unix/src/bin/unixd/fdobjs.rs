@@ -184,6 +184,7 @@ impl Unixd<'_> {
 
     /// Eventfd `e` changed: its parked readers and writers ask again.
     fn event_changed(&mut self, e: u16) {
+        self.epoll_wake();
         let ev = &mut self.events[e as usize];
         ev.gen = ev.gen.wrapping_add(1);
         for i in 0..self.waiters.len() {
@@ -211,6 +212,7 @@ impl Unixd<'_> {
             }
         }
         tm.gen = tm.gen.wrapping_add(1);
+        self.epoll_wake();
         for i in 0..self.waiters.len() {
             if self.waiters[i].on == Wait::Timer(t as u16) {
                 self.wake(i);

@@ -223,6 +223,7 @@ impl Unixd<'_> {
     /// A pipe changed: its parked callers ask again; a pipe with no ends
     /// left is freed.
     pub(crate) fn pipe_changed(&mut self, n: u16) {
+        self.epoll_wake();
         for i in 0..self.waiters.len() {
             if self.waiters[i].on != Wait::Pipe(n) {
                 continue;
@@ -333,6 +334,7 @@ impl Unixd<'_> {
                             self.wake(w);
                         }
                     }
+                    self.epoll_wake();
                 }
                 word(Ok(0))
             }

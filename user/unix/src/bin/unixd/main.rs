@@ -179,6 +179,9 @@ pub struct Unixd<'a> {
     sigfds: Vec<Option<u64>>,
     /// The entries one user may have in all its epolls.
     max_user_watches: u64,
+    /// `EPOLLEXCLUSIVE`: which epoll took each watched file's latest
+    /// change (fid, generation, epoll), so that no other reports it.
+    claims: Vec<(u32, u32, u16)>,
     /// POSIX timers of every process (`ptimers`).
     ptimers: Vec<ptimers::PTimer>,
     /// Open-file-description locks and `flock` (`flocks`).
@@ -394,6 +397,7 @@ fn main(arg: u64) -> i64 {
         epolls: Vec::new(),
         sigfds: Vec::new(),
         max_user_watches: 0,
+        claims: Vec::new(),
         ptimers: Vec::new(),
         flocks: stet_unixfs::flocks::Locks::new(),
         ipc: stet_unixfs::ipc::Ipc::default(),

@@ -61,6 +61,8 @@ pub enum SysFile {
     CorePattern,
     DmesgRestrict,
     EntropyAvail,
+    /// `/proc/sys/fs/epoll/max_user_watches` (`epoll`).
+    EpollWatches,
 }
 
 impl SysFile {
@@ -74,7 +76,7 @@ impl SysFile {
 }
 
 /// The system's files: directory under `/proc`, name, what.
-const FILES: [(&[u8], &[u8], SysFile); 29] = [
+const FILES: [(&[u8], &[u8], SysFile); 30] = [
     (b"", b"cpuinfo", SysFile::Cpuinfo),
     (b"", b"stat", SysFile::Stat),
     (b"", b"version", SysFile::Version),
@@ -100,6 +102,7 @@ const FILES: [(&[u8], &[u8], SysFile); 29] = [
         b"pipe-user-pages-hard",
         SysFile::PipeUserPagesHard,
     ),
+    (b"sys/fs/epoll", b"max_user_watches", SysFile::EpollWatches),
     (b"sys/kernel", b"printk", SysFile::Printk),
     (b"sys/kernel", b"domainname", SysFile::Domainname),
     (b"sys/kernel", b"shmmax", SysFile::Shmmax),
@@ -432,6 +435,7 @@ impl Unixd<'_> {
                 let _ = t.write_str(core::str::from_utf8(self.misc.domainname()).unwrap_or("?"));
                 t.write_str("\n")
             }
+            SysFile::EpollWatches => writeln!(t, "{}", self.max_user_watches),
         };
     }
 }

@@ -54,6 +54,9 @@ pub(crate) enum Wait {
     Vfork(u32),
     /// A change of this socket (`sockets`).
     Sock(u32),
+    /// `epoll_wait`: a change of any file's readiness, until the deadline
+    /// (ns since boot, `u64::MAX`: none; `epoll`).
+    Epoll(u64),
 }
 
 /// A parked call.
@@ -296,6 +299,7 @@ impl Unixd<'_> {
                 Wait::Sleep(t) => next = next.min(t),
                 Wait::Futex(_, _, t) if t != u64::MAX => next = next.min(t),
                 Wait::Ipc(_, t) if t != u64::MAX => next = next.min(t),
+                Wait::Epoll(t) if t != u64::MAX => next = next.min(t),
                 _ => {}
             }
         }
@@ -329,7 +333,7 @@ impl Unixd<'_> {
         self.ptimers_due(now);
         for w in 0..self.waiters.len() {
             match self.waiters[w].on {
-                Wait::Sleep(t) if t <= now => self.answer(w, 0),
+                Wait::Sleep(t) | Wait::Epoll(t) if t <= now => self.answer(w, 0),
                 Wait::Futex(_, _, t) if t <= now => self.answer(w, (-ETIMEDOUT) as u64),
                 // semtimedop's timeout (a POSIX queue's: ETIMEDOUT).
                 Wait::Ipc(k, t) if t <= now => {

@@ -2,10 +2,10 @@
 //! one (`epoll_pwait`, `epoll_pwait2`, `ppoll`, `pselect6`). An epoll's
 //! interest list lives in unixd (`EPOLL_CTL`); a wait asks unixd for the
 //! ready entries (`EPOLL_WAIT`, straight into the caller's array) and,
-//! while none is and time is left, looks again every 10 ms, parked in
-//! unixd in between so that a signal ends it (`EINTR`), as `poll` does. A
-//! signalfd's mask is in unixd; its reads take the process's own pending
-//! signals, which this keeper keeps.
+//! while none is and time is left, is parked in unixd until one of its
+//! files may have changed (then looks again), the deadline, or a signal
+//! (`EINTR`). A signalfd's mask is in unixd; its reads take the process's
+//! own pending signals, which this keeper keeps.
 
 use crate::calls::now_ns;
 use crate::signals::{PENDING, UNBLOCKABLE};
@@ -74,18 +74,39 @@ impl Keeper {
             .touch(events, EVENT * max.min(LOOK), true)
             .map_err(Touch::errno)?;
         let ef = self.fid(epfd)?;
-        self.with_sigmask(mask, |k| loop {
-            let pending = PENDING.load(Ordering::Relaxed) | k.tpending;
-            let n = max.min(LOOK);
-            let a = Msg::new(UNIXD, proto::EPOLL_WAIT)
-                .words([ef, n, pending, 0])
-                .call_to(k.space.win.recv(events, EVENT * n));
-            let got = crate::calls::result(&a)?;
-            if got > 0 || now_ns() >= deadline {
-                return Ok(got);
+        let n = max.min(LOOK);
+        self.with_sigmask(mask, |k| {
+            let deadline = k.keep_deadline(deadline);
+            // The first look never waits (a pending signal does not hide
+            // ready events); then unixd parks the call until a file
+            // changes (BUSY: look again), the deadline, or a signal.
+            let mut wait = false;
+            loop {
+                if wait && k.interrupted() {
+                    return Err(EINTR);
+                }
+                let pending = PENDING.load(Ordering::Relaxed) | k.tpending;
+                let order = if wait {
+                    k.tagged(proto::EPOLL_WAIT)
+                } else {
+                    proto::EPOLL_WAIT
+                };
+                let until = deadline.to_le_bytes();
+                let a = Msg::new(UNIXD, order)
+                    .words([ef, n, pending, k.interrupting()])
+                    .string(if wait { &until[..] } else { &[] })
+                    .call_to(k.space.win.recv(events, EVENT * n));
+                if a.code == stet_rt::abi::code::Code::Busy {
+                    continue;
+                }
+                match crate::calls::result(&a) {
+                    Ok(0) if !wait && now_ns() < deadline => wait = true,
+                    // A signal that a signalfd in the list reads ended the
+                    // wait: look again.
+                    Err(EINTR) if !k.interrupted() => {}
+                    r => return r,
+                }
             }
-            let until = (now_ns() + 10_000_000).min(deadline);
-            k.wait_until(until)?;
         })
     }
 
@@ -144,8 +165,9 @@ impl Keeper {
         self.suspend_mask = Some(old);
         self.sigmask = m & !UNBLOCKABLE;
         let r = f(self);
-        let deliverable = (PENDING.load(Ordering::Relaxed) | self.tpending) & !self.sigmask != 0;
-        if r != Err(EINTR) || !deliverable {
+        // A signal to deliver under the wait's mask takes the old one into
+        // its frame; with none (or one ignored) it comes back now.
+        if r != Err(EINTR) || !self.interrupted() {
             self.sigmask = old;
             self.suspend_mask = None;
         }
