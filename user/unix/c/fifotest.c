@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -304,6 +305,8 @@ static void splices(void) {
     printf("fifo: splice pipe -> file@8: %zd, offset %lld, file '%.*s'\n", n, (long long)off,
            (int)k, b);
     CHECK(write(p[1], "xyz", 3) == 3, "write pipe");
+    int avail = -1;
+    CHECK(ioctl(p[0], FIONREAD, &avail) == 0 && avail == 3, "FIONREAD %d", avail);
     n = splice(p[0], NULL, q[1], NULL, 100, 0);
     k = read(q[0], b, 64);
     printf("fifo: splice pipe -> pipe: %zd '%.*s'\n", n, (int)k, b);

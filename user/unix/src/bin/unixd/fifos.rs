@@ -200,6 +200,10 @@ impl Unixd<'_> {
         let f = self.fid(fid)?;
         let seen = self.open[f].off as u32;
         let (n, ready) = match self.open[f].kind {
+            // Only a FIFO's end waits (an anonymous pipe has both ends).
+            Kind::PipeRead(n) | Kind::PipeWrite(n) if self.pipes[n as usize].fifo == 0 => {
+                return word(Ok(0))
+            }
             Kind::PipeRead(n) => {
                 let pi = &self.pipes[n as usize];
                 (n, pi.writers > 0 || pi.wopens != seen)
@@ -269,7 +273,10 @@ impl Unixd<'_> {
         let (cap, uid) = (pi.buf.cap(), pi.uid);
         if want > cap && !self.fs.who.capable(stet_unix::cred::cap::SYS_RESOURCE) {
             // Over `pipe-max-size`, or growing past the user's soft limit.
-            let after = self.user_pipe_pages(uid) - cap / pipe::PAGE + want / pipe::PAGE;
+            let after = self
+                .user_pipe_pages(uid)
+                .saturating_sub(cap / pipe::PAGE)
+                .saturating_add(want / pipe::PAGE);
             if want > pipe::MAX_SIZE || after > pipe::USER_PAGES_SOFT {
                 return Err(EPERM);
             }

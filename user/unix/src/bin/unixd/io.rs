@@ -340,6 +340,12 @@ impl Unixd<'_> {
             }
             p::TTY => {
                 let f = self.fid(w[0])?;
+                // `FIONREAD` of a pipe: the bytes waiting in it.
+                if let Some((n, _, _)) = self.open[f].kind.pipe() {
+                    if w[1] == stet_unix::sys::ioctl::FIONREAD {
+                        return word(Ok(self.pipes[n as usize].buf.len() as u64));
+                    }
+                }
                 if self.open[f].kind != Kind::Tty {
                     return Err(ENOTTY);
                 }

@@ -377,7 +377,7 @@ impl Keeper {
             let m = (cnt - k).min(segs.len() as u64) as usize;
             let mut raw = [0u8; 256];
             self.space
-                .read(iov + 16 * k, &mut raw[..16 * m])
+                .read(iov.wrapping_add(16 * k), &mut raw[..16 * m])
                 .map_err(Touch::errno)?;
             for (j, s) in segs.iter_mut().take(m).enumerate() {
                 let b = &raw[16 * j..16 * j + 16];
@@ -403,7 +403,7 @@ impl Keeper {
                     let first = total == 0;
                     let r = if write {
                         self.space
-                            .read(base + off, &mut buf[..n])
+                            .read(base.wrapping_add(off), &mut buf[..n])
                             .map_err(Touch::errno)
                             .and_then(|_| {
                                 self.pipe_piece(e.fid, &mut buf[..n], true, nowait || !first)
@@ -412,7 +412,7 @@ impl Keeper {
                         self.pipe_piece(e.fid, &mut buf[..n], false, nowait || !first)
                             .and_then(|g| {
                                 self.space
-                                    .write(base + off, &buf[..g as usize])
+                                    .write(base.wrapping_add(off), &buf[..g as usize])
                                     .map_err(Touch::errno)
                                     .map(|_| g)
                             })
