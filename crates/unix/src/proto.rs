@@ -11,8 +11,24 @@
 //! working directory is such a fid): `base`.
 
 /// Opens `string` relative to `w0` base with `w1` flags and `w2` mode →
-/// `w0` fid, `w1` inode, `w2` `st_mode`.
+/// `w0` fid, `w1` inode, `w2` `st_mode`. `w1`'s bits from
+/// [`RESOLVE_SHIFT`] up are `openat2`'s `RESOLVE_*` ([`resolve`]).
 pub const OPEN: u64 = 1;
+/// The open flags of [`OPEN`]'s `w1` (Linux's reach bit 22).
+pub const OPEN_FLAGS: u64 = (1 << RESOLVE_SHIFT) - 1;
+/// Where `openat2`'s `RESOLVE_*` flags sit in [`OPEN`]'s `w1`.
+pub const RESOLVE_SHIFT: u32 = 40;
+
+/// `openat2`'s `RESOLVE_*` flags.
+#[allow(missing_docs)]
+pub mod resolve {
+    pub const NO_XDEV: u64 = 0x01;
+    pub const NO_MAGICLINKS: u64 = 0x02;
+    pub const NO_SYMLINKS: u64 = 0x04;
+    pub const BENEATH: u64 = 0x08;
+    pub const IN_ROOT: u64 = 0x10;
+    pub const CACHED: u64 = 0x20;
+}
 /// Drops a reference to fid `w0`; `w1` [`CLOSE_FD`]: a descriptor was
 /// closed (not a mapping's or a fork's reference), so the caller's record
 /// locks on the file go, as POSIX says ([`LOCK`]).

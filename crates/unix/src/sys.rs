@@ -202,6 +202,7 @@ pub mod nr {
     pub const SYNC_FILE_RANGE: u64 = 277;
     pub const MEMFD_CREATE: u64 = 319;
     pub const CLOSE_RANGE: u64 = 436;
+    pub const OPENAT2: u64 = 437;
 }
 
 /// errno values (a failing call returns `-errno` in `rax`).

@@ -231,6 +231,7 @@ fn linux_rows() -> Vec<Row> {
         sys::nr::SYNC_FILE_RANGE => general::__NR_sync_file_range,
         sys::nr::MEMFD_CREATE => general::__NR_memfd_create,
         sys::nr::CLOSE_RANGE => general::__NR_close_range,
+        sys::nr::OPENAT2 => general::__NR_openat2,
         sys::errno::EPERM => errno::EPERM,
         sys::errno::ENOENT => errno::ENOENT,
         sys::errno::ESRCH => errno::ESRCH,
@@ -436,6 +437,12 @@ fn linux_rows() -> Vec<Row> {
         proto::o::CLOEXEC => general::O_CLOEXEC,
         proto::o::PATH => general::O_PATH,
         proto::o::NOATIME => general::O_NOATIME,
+        proto::resolve::NO_XDEV => general::RESOLVE_NO_XDEV,
+        proto::resolve::NO_MAGICLINKS => general::RESOLVE_NO_MAGICLINKS,
+        proto::resolve::NO_SYMLINKS => general::RESOLVE_NO_SYMLINKS,
+        proto::resolve::BENEATH => general::RESOLVE_BENEATH,
+        proto::resolve::IN_ROOT => general::RESOLVE_IN_ROOT,
+        proto::resolve::CACHED => general::RESOLVE_CACHED,
         proto::at::FDCWD => general::AT_FDCWD,
         proto::at::SYMLINK_NOFOLLOW => general::AT_SYMLINK_NOFOLLOW,
         proto::at::REMOVEDIR => general::AT_REMOVEDIR,
@@ -552,7 +559,11 @@ fn checked_sources() -> [(&'static str, &'static str, &'static [&'static str]); 
     [
         // All of sys.rs: a new module there is checked too.
         ("sys", include_str!("../src/sys.rs"), &["*"]),
-        ("proto", include_str!("../src/proto.rs"), &["o", "at"]),
+        (
+            "proto",
+            include_str!("../src/proto.rs"),
+            &["o", "at", "resolve"],
+        ),
         ("tty", include_str!("../src/tty.rs"), &["", "cc"]),
         ("fs", include_str!("../src/fs.rs"), &["", "mode"]),
         ("stack", include_str!("../src/stack.rs"), &["", "at"]),

@@ -407,6 +407,8 @@ static void memfds(void) {
     char *r = mmap(NULL, 4096, PROT_READ, MAP_SHARED, m, 0);
     CHECK(r != MAP_FAILED, "read-only map");
     char head[3] = {0};
+    /* Linux took away the mapping's right to be writable (EACCES). */
+    REFUSED(mprotect(r, 4096, PROT_READ | PROT_WRITE), EACCES);
     if (r != MAP_FAILED) {
         memcpy(head, r, 2);
         munmap(r, 4096);
@@ -431,6 +433,63 @@ static void memfds(void) {
     printf("fileerr: memfd: seals %d without sealing; mode %o regular %d cloexec %d; reads '%s'; "
            "seals then %#x\n",
            s0, st.st_mode & 07777, S_ISREG(st.st_mode), cloexec, head, all);
+}
+
+struct how {
+    unsigned long long flags, mode, resolve;
+};
+static long oa2(int dfd, const char *p, unsigned long long flags, unsigned long long mode,
+                unsigned long long resolve, size_t size) {
+    struct how h[2] = {{flags, mode, resolve}, {0, 0, 0}};
+    return syscall(SYS_openat2, dfd, p, h, size);
+}
+
+static void openat2s(void) {
+    mkdir(D "/o2", 0755);
+    mkdir(D "/o2/sub", 0755);
+    close(creat(D "/o2/sub/f", 0644));
+    symlink("sub/f", D "/o2/rel");
+    symlink(D "/o2/sub/f", D "/o2/abs");
+    int b = open(D "/o2", O_DIRECTORY | O_RDONLY);
+    long fd = oa2(b, "sub/f", O_RDWR, 0, 0x08 /* BENEATH */, 24);
+    CHECK(fd >= 0, "openat2 beneath");
+    int fl = fd >= 0 ? fcntl(fd, F_GETFL) & 0xff7fff : -1; /* without O_LARGEFILE */
+    close(fd);
+    REFUSED(oa2(b, "../o2/sub/f", O_RDONLY, 0, 0x08, 24), EXDEV);
+    REFUSED(oa2(b, D "/o2/sub/f", O_RDONLY, 0, 0x08, 24), EXDEV);
+    REFUSED(oa2(b, "abs", O_RDONLY, 0, 0x08, 24), EXDEV);
+    REFUSED(oa2(b, "rel", O_RDONLY, 0, 0x04 /* NO_SYMLINKS */, 24), ELOOP);
+    REFUSED(oa2(AT_FDCWD, "/proc/version", O_RDONLY, 0, 0x01 /* NO_XDEV */, 24), EXDEV);
+    REFUSED(oa2(AT_FDCWD, "/proc/self/exe", O_RDONLY, 0, 0x02 /* NO_MAGICLINKS */, 24), ELOOP);
+    /* IN_ROOT: "/sub/f" is the base's, ".." stays in it. */
+    fd = oa2(b, "/sub/../../sub/f", O_RDONLY, 0, 0x10 /* IN_ROOT */, 24);
+    CHECK(fd >= 0, "openat2 in root");
+    close(fd);
+    REFUSED(oa2(b, "/proc/version", O_RDONLY, 0, 0x10, 24), ENOENT);
+    REFUSED(oa2(b, "sub/f", O_RDONLY, 0, 0x18, 24), EINVAL);
+    REFUSED(oa2(b, "sub/f", O_RDONLY, 0, 0x40, 24), EINVAL);
+    REFUSED(oa2(b, "sub/f", O_RDONLY, 0600, 0, 24), EINVAL);
+    REFUSED(oa2(b, "sub/f", O_RDWR | O_CREAT, ~0ULL, 0, 24), EINVAL);
+    REFUSED(oa2(b, "sub/f", O_RDONLY, 0, 0, 23), EINVAL);
+    REFUSED(oa2(b, "sub/f", O_RDONLY, 0, 0, 5000), E2BIG);
+    fd = oa2(b, "sub/f", O_RDONLY, 0, 0, 32);
+    CHECK(fd >= 0, "openat2 with zero padding");
+    close(fd);
+    REFUSED(oa2(-1, "sub/f", O_RDONLY, 0, 0, 24), EBADF);
+    REFUSED(syscall(SYS_openat2, b, "sub/f", NULL, 24), EFAULT);
+    /* readlinkat of an O_PATH descriptor of the link itself. */
+    int l = open(D "/o2/rel", O_PATH | O_NOFOLLOW);
+    char t[16] = {0};
+    long n = readlinkat(l, "", t, sizeof t);
+    close(l);
+    /* A directory removed while open has no names. */
+    mkdir(D "/o2/gone", 0755);
+    int g = open(D "/o2/gone", O_DIRECTORY | O_RDONLY);
+    rmdir(D "/o2/gone");
+    REFUSED(openat(g, "x", O_RDWR | O_CREAT, 0644), ENOENT);
+    close(g);
+    close(b);
+    printf("fileerr: openat2: flags %#x; readlinkat of the link itself %ld '%s'\n", fl, n, t);
 }
 
 static void jail(void) {
@@ -508,6 +567,7 @@ int main(int argc, char **argv) {
     renames_and_seeks();
     unprivileged();
     memfds();
+    openat2s();
     jail();
     empty_argv("/bin/fileerr");
     if (failures == 0)

@@ -42,9 +42,35 @@ impl Unixd<'_> {
         }
         match self.open.get(fid as usize).map(|o| o.kind) {
             Some(Kind::Inode(ino)) if self.fs.is_dir(ino) => Ok(ino),
+            // A directory removed while open holds no names (Linux: ENOENT).
+            Some(Kind::Inode(ino)) if self.fs.inode(ino).is_none_or(|i| i.nlink == 0) => {
+                Err(ENOENT)
+            }
             Some(Kind::Free) | None => Err(EBADF),
             Some(_) => Err(ENOTDIR),
         }
+    }
+
+    /// Puts `openat2`'s `RESOLVE_*` limits (`resolve`) on this order's
+    /// walks from `dir` (`handle` lifts them before the next order).
+    fn limit_walk(&mut self, dir: u32, resolve: u64) {
+        use stet_unixfs::fs::Resolve;
+        let proc_dir = self.proc_root().unwrap_or(u32::MAX);
+        let mut r = Resolve::NONE;
+        if resolve & p::resolve::BENEATH != 0 {
+            r.beneath = dir;
+        }
+        r.no_symlinks = resolve & p::resolve::NO_SYMLINKS != 0;
+        if resolve & p::resolve::NO_MAGICLINKS != 0 {
+            r.magic = proc_dir;
+        }
+        if resolve & p::resolve::NO_XDEV != 0 {
+            r.mount = proc_dir;
+        }
+        if resolve & p::resolve::IN_ROOT != 0 {
+            self.fs.root = dir;
+        }
+        self.fs.resolve = r;
     }
 
     pub(crate) fn inode_of(&self, fid: usize) -> Option<u32> {
@@ -81,6 +107,11 @@ impl Unixd<'_> {
         path: &[u8],
     ) -> Result<[u64; 3], i64> {
         let dir = self.base(base)?;
+        // `openat2`'s RESOLVE_* flags ride above the open flags.
+        let (flags, resolve) = (flags & p::OPEN_FLAGS, flags >> p::RESOLVE_SHIFT);
+        if resolve != 0 {
+            self.limit_walk(dir, resolve);
+        }
         let follow = flags & o::NOFOLLOW == 0;
         let now = self.time();
         let mut made = false;
@@ -373,7 +404,14 @@ impl Unixd<'_> {
                 word(Ok(0))
             }
             p::READLINK => {
-                let ino = self.resolve_seeing_proc(self.base(w[0])?, s, false)?;
+                // An empty path reads the link fid `w0` itself names (an
+                // `O_PATH | O_NOFOLLOW` descriptor of a symbolic link).
+                let ino = if s.is_empty() {
+                    let f = self.fid(w[0])?;
+                    self.inode_of(f).ok_or(EINVAL)?
+                } else {
+                    self.resolve_seeing_proc(self.base(w[0])?, s, false)?
+                };
                 let t = self.fs.link_target(ino).ok_or(EINVAL)?;
                 out[..t.len()].copy_from_slice(t);
                 Ok(Reply::Now([t.len() as u64, 0, 0], t.len(), false))

@@ -204,6 +204,7 @@ impl Unixd<'_> {
         // whose call it serves (`act_as_caller`).
         self.fs.who = stet_unix::cred::Cred::ROOT;
         self.fs.root = stet_unix::fs::ROOT;
+        self.fs.resolve = stet_unixfs::fs::Resolve::NONE;
         // (Orders that only look a path up make the waiting directories
         // only if the path goes through `/proc`: `resolve_seeing_proc`.)
         if self.proc_pending && p::NAMES_FILES.contains(&a.code) && !p::LOOKS_UP.contains(&a.code) {

@@ -332,6 +332,7 @@ impl Keeper {
             nr::FSYNC | nr::FDATASYNC => self.fsync(a[0]),
             nr::SYNCFS => self.fid(a[0]).and_then(|_| self.sync()),
             nr::SYNC => self.sync(),
+            nr::OPENAT2 => self.openat2(a[0], a[1], a[2], a[3]),
             nr::MEMFD_CREATE => self.memfd_create(a[0], a[1]),
             nr::CHROOT => self.path_call(proto::CHROOT, cwd, a[0], 0, 0),
             nr::SYNC_FILE_RANGE => self.sync_file_range(a[0], a[1], a[2], a[3]),

@@ -3,7 +3,8 @@
 //! is the keeper's), `sync_file_range` (a checkpoint, as `fsync`) and
 //! `/proc/<pid>/maps` (the memory map is the keeper's: opening the file
 //! writes the process's ranges into a nameless file, `stet_unix::maps`)
-//! and `memfd_create` (unixd's nameless files with seals, `memfds`).
+//! and `memfd_create` (unixd's nameless files with seals, `memfds`), and
+//! `openat2`'s checks (the walk's `RESOLVE_*` limits are unixd's).
 //! Each refuses bad arguments with Linux's errno before it does anything.
 
 use crate::fds::ux;
@@ -212,5 +213,60 @@ impl Keeper {
             regular: true,
         };
         Ok(fd as u64)
+    }
+
+    /// `openat2(dirfd, path, how, size)`: `struct open_how` (flags, mode,
+    /// resolve) checked as Linux checks it — a size below 24 `EINVAL`,
+    /// above a page `E2BIG`, bytes past the known ones not zero `E2BIG`;
+    /// unknown open or resolve flags, a mode without `O_CREAT`/`O_TMPFILE`,
+    /// `O_PATH` with other than `O_DIRECTORY`/`O_NOFOLLOW`/`O_CLOEXEC`, and
+    /// `RESOLVE_BENEATH` with `RESOLVE_IN_ROOT` are `EINVAL` — then opened
+    /// as `openat` with the walk's limits ([`p::resolve`]).
+    pub fn openat2(&mut self, dirfd: u64, path: u64, how: u64, size: u64) -> R {
+        use p::o;
+        use p::resolve::*;
+        const KNOWN: u64 = 24;
+        // Linux's VALID_OPEN_FLAGS (access mode to __O_TMPFILE).
+        const VALID: u64 = 0o37777703;
+        const TMPFILE: u64 = 0o20200000;
+        if size < KNOWN {
+            return Err(EINVAL);
+        }
+        if size > 4096 {
+            return Err(E2BIG);
+        }
+        let mut b = [0u8; 24];
+        self.space.read(how, &mut b).map_err(Touch::errno)?;
+        let mut at = KNOWN;
+        while at < size {
+            let mut more = [0u8; 64];
+            let n = (size - at).min(64) as usize;
+            self.space
+                .read(how + at, &mut more[..n])
+                .map_err(Touch::errno)?;
+            if more[..n].iter().any(|&x| x != 0) {
+                return Err(E2BIG);
+            }
+            at += n as u64;
+        }
+        let word =
+            |i: usize| u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap_or_default());
+        let (flags, mode, resolve) = (word(0), word(1), word(2));
+        if flags & !VALID != 0
+            || mode & !0o7777 != 0
+            || (mode != 0 && flags & o::CREAT == 0 && flags & TMPFILE != TMPFILE)
+            || resolve & !(NO_XDEV | NO_MAGICLINKS | NO_SYMLINKS | BENEATH | IN_ROOT | CACHED) != 0
+            || resolve & (BENEATH | IN_ROOT) == BENEATH | IN_ROOT
+            || (flags & o::PATH != 0
+                && flags & !(o::PATH | o::DIRECTORY | o::NOFOLLOW | o::CLOEXEC) != 0)
+        {
+            return Err(EINVAL);
+        }
+        // RESOLVE_CACHED: every lookup here is "cached" (in memory), but
+        // what may have to write cannot be (Linux: EAGAIN).
+        if resolve & CACHED != 0 && flags & (o::CREAT | o::TRUNC | TMPFILE) != 0 {
+            return Err(EAGAIN);
+        }
+        self.open_at(dirfd, path, flags, mode, resolve & !CACHED)
     }
 }
