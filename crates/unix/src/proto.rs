@@ -66,6 +66,14 @@ pub const MEMFD_CREATE: u64 = 141;
 /// `-EINVAL` for a file not made by [`MEMFD_CREATE`].
 pub const SEALS: u64 = 142;
 
+/// `open_by_handle_at`: opens inode `w0` (the handle `name_to_handle_at`
+/// gives: the inode number) with flags `w1` (not `O_CREAT`); `w2` the
+/// mount descriptor's fid (`u64::MAX`: the working directory) → as
+/// [`OPEN`]. `-ESTALE` if the inode has no names any more, is `/proc`'s, or
+/// the mount fid is not of the root file system. The keeper checks the
+/// caller's privilege (`CAP_DAC_READ_SEARCH`).
+pub const OPEN_HANDLE: u64 = 143;
+
 /// [`WRITE`]'s, [`PWRITE`]'s and [`TRUNCATE`]'s `w2` for a file-size
 /// limit (`RLIMIT_FSIZE`'s soft value): its bitwise NOT, so that 0 (what
 /// a caller that does not say sends) is no limit.

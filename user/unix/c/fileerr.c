@@ -373,6 +373,12 @@ static void unprivileged(void) {
         REFUSED(statfs(D "/nosearch/sub", &sf), EACCES);
         REFUSED(statfs(D "/rootfile/x", &sf), ENOTDIR);
         REFUSED(chroot(D "/user"), EPERM);
+        struct {
+            unsigned bytes;
+            int type;
+            unsigned char h[8];
+        } fh = {8, 1, {0}};
+        REFUSED(syscall(SYS_open_by_handle_at, AT_FDCWD, &fh, O_RDONLY), EPERM);
         REFUSED(chroot(D "/nonexistent"), ENOENT);
         REFUSED(chroot(D "/nosearch/sub"), EACCES);
         printf("fileerr: unprivileged refusals checked\n");
@@ -492,6 +498,60 @@ static void openat2s(void) {
     printf("fileerr: openat2: flags %#x; readlinkat of the link itself %ld '%s'\n", fl, n, t);
 }
 
+static void remaps(void) {
+    int fd = open(D "/rf", O_RDWR | O_CREAT | O_TRUNC, 0644);
+    char page[4096];
+    for (int k = 0; k < 4; k++) {
+        memset(page, k, sizeof page);
+        write(fd, page, sizeof page);
+    }
+    char *m = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    char *pv = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+    CHECK(syscall(SYS_remap_file_pages, m, 2 * 4096, 0, 2, 0) == 0, "remap_file_pages");
+    int a = m[0], b = m[4096], c = m[2 * 4096], d = m[3 * 4096];
+    REFUSED(syscall(SYS_remap_file_pages, m, 4096, PROT_READ, 0, 0), EINVAL);
+    REFUSED(syscall(SYS_remap_file_pages, pv, 4096, 0, 1, 0), EINVAL);
+    REFUSED(syscall(SYS_remap_file_pages, m + 3 * 4096, 2 * 4096, 0, 0, 0), EINVAL);
+    REFUSED(syscall(SYS_remap_file_pages, m, 0, 0, 0, 0), EINVAL);
+    munmap(m, 4 * 4096);
+    munmap(pv, 4096);
+    close(fd);
+    printf("fileerr: remap_file_pages: pages show %d %d %d %d\n", a, b, c, d);
+}
+
+static void handles(void) {
+    int fd = creat(D "/h", 0644);
+    write(fd, "handled", 7);
+    close(fd);
+    struct {
+        unsigned bytes;
+        int type;
+        unsigned char h[128];
+    } fh = {0, 0, {0}};
+    int mnt = -1;
+    REFUSED(syscall(SYS_name_to_handle_at, AT_FDCWD, D "/h", &fh, &mnt, 0), EOVERFLOW);
+    unsigned need = fh.bytes;
+    CHECK(syscall(SYS_name_to_handle_at, AT_FDCWD, D "/h", &fh, &mnt, 0) == 0, "name_to_handle_at");
+    REFUSED(syscall(SYS_name_to_handle_at, AT_FDCWD, D "/h", &fh, &mnt, 0x40000), EINVAL);
+    int h = syscall(SYS_open_by_handle_at, AT_FDCWD, &fh, O_RDONLY);
+    CHECK(h >= 0, "open_by_handle_at");
+    char b[8] = {0};
+    read(h, b, 7);
+    close(h);
+    REFUSED(syscall(SYS_open_by_handle_at, 0, &fh, O_RDONLY), ESTALE); /* the terminal's */
+    REFUSED(syscall(SYS_open_by_handle_at, 200, &fh, O_RDONLY), EBADF);
+    unsigned keep = fh.bytes;
+    fh.bytes = 0;
+    REFUSED(syscall(SYS_open_by_handle_at, AT_FDCWD, &fh, O_RDONLY), EINVAL);
+    fh.bytes = 129;
+    REFUSED(syscall(SYS_open_by_handle_at, AT_FDCWD, &fh, O_RDONLY), EINVAL);
+    REFUSED(syscall(SYS_name_to_handle_at, AT_FDCWD, D "/h", &fh, &mnt, 0), EINVAL);
+    fh.bytes = keep;
+    unlink(D "/h");
+    REFUSED(syscall(SYS_open_by_handle_at, AT_FDCWD, &fh, O_RDONLY), ESTALE);
+    printf("fileerr: handles: size needed > 0 %d, the file reads '%s'\n", need > 0, b);
+}
+
 static void jail(void) {
     mkdir(D "/jail", 0755);
     mkdir(D "/jail/etc", 0755);
@@ -568,6 +628,8 @@ int main(int argc, char **argv) {
     unprivileged();
     memfds();
     openat2s();
+    remaps();
+    handles();
     jail();
     empty_argv("/bin/fileerr");
     if (failures == 0)

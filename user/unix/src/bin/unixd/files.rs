@@ -130,6 +130,33 @@ impl Unixd<'_> {
             }
             Err(e) => return Err(e),
         };
+        self.open_inode(ino, flags, made)
+    }
+
+    /// `OPEN_HANDLE`: opens inode `w0` (`name_to_handle_at`'s handle) with
+    /// flags `w1`; `w2` the mount descriptor's fid (`u64::MAX`: the working
+    /// directory) must be of the root file system and the inode alive
+    /// (`ESTALE`).
+    pub(crate) fn open_handle(&mut self, w: [u64; 4]) -> Result<[u64; 3], i64> {
+        if w[2] != u64::MAX {
+            let f = self.fid(w[2])?;
+            match self.open[f].kind {
+                Kind::Inode(i) if !self.in_proc(i, None) => {}
+                _ => return Err(ESTALE),
+            }
+        }
+        let ino = u32::try_from(w[0]).map_err(|_| ESTALE)?;
+        let alive = self.fs.inode(ino).is_some_and(|i| i.nlink > 0);
+        if ino == 0 || !alive || self.in_proc(ino, None) {
+            return Err(ESTALE);
+        }
+        let flags = w[1] & p::OPEN_FLAGS & !(o::CREAT | o::EXCL);
+        self.open_inode(ino, flags, false)
+    }
+
+    /// Opens inode `ino` (found, or `made` by this call) with `flags`.
+    fn open_inode(&mut self, ino: u32, flags: u64, made: bool) -> Result<[u64; 3], i64> {
+        let now = self.time();
         self.refresh(ino);
         let i = *self.fs.inode(ino).ok_or(ENOENT)?;
         let fmt = i.mode & mode::FMT;
@@ -300,6 +327,10 @@ impl Unixd<'_> {
         match a.code {
             p::CHOWN => word(self.chown(a, s)),
             p::OPEN => match self.open_path(w[0], w[1], w[2], s) {
+                Ok(v) => Ok(Reply::Now(v, 0, false)),
+                Err(e) => word(Err(e)),
+            },
+            p::OPEN_HANDLE => match self.open_handle(w) {
                 Ok(v) => Ok(Reply::Now(v, 0, false)),
                 Err(e) => word(Err(e)),
             },

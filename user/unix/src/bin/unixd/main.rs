@@ -263,6 +263,7 @@ impl Unixd<'_> {
             | p::DUP
             | p::FLAGS
             | p::CHOWN
+            | p::OPEN_HANDLE
             | p::EXEC => self.file_order(a, s, out),
             p::CHROOT if a.source != Source::Forwarded => Err(EPERM),
             p::CHROOT => self.chroot(a.w[0], s),
