@@ -74,6 +74,11 @@ pub const SEALS: u64 = 142;
 /// caller's privilege (`CAP_DAC_READ_SEARCH`).
 pub const OPEN_HANDLE: u64 = 143;
 
+/// Which of pages `w1`.. `w1 + w2` (`w2` ≤ 4096) of the regular file of
+/// fid `w0` exist (`mincore` of a file mapping: the file's pages are
+/// resident for every process) → string: a byte per page, 1 if it exists.
+pub const PAGES: u64 = 144;
+
 /// [`WRITE`]'s, [`PWRITE`]'s and [`TRUNCATE`]'s `w2` for a file-size
 /// limit (`RLIMIT_FSIZE`'s soft value): its bitwise NOT, so that 0 (what
 /// a caller that does not say sends) is no limit.

@@ -340,6 +340,20 @@ static void renames_and_seeks(void) {
     REFUSED(lseek(fd, 9, SEEK_HOLE), ENXIO);
     close(fd);
     printf("fileerr: SEEK_DATA 0 -> %ld, 3 -> %ld; SEEK_HOLE 0 -> %ld\n", d0, d3, h0);
+    /* A file with a hole of two pages before its data. */
+    fd = open(D "/sparse", O_RDWR | O_CREAT | O_TRUNC, 0644);
+    pwrite(fd, "data", 4, 8192);
+    long sd = lseek(fd, 0, SEEK_DATA), sh = lseek(fd, 0, SEEK_HOLE);
+    long sd2 = lseek(fd, 8193, SEEK_DATA), sh2 = lseek(fd, 8192, SEEK_HOLE);
+    /* Its pages as another process's mapping sees them after one wrote. */
+    char *m = mmap(NULL, 3 * 4096, PROT_READ, MAP_SHARED, fd, 0);
+    unsigned char vec[3] = {9, 9, 9};
+    mincore(m, 3 * 4096, vec);
+    munmap(m, 3 * 4096);
+    close(fd);
+    printf("fileerr: sparse: SEEK_DATA 0 -> %ld, 8193 -> %ld; SEEK_HOLE 0 -> %ld, 8192 -> %ld; "
+           "resident %d%d%d\n",
+           sd, sd2, sh, sh2, vec[0], vec[1], vec[2]);
 }
 
 static void unprivileged(void) {

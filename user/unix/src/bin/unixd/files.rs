@@ -257,15 +257,15 @@ impl Unixd<'_> {
             0 => 0,
             1 => self.open[f].off,
             2 => size,
-            // SEEK_DATA, SEEK_HOLE: as Linux's generic answer for a file
-            // system that does not report holes, the whole file is data
-            // and its end is the one hole; at or past the end (or before
-            // the start) there is neither (`ENXIO`).
+            // SEEK_DATA, SEEK_HOLE: a page the file has is data, a page it
+            // does not is a hole (it reads as zeros), and the end is a
+            // hole; at or past the end (or before the start) there is
+            // neither (`ENXIO`).
             3 | 4 => {
                 if off >= size {
                     return Err(ENXIO);
                 }
-                let to = if whence == 3 { off } else { size };
+                let to = self.seek_data_hole(f, off, size, whence == 3)?;
                 self.open[f].off = to;
                 return Ok(to);
             }
@@ -277,6 +277,50 @@ impl Unixd<'_> {
         }
         self.open[f].off = new as u64;
         Ok(new as u64)
+    }
+
+    /// The first data (`data`) or hole at or after `off` (below `size`) of
+    /// fid index `f`'s file, by pages; `ENXIO` for no data before the end.
+    fn seek_data_hole(&self, f: usize, off: u64, size: u64, data: bool) -> Result<u64, i64> {
+        const PAGE: u64 = 4096;
+        let Kind::Inode(ino) = self.open[f].kind else {
+            return if data { Ok(off) } else { Ok(size) };
+        };
+        if self
+            .fs
+            .inode(ino)
+            .is_none_or(|i| i.mode & mode::FMT != mode::REG)
+        {
+            return if data { Ok(off) } else { Ok(size) };
+        }
+        let (first, end) = (off / PAGE, size.div_ceil(PAGE));
+        let mut found_data = None;
+        let mut next = first;
+        let mut hole = None;
+        self.content.pages_of(ino, first, end, |p| {
+            found_data.get_or_insert(p);
+            if hole.is_none() {
+                if p != next {
+                    hole = Some(next);
+                } else {
+                    next = p + 1;
+                }
+            }
+        });
+        if data {
+            match found_data {
+                Some(p) if p == first => Ok(off),
+                Some(p) => Ok(p * PAGE),
+                None => Err(ENXIO),
+            }
+        } else {
+            let h = hole.unwrap_or(next);
+            Ok(if h == first {
+                off
+            } else {
+                (h * PAGE).min(size)
+            })
+        }
     }
 
     fn stat_of(&self, kind: Kind) -> Result<[u8; 144], i64> {

@@ -308,9 +308,13 @@ impl Unixd<'_> {
             p::LOCK => self.lock_order(a, s, out),
             p::VFORK => self.vfork_wait(a.w[0]),
             p::TICK | p::SLEEP | p::PAUSE => self.wait_order(a),
-            p::MAP_PAGE | p::MEMFD | p::SHARE | p::UNSHARE | p::FUTEX_WAIT | p::FUTEX_WAKE => {
-                self.memory_order(a, s, out)
-            }
+            p::MAP_PAGE
+            | p::MEMFD
+            | p::PAGES
+            | p::SHARE
+            | p::UNSHARE
+            | p::FUTEX_WAIT
+            | p::FUTEX_WAKE => self.memory_order(a, s, out),
             _ => Err(ENOSYS),
         }
     }
