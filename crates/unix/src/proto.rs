@@ -11,8 +11,24 @@
 //! working directory is such a fid): `base`.
 
 /// Opens `string` relative to `w0` base with `w1` flags and `w2` mode →
-/// `w0` fid, `w1` inode, `w2` `st_mode`.
+/// `w0` fid, `w1` inode, `w2` `st_mode`. `w1`'s bits from
+/// [`RESOLVE_SHIFT`] up are `openat2`'s `RESOLVE_*` ([`resolve`]).
 pub const OPEN: u64 = 1;
+/// The open flags of [`OPEN`]'s `w1` (Linux's reach bit 22).
+pub const OPEN_FLAGS: u64 = (1 << RESOLVE_SHIFT) - 1;
+/// Where `openat2`'s `RESOLVE_*` flags sit in [`OPEN`]'s `w1`.
+pub const RESOLVE_SHIFT: u32 = 40;
+
+/// `openat2`'s `RESOLVE_*` flags.
+#[allow(missing_docs)]
+pub mod resolve {
+    pub const NO_XDEV: u64 = 0x01;
+    pub const NO_MAGICLINKS: u64 = 0x02;
+    pub const NO_SYMLINKS: u64 = 0x04;
+    pub const BENEATH: u64 = 0x08;
+    pub const IN_ROOT: u64 = 0x10;
+    pub const CACHED: u64 = 0x20;
+}
 /// Drops a reference to fid `w0`; `w1` [`CLOSE_FD`]: a descriptor was
 /// closed (not a mapping's or a fork's reference), so the caller's record
 /// locks on the file go, as POSIX says ([`LOCK`]).
@@ -49,6 +65,19 @@ pub const MEMFD_CREATE: u64 = 141;
 /// or through a read-only fid, `-EINVAL` for an unknown seal) → 0.
 /// `-EINVAL` for a file not made by [`MEMFD_CREATE`].
 pub const SEALS: u64 = 142;
+
+/// `open_by_handle_at`: opens inode `w0` (the handle `name_to_handle_at`
+/// gives: the inode number) with flags `w1` (not `O_CREAT`); `w2` the
+/// mount descriptor's fid (`u64::MAX`: the working directory) → as
+/// [`OPEN`]. `-ESTALE` if the inode has no names any more, is `/proc`'s, or
+/// the mount fid is not of the root file system. The keeper checks the
+/// caller's privilege (`CAP_DAC_READ_SEARCH`).
+pub const OPEN_HANDLE: u64 = 143;
+
+/// Which of pages `w1`.. `w1 + w2` (`w2` ≤ 4096) of the regular file of
+/// fid `w0` exist (`mincore` of a file mapping: the file's pages are
+/// resident for every process) → string: a byte per page, 1 if it exists.
+pub const PAGES: u64 = 144;
 
 /// [`WRITE`]'s, [`PWRITE`]'s and [`TRUNCATE`]'s `w2` for a file-size
 /// limit (`RLIMIT_FSIZE`'s soft value): its bitwise NOT, so that 0 (what

@@ -250,6 +250,9 @@ pub mod nr {
     pub const SYNC_FILE_RANGE: u64 = 277;
     pub const MEMFD_CREATE: u64 = 319;
     pub const CLOSE_RANGE: u64 = 436;
+    pub const OPENAT2: u64 = 437;
+    pub const NAME_TO_HANDLE_AT: u64 = 303;
+    pub const OPEN_BY_HANDLE_AT: u64 = 304;
 }
 
 /// errno values (a failing call returns `-errno` in `rax`).
@@ -272,6 +275,7 @@ pub mod errno {
     pub const EBUSY: i64 = 16;
     pub const EEXIST: i64 = 17;
     pub const EXDEV: i64 = 18;
+    pub const ESTALE: i64 = 116;
     pub const ENODEV: i64 = 19;
     pub const ENOTDIR: i64 = 20;
     pub const EISDIR: i64 = 21;

@@ -111,6 +111,36 @@ pub struct Fs {
     /// The caller's root directory (`chroot`): where an absolute path
     /// starts and where `..` stays.
     pub root: u32,
+    /// `openat2`'s limits on the walk being served ([`Resolve::NONE`]
+    /// otherwise).
+    pub resolve: Resolve,
+}
+
+/// `openat2`'s `RESOLVE_*` as limits on a walk (`RESOLVE_IN_ROOT` is a
+/// [`Fs::root`] of the call's own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resolve {
+    /// `RESOLVE_BENEATH`: the directory the walk may not leave (`EXDEV`
+    /// for an absolute path, an absolute link or `..` out of it).
+    pub beneath: u32,
+    /// `RESOLVE_NO_SYMLINKS`: following any link is `ELOOP`.
+    pub no_symlinks: bool,
+    /// `RESOLVE_NO_MAGICLINKS`: following a link inside a subdirectory of
+    /// this one (`/proc`: its processes' `exe`, `cwd`, `fd/N`) is `ELOOP`.
+    pub magic: u32,
+    /// `RESOLVE_NO_XDEV`: this directory is another file system's mount
+    /// point (`/proc`); walking into or out of it is `EXDEV`.
+    pub mount: u32,
+}
+
+impl Resolve {
+    /// No limits.
+    pub const NONE: Resolve = Resolve {
+        beneath: NONE,
+        no_symlinks: false,
+        magic: NONE,
+        mount: NONE,
+    };
 }
 
 /// A path walk's state: symbolic links it may still follow, and the
@@ -222,6 +252,7 @@ impl Fs {
             xattrs: crate::xattrs::Xattrs::new(),
             who: Cred::ROOT,
             root: ROOT,
+            resolve: Resolve::NONE,
         };
         if room(&mut fs.inodes, &mut fs.bytes, limit).is_ok() {
             fs.inodes.push(FREE_INODE);
@@ -350,6 +381,10 @@ impl Fs {
         if path.len() > MAX_PATH {
             return Err(ENAMETOOLONG);
         }
+        let r = self.resolve;
+        if path[0] == b'/' && r.beneath != NONE {
+            return Err(EXDEV);
+        }
         let mut at = if path[0] == b'/' { self.root } else { cwd };
         if self.inode(at).is_none() {
             return Err(ENOENT);
@@ -366,13 +401,28 @@ impl Fs {
             w.seen |= w.watch == Some(at);
             self.who.check(self.inodes[at as usize].owner(), want::X)?;
             // `..` of the root is the root (of a `chroot`'s too).
+            if c == b".." && (at == r.beneath || (at == r.mount && at != self.root)) {
+                return Err(EXDEV);
+            }
             let next = if c == b".." && at == self.root {
                 at
             } else {
                 self.lookup(at, c).ok_or(ENOENT)?
             };
+            if next == r.mount && at != r.mount && c != b"." {
+                return Err(EXDEV);
+            }
             let last = i + 1 == n;
             match self.link_target(next) {
+                Some(_) if (!last || follow) && r.no_symlinks => return Err(ELOOP),
+                Some(_)
+                    if (!last || follow)
+                        && r.magic != NONE
+                        && at != r.magic
+                        && self.within(at, r.magic) =>
+                {
+                    return Err(ELOOP)
+                }
                 Some(target) if !last || follow => {
                     if w.budget == 0 {
                         return Err(ELOOP);

@@ -340,6 +340,20 @@ static void renames_and_seeks(void) {
     REFUSED(lseek(fd, 9, SEEK_HOLE), ENXIO);
     close(fd);
     printf("fileerr: SEEK_DATA 0 -> %ld, 3 -> %ld; SEEK_HOLE 0 -> %ld\n", d0, d3, h0);
+    /* A file with a hole of two pages before its data. */
+    fd = open(D "/sparse", O_RDWR | O_CREAT | O_TRUNC, 0644);
+    pwrite(fd, "data", 4, 8192);
+    long sd = lseek(fd, 0, SEEK_DATA), sh = lseek(fd, 0, SEEK_HOLE);
+    long sd2 = lseek(fd, 8193, SEEK_DATA), sh2 = lseek(fd, 8192, SEEK_HOLE);
+    /* Its pages as another process's mapping sees them after one wrote. */
+    char *m = mmap(NULL, 3 * 4096, PROT_READ, MAP_SHARED, fd, 0);
+    unsigned char vec[3] = {9, 9, 9};
+    mincore(m, 3 * 4096, vec);
+    munmap(m, 3 * 4096);
+    close(fd);
+    printf("fileerr: sparse: SEEK_DATA 0 -> %ld, 8193 -> %ld; SEEK_HOLE 0 -> %ld, 8192 -> %ld; "
+           "resident %d%d%d\n",
+           sd, sd2, sh, sh2, vec[0], vec[1], vec[2]);
 }
 
 static void unprivileged(void) {
@@ -373,6 +387,12 @@ static void unprivileged(void) {
         REFUSED(statfs(D "/nosearch/sub", &sf), EACCES);
         REFUSED(statfs(D "/rootfile/x", &sf), ENOTDIR);
         REFUSED(chroot(D "/user"), EPERM);
+        struct {
+            unsigned bytes;
+            int type;
+            unsigned char h[8];
+        } fh = {8, 1, {0}};
+        REFUSED(syscall(SYS_open_by_handle_at, AT_FDCWD, &fh, O_RDONLY), EPERM);
         REFUSED(chroot(D "/nonexistent"), ENOENT);
         REFUSED(chroot(D "/nosearch/sub"), EACCES);
         printf("fileerr: unprivileged refusals checked\n");
@@ -407,6 +427,8 @@ static void memfds(void) {
     char *r = mmap(NULL, 4096, PROT_READ, MAP_SHARED, m, 0);
     CHECK(r != MAP_FAILED, "read-only map");
     char head[3] = {0};
+    /* Linux took away the mapping's right to be writable (EACCES). */
+    REFUSED(mprotect(r, 4096, PROT_READ | PROT_WRITE), EACCES);
     if (r != MAP_FAILED) {
         memcpy(head, r, 2);
         munmap(r, 4096);
@@ -431,6 +453,117 @@ static void memfds(void) {
     printf("fileerr: memfd: seals %d without sealing; mode %o regular %d cloexec %d; reads '%s'; "
            "seals then %#x\n",
            s0, st.st_mode & 07777, S_ISREG(st.st_mode), cloexec, head, all);
+}
+
+struct how {
+    unsigned long long flags, mode, resolve;
+};
+static long oa2(int dfd, const char *p, unsigned long long flags, unsigned long long mode,
+                unsigned long long resolve, size_t size) {
+    struct how h[2] = {{flags, mode, resolve}, {0, 0, 0}};
+    return syscall(SYS_openat2, dfd, p, h, size);
+}
+
+static void openat2s(void) {
+    mkdir(D "/o2", 0755);
+    mkdir(D "/o2/sub", 0755);
+    close(creat(D "/o2/sub/f", 0644));
+    symlink("sub/f", D "/o2/rel");
+    symlink(D "/o2/sub/f", D "/o2/abs");
+    int b = open(D "/o2", O_DIRECTORY | O_RDONLY);
+    long fd = oa2(b, "sub/f", O_RDWR, 0, 0x08 /* BENEATH */, 24);
+    CHECK(fd >= 0, "openat2 beneath");
+    int fl = fd >= 0 ? fcntl(fd, F_GETFL) & 0xff7fff : -1; /* without O_LARGEFILE */
+    close(fd);
+    REFUSED(oa2(b, "../o2/sub/f", O_RDONLY, 0, 0x08, 24), EXDEV);
+    REFUSED(oa2(b, D "/o2/sub/f", O_RDONLY, 0, 0x08, 24), EXDEV);
+    REFUSED(oa2(b, "abs", O_RDONLY, 0, 0x08, 24), EXDEV);
+    REFUSED(oa2(b, "rel", O_RDONLY, 0, 0x04 /* NO_SYMLINKS */, 24), ELOOP);
+    REFUSED(oa2(AT_FDCWD, "/proc/version", O_RDONLY, 0, 0x01 /* NO_XDEV */, 24), EXDEV);
+    REFUSED(oa2(AT_FDCWD, "/proc/self/exe", O_RDONLY, 0, 0x02 /* NO_MAGICLINKS */, 24), ELOOP);
+    /* IN_ROOT: "/sub/f" is the base's, ".." stays in it. */
+    fd = oa2(b, "/sub/../../sub/f", O_RDONLY, 0, 0x10 /* IN_ROOT */, 24);
+    CHECK(fd >= 0, "openat2 in root");
+    close(fd);
+    REFUSED(oa2(b, "/proc/version", O_RDONLY, 0, 0x10, 24), ENOENT);
+    REFUSED(oa2(b, "sub/f", O_RDONLY, 0, 0x18, 24), EINVAL);
+    REFUSED(oa2(b, "sub/f", O_RDONLY, 0, 0x40, 24), EINVAL);
+    REFUSED(oa2(b, "sub/f", O_RDONLY, 0600, 0, 24), EINVAL);
+    REFUSED(oa2(b, "sub/f", O_RDWR | O_CREAT, ~0ULL, 0, 24), EINVAL);
+    REFUSED(oa2(b, "sub/f", O_RDONLY, 0, 0, 23), EINVAL);
+    REFUSED(oa2(b, "sub/f", O_RDONLY, 0, 0, 5000), E2BIG);
+    fd = oa2(b, "sub/f", O_RDONLY, 0, 0, 32);
+    CHECK(fd >= 0, "openat2 with zero padding");
+    close(fd);
+    REFUSED(oa2(-1, "sub/f", O_RDONLY, 0, 0, 24), EBADF);
+    REFUSED(syscall(SYS_openat2, b, "sub/f", NULL, 24), EFAULT);
+    /* readlinkat of an O_PATH descriptor of the link itself. */
+    int l = open(D "/o2/rel", O_PATH | O_NOFOLLOW);
+    char t[16] = {0};
+    long n = readlinkat(l, "", t, sizeof t);
+    close(l);
+    /* A directory removed while open has no names. */
+    mkdir(D "/o2/gone", 0755);
+    int g = open(D "/o2/gone", O_DIRECTORY | O_RDONLY);
+    rmdir(D "/o2/gone");
+    REFUSED(openat(g, "x", O_RDWR | O_CREAT, 0644), ENOENT);
+    close(g);
+    close(b);
+    printf("fileerr: openat2: flags %#x; readlinkat of the link itself %ld '%s'\n", fl, n, t);
+}
+
+static void remaps(void) {
+    int fd = open(D "/rf", O_RDWR | O_CREAT | O_TRUNC, 0644);
+    char page[4096];
+    for (int k = 0; k < 4; k++) {
+        memset(page, k, sizeof page);
+        write(fd, page, sizeof page);
+    }
+    char *m = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    char *pv = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+    CHECK(syscall(SYS_remap_file_pages, m, 2 * 4096, 0, 2, 0) == 0, "remap_file_pages");
+    int a = m[0], b = m[4096], c = m[2 * 4096], d = m[3 * 4096];
+    REFUSED(syscall(SYS_remap_file_pages, m, 4096, PROT_READ, 0, 0), EINVAL);
+    REFUSED(syscall(SYS_remap_file_pages, pv, 4096, 0, 1, 0), EINVAL);
+    REFUSED(syscall(SYS_remap_file_pages, m + 3 * 4096, 2 * 4096, 0, 0, 0), EINVAL);
+    REFUSED(syscall(SYS_remap_file_pages, m, 0, 0, 0, 0), EINVAL);
+    munmap(m, 4 * 4096);
+    munmap(pv, 4096);
+    close(fd);
+    printf("fileerr: remap_file_pages: pages show %d %d %d %d\n", a, b, c, d);
+}
+
+static void handles(void) {
+    int fd = creat(D "/h", 0644);
+    write(fd, "handled", 7);
+    close(fd);
+    struct {
+        unsigned bytes;
+        int type;
+        unsigned char h[128];
+    } fh = {0, 0, {0}};
+    int mnt = -1;
+    REFUSED(syscall(SYS_name_to_handle_at, AT_FDCWD, D "/h", &fh, &mnt, 0), EOVERFLOW);
+    unsigned need = fh.bytes;
+    CHECK(syscall(SYS_name_to_handle_at, AT_FDCWD, D "/h", &fh, &mnt, 0) == 0, "name_to_handle_at");
+    REFUSED(syscall(SYS_name_to_handle_at, AT_FDCWD, D "/h", &fh, &mnt, 0x40000), EINVAL);
+    int h = syscall(SYS_open_by_handle_at, AT_FDCWD, &fh, O_RDONLY);
+    CHECK(h >= 0, "open_by_handle_at");
+    char b[8] = {0};
+    read(h, b, 7);
+    close(h);
+    REFUSED(syscall(SYS_open_by_handle_at, 0, &fh, O_RDONLY), ESTALE); /* the terminal's */
+    REFUSED(syscall(SYS_open_by_handle_at, 200, &fh, O_RDONLY), EBADF);
+    unsigned keep = fh.bytes;
+    fh.bytes = 0;
+    REFUSED(syscall(SYS_open_by_handle_at, AT_FDCWD, &fh, O_RDONLY), EINVAL);
+    fh.bytes = 129;
+    REFUSED(syscall(SYS_open_by_handle_at, AT_FDCWD, &fh, O_RDONLY), EINVAL);
+    REFUSED(syscall(SYS_name_to_handle_at, AT_FDCWD, D "/h", &fh, &mnt, 0), EINVAL);
+    fh.bytes = keep;
+    unlink(D "/h");
+    REFUSED(syscall(SYS_open_by_handle_at, AT_FDCWD, &fh, O_RDONLY), ESTALE);
+    printf("fileerr: handles: size needed > 0 %d, the file reads '%s'\n", need > 0, b);
 }
 
 static void jail(void) {
@@ -508,6 +641,9 @@ int main(int argc, char **argv) {
     renames_and_seeks();
     unprivileged();
     memfds();
+    openat2s();
+    remaps();
+    handles();
     jail();
     empty_argv("/bin/fileerr");
     if (failures == 0)

@@ -622,3 +622,49 @@ fn a_root_of_its_own_bounds_absolute_paths_and_dotdot() {
     f.root = ROOT;
     assert_eq!(f.resolve(ROOT, b"/etc", true), Ok(outside));
 }
+
+#[test]
+fn openat2_limits_bound_the_walk() {
+    let mut f = fs();
+    let base = f.create(ROOT, b"base", mode::DIR | 0o755, 6).unwrap();
+    let sub = f.create(base, b"sub", mode::DIR | 0o755, 6).unwrap();
+    let file = f.create(sub, b"f", mode::REG | 0o644, 6).unwrap();
+    let proc = f.create(ROOT, b"proc", mode::DIR | 0o555, 6).unwrap();
+    let pid = f.create(proc, b"7", mode::DIR | 0o555, 6).unwrap();
+    f.symlink(pid, b"exe", b"/base/sub/f", 6).unwrap();
+    f.symlink(base, b"rel", b"sub/f", 6).unwrap();
+    f.symlink(base, b"abs", b"/base/sub/f", 6).unwrap();
+    f.resolve = Resolve {
+        beneath: base,
+        ..Resolve::NONE
+    };
+    assert_eq!(f.resolve(base, b"sub/../sub/f", true), Ok(file));
+    assert_eq!(f.resolve(base, b"rel", true), Ok(file));
+    assert_eq!(f.resolve(base, b"..", true), Err(EXDEV));
+    assert_eq!(f.resolve(base, b"sub/../..", true), Err(EXDEV));
+    assert_eq!(f.resolve(base, b"/base", true), Err(EXDEV));
+    assert_eq!(f.resolve(base, b"abs", true), Err(EXDEV));
+    f.resolve = Resolve {
+        no_symlinks: true,
+        ..Resolve::NONE
+    };
+    assert_eq!(f.resolve(base, b"rel", true), Err(ELOOP));
+    assert!(f.resolve(base, b"rel", false).is_ok());
+    f.resolve = Resolve {
+        magic: proc,
+        mount: NONE,
+        ..Resolve::NONE
+    };
+    assert_eq!(f.resolve(ROOT, b"/proc/7/exe", true), Err(ELOOP));
+    assert_eq!(f.resolve(base, b"abs", true), Ok(file));
+    f.resolve = Resolve {
+        mount: proc,
+        ..Resolve::NONE
+    };
+    assert_eq!(f.resolve(ROOT, b"/proc/7", true), Err(EXDEV));
+    assert_eq!(f.resolve(pid, b"../..", true), Err(EXDEV));
+    assert_eq!(f.resolve(pid, b".", true), Ok(pid));
+    assert_eq!(f.resolve(ROOT, b"/base/sub/f", true), Ok(file));
+    f.resolve = Resolve::NONE;
+    assert_eq!(f.resolve(ROOT, b"/proc/7/exe", true), Ok(file));
+}

@@ -129,6 +129,14 @@ impl Content {
         Ok(())
     }
 
+    /// Calls `f(page)` for every page of file `ino` that exists in
+    /// `[first, end)`, in order (holes are skipped, not visited).
+    pub fn pages_of(&self, ino: u32, first: u64, end: u64, mut f: impl FnMut(u64)) {
+        if let Some(file) = self.files.get(ino as usize) {
+            self.forest.pages(file, first, end, |p, _, _, _| f(p));
+        }
+    }
+
     /// Makes page `p` of file `ino` exist → its key in `T` (a mapping's
     /// page fault, and every write).
     pub fn make_page(&mut self, ino: u32, p: u64) -> Result<(), i64> {

@@ -42,9 +42,35 @@ impl Unixd<'_> {
         }
         match self.open.get(fid as usize).map(|o| o.kind) {
             Some(Kind::Inode(ino)) if self.fs.is_dir(ino) => Ok(ino),
+            // A directory removed while open holds no names (Linux: ENOENT).
+            Some(Kind::Inode(ino)) if self.fs.inode(ino).is_none_or(|i| i.nlink == 0) => {
+                Err(ENOENT)
+            }
             Some(Kind::Free) | None => Err(EBADF),
             Some(_) => Err(ENOTDIR),
         }
+    }
+
+    /// Puts `openat2`'s `RESOLVE_*` limits (`resolve`) on this order's
+    /// walks from `dir` (`handle` lifts them before the next order).
+    fn limit_walk(&mut self, dir: u32, resolve: u64) {
+        use stet_unixfs::fs::Resolve;
+        let proc_dir = self.proc_root().unwrap_or(u32::MAX);
+        let mut r = Resolve::NONE;
+        if resolve & p::resolve::BENEATH != 0 {
+            r.beneath = dir;
+        }
+        r.no_symlinks = resolve & p::resolve::NO_SYMLINKS != 0;
+        if resolve & p::resolve::NO_MAGICLINKS != 0 {
+            r.magic = proc_dir;
+        }
+        if resolve & p::resolve::NO_XDEV != 0 {
+            r.mount = proc_dir;
+        }
+        if resolve & p::resolve::IN_ROOT != 0 {
+            self.fs.root = dir;
+        }
+        self.fs.resolve = r;
     }
 
     pub(crate) fn inode_of(&self, fid: usize) -> Option<u32> {
@@ -83,6 +109,11 @@ impl Unixd<'_> {
         path: &[u8],
     ) -> Result<[u64; 3], i64> {
         let dir = self.base(base)?;
+        // `openat2`'s RESOLVE_* flags ride above the open flags.
+        let (flags, resolve) = (flags & p::OPEN_FLAGS, flags >> p::RESOLVE_SHIFT);
+        if resolve != 0 {
+            self.limit_walk(dir, resolve);
+        }
         let follow = flags & o::NOFOLLOW == 0;
         let now = self.time();
         let mut made = false;
@@ -101,6 +132,33 @@ impl Unixd<'_> {
             }
             Err(e) => return Err(e),
         };
+        self.open_inode(ino, flags, made)
+    }
+
+    /// `OPEN_HANDLE`: opens inode `w0` (`name_to_handle_at`'s handle) with
+    /// flags `w1`; `w2` the mount descriptor's fid (`u64::MAX`: the working
+    /// directory) must be of the root file system and the inode alive
+    /// (`ESTALE`).
+    pub(crate) fn open_handle(&mut self, w: [u64; 4]) -> Result<[u64; 3], i64> {
+        if w[2] != u64::MAX {
+            let f = self.fid(w[2])?;
+            match self.open[f].kind {
+                Kind::Inode(i) if !self.in_proc(i, None) => {}
+                _ => return Err(ESTALE),
+            }
+        }
+        let ino = u32::try_from(w[0]).map_err(|_| ESTALE)?;
+        let alive = self.fs.inode(ino).is_some_and(|i| i.nlink > 0);
+        if ino == 0 || !alive || self.in_proc(ino, None) {
+            return Err(ESTALE);
+        }
+        let flags = w[1] & p::OPEN_FLAGS & !(o::CREAT | o::EXCL);
+        self.open_inode(ino, flags, false)
+    }
+
+    /// Opens inode `ino` (found, or `made` by this call) with `flags`.
+    fn open_inode(&mut self, ino: u32, flags: u64, made: bool) -> Result<[u64; 3], i64> {
+        let now = self.time();
         self.refresh(ino);
         let i = *self.fs.inode(ino).ok_or(ENOENT)?;
         let fmt = i.mode & mode::FMT;
@@ -226,15 +284,15 @@ impl Unixd<'_> {
             0 => 0,
             1 => self.open[f].off,
             2 => size,
-            // SEEK_DATA, SEEK_HOLE: as Linux's generic answer for a file
-            // system that does not report holes, the whole file is data
-            // and its end is the one hole; at or past the end (or before
-            // the start) there is neither (`ENXIO`).
+            // SEEK_DATA, SEEK_HOLE: a page the file has is data, a page it
+            // does not is a hole (it reads as zeros), and the end is a
+            // hole; at or past the end (or before the start) there is
+            // neither (`ENXIO`).
             3 | 4 => {
                 if off >= size {
                     return Err(ENXIO);
                 }
-                let to = if whence == 3 { off } else { size };
+                let to = self.seek_data_hole(f, off, size, whence == 3)?;
                 self.open[f].off = to;
                 return Ok(to);
             }
@@ -246,6 +304,50 @@ impl Unixd<'_> {
         }
         self.open[f].off = new as u64;
         Ok(new as u64)
+    }
+
+    /// The first data (`data`) or hole at or after `off` (below `size`) of
+    /// fid index `f`'s file, by pages; `ENXIO` for no data before the end.
+    fn seek_data_hole(&self, f: usize, off: u64, size: u64, data: bool) -> Result<u64, i64> {
+        const PAGE: u64 = 4096;
+        let Kind::Inode(ino) = self.open[f].kind else {
+            return if data { Ok(off) } else { Ok(size) };
+        };
+        if self
+            .fs
+            .inode(ino)
+            .is_none_or(|i| i.mode & mode::FMT != mode::REG)
+        {
+            return if data { Ok(off) } else { Ok(size) };
+        }
+        let (first, end) = (off / PAGE, size.div_ceil(PAGE));
+        let mut found_data = None;
+        let mut next = first;
+        let mut hole = None;
+        self.content.pages_of(ino, first, end, |p| {
+            found_data.get_or_insert(p);
+            if hole.is_none() {
+                if p != next {
+                    hole = Some(next);
+                } else {
+                    next = p + 1;
+                }
+            }
+        });
+        if data {
+            match found_data {
+                Some(p) if p == first => Ok(off),
+                Some(p) => Ok(p * PAGE),
+                None => Err(ENXIO),
+            }
+        } else {
+            let h = hole.unwrap_or(next);
+            Ok(if h == first {
+                off
+            } else {
+                (h * PAGE).min(size)
+            })
+        }
     }
 
     fn stat_of(&self, kind: Kind) -> Result<[u8; 144], i64> {
@@ -311,6 +413,10 @@ impl Unixd<'_> {
             p::CHOWN => word(self.chown(a, s)),
             p::XATTR => self.xattr(a, s, out),
             p::OPEN => match self.open_path(w[0], w[1], w[2], s) {
+                Ok(v) => Ok(Reply::Now(v, 0, false)),
+                Err(e) => word(Err(e)),
+            },
+            p::OPEN_HANDLE => match self.open_handle(w) {
                 Ok(v) => Ok(Reply::Now(v, 0, false)),
                 Err(e) => word(Err(e)),
             },
@@ -415,7 +521,14 @@ impl Unixd<'_> {
                 word(Ok(0))
             }
             p::READLINK => {
-                let ino = self.resolve_seeing_proc(self.base(w[0])?, s, false)?;
+                // An empty path reads the link fid `w0` itself names (an
+                // `O_PATH | O_NOFOLLOW` descriptor of a symbolic link).
+                let ino = if s.is_empty() {
+                    let f = self.fid(w[0])?;
+                    self.inode_of(f).ok_or(EINVAL)?
+                } else {
+                    self.resolve_seeing_proc(self.base(w[0])?, s, false)?
+                };
                 let t = self.fs.link_target(ino).ok_or(EINVAL)?;
                 out[..t.len()].copy_from_slice(t);
                 Ok(Reply::Now([t.len() as u64, 0, 0], t.len(), false))

@@ -224,6 +224,7 @@ impl Unixd<'_> {
         // whose call it serves (`act_as_caller`).
         self.fs.who = stet_unix::cred::Cred::ROOT;
         self.fs.root = stet_unix::fs::ROOT;
+        self.fs.resolve = stet_unixfs::fs::Resolve::NONE;
         // (Orders that only look a path up make the waiting directories
         // only if the path goes through `/proc`: `resolve_seeing_proc`.)
         if self.proc_pending && p::NAMES_FILES.contains(&a.code) && !p::LOOKS_UP.contains(&a.code) {
@@ -290,6 +291,7 @@ impl Unixd<'_> {
             | p::FLAGS
             | p::CHOWN
             | p::XATTR
+            | p::OPEN_HANDLE
             | p::EXEC => self.file_order(a, s, out),
             p::CHROOT if a.source != Source::Forwarded => Err(EPERM),
             p::CHROOT => self.chroot(a.w[0], s),
@@ -347,7 +349,8 @@ impl Unixd<'_> {
             | p::UNSHARE
             | p::FUTEX_WAIT
             | p::FUTEX_WAKE
-            | p::FUTEX_REQUEUE => self.memory_order(a, s, out),
+            | p::FUTEX_REQUEUE
+            | p::PAGES => self.memory_order(a, s, out),
             p::PROC_CTL => self.proc_ctl_order(a, s),
             p::PIDFD => self.pidfd_order(a),
             _ => Err(ENOSYS),

@@ -188,6 +188,19 @@ impl Unixd<'_> {
         match a.code {
             p::MAP_PAGE => self.map_page(w[0], w[1]),
             p::MEMFD => word(self.memfd(w[0])),
+            p::PAGES => {
+                let ino = self.regular(w[0])?;
+                let n = (w[2] as usize).min(out.len());
+                out[..n].fill(0);
+                let first = w[1];
+                let end = first.saturating_add(n as u64);
+                self.content.pages_of(ino, first, end, |p| {
+                    if let Some(b) = out.get_mut((p - first) as usize) {
+                        *b = 1;
+                    }
+                });
+                Ok(Reply::Now([n as u64, 0, 0], n, false))
+            }
             p::SHARE | p::UNSHARE => {
                 let mut n = 0;
                 let mut counted = 0;

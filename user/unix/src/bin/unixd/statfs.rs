@@ -67,7 +67,7 @@ impl Unixd<'_> {
     /// Whether inode `ino` (in directory `holder`, if known) is in
     /// `/proc`: a generated file, or a directory (or a file of one) whose
     /// parents lead to `/proc` before the root.
-    fn in_proc(&self, ino: u32, holder: Option<u32>) -> bool {
+    pub(crate) fn in_proc(&self, ino: u32, holder: Option<u32>) -> bool {
         if self.gen_of(ino).is_some() {
             return true;
         }

@@ -198,9 +198,20 @@ impl Keeper {
 
     /// `openat`.
     pub fn openat(&mut self, dirfd: u64, path: u64, flags: u64, mode: u64) -> R {
+        self.open_at(dirfd, path, flags, mode, 0)
+    }
+
+    /// `openat`, or `openat2` with its `RESOLVE_*` flags `resolve`
+    /// (`RESOLVE_BENEATH` and `RESOLVE_IN_ROOT` make even an absolute path
+    /// relative to `dirfd`).
+    pub fn open_at(&mut self, dirfd: u64, path: u64, flags: u64, mode: u64, resolve: u64) -> R {
         let mut b = [0u8; 4096];
         let path = self.path(path, &mut b)?;
-        let base = self.base_for(dirfd, path)?;
+        let base = if resolve & (p::resolve::BENEATH | p::resolve::IN_ROOT) != 0 {
+            self.dirfd(dirfd)?
+        } else {
+            self.base_for(dirfd, path)?
+        };
         // The process's own descriptors by name (Linux: symlinks into
         // /proc/self/fd): opening one is `dup`.
         let own = match path {
@@ -214,6 +225,10 @@ impl Keeper {
                 .and_then(|n| n.parse::<u64>().ok()),
         };
         if let Some(fd) = own {
+            // (A magic link on Linux.)
+            if resolve & (p::resolve::NO_MAGICLINKS | p::resolve::NO_SYMLINKS) != 0 {
+                return Err(ELOOP);
+            }
             return self.dup(fd, None, 0, flags & o::CLOEXEC != 0);
         }
         if self.is_own_maps(path) {
@@ -223,6 +238,7 @@ impl Keeper {
         self.fd_dir_for(path);
         // A file this call makes has the mode asked less the umask.
         let mode = mode & 0o7777 & !self.umask;
+        let flags = (flags & p::OPEN_FLAGS) | resolve << p::RESOLVE_SHIFT;
         let (fid, m) = self.open_fid(base, path, flags, mode)?;
         self.fifo_opened(fid, m, flags)?;
         self.fds[fd] = Fd {
@@ -556,7 +572,13 @@ impl Keeper {
         let mut pb = [0u8; 4096];
         let path = self.path(path, &mut pb)?;
         self.fd_dir_for(path);
-        let base = self.base_for(dirfd, path)?;
+        // An empty path is the descriptor's own link (not the working
+        // directory's: `ENOENT`).
+        let base = match path.is_empty() {
+            true if dirfd as u32 as i32 as i64 == at::FDCWD => return Err(ENOENT),
+            true => self.fid(dirfd)?,
+            false => self.base_for(dirfd, path)?,
+        };
         let mut out = [0u8; 4096];
         let a = Msg::new(UNIXD, p::READLINK)
             .words([base, 0, 0, 0])

@@ -3,7 +3,10 @@
 //! is the keeper's), `sync_file_range` (a checkpoint, as `fsync`) and
 //! `/proc/<pid>/maps` (the memory map is the keeper's: opening the file
 //! writes the process's ranges into a nameless file, `stet_unix::maps`)
-//! and `memfd_create` (unixd's nameless files with seals, `memfds`).
+//! and `memfd_create` (unixd's nameless files with seals, `memfds`), and
+//! `openat2`'s checks (the walk's `RESOLVE_*` limits are unixd's), and
+//! file handles (`name_to_handle_at`: the inode number;
+//! `open_by_handle_at`: unixd's `OPEN_HANDLE`).
 //! Each refuses bad arguments with Linux's errno before it does anything.
 
 use crate::fds::ux;
@@ -210,6 +213,146 @@ impl Keeper {
             fid: fid as u32,
             cloexec: flags & MFD_CLOEXEC != 0,
             regular: true,
+        };
+        Ok(fd as u64)
+    }
+
+    /// `openat2(dirfd, path, how, size)`: `struct open_how` (flags, mode,
+    /// resolve) checked as Linux checks it — a size below 24 `EINVAL`,
+    /// above a page `E2BIG`, bytes past the known ones not zero `E2BIG`;
+    /// unknown open or resolve flags, a mode without `O_CREAT`/`O_TMPFILE`,
+    /// `O_PATH` with other than `O_DIRECTORY`/`O_NOFOLLOW`/`O_CLOEXEC`, and
+    /// `RESOLVE_BENEATH` with `RESOLVE_IN_ROOT` are `EINVAL` — then opened
+    /// as `openat` with the walk's limits ([`p::resolve`]).
+    pub fn openat2(&mut self, dirfd: u64, path: u64, how: u64, size: u64) -> R {
+        use p::o;
+        use p::resolve::*;
+        const KNOWN: u64 = 24;
+        // Linux's VALID_OPEN_FLAGS (access mode to __O_TMPFILE).
+        const VALID: u64 = 0o37777703;
+        const TMPFILE: u64 = 0o20200000;
+        if size < KNOWN {
+            return Err(EINVAL);
+        }
+        if size > 4096 {
+            return Err(E2BIG);
+        }
+        let mut b = [0u8; 24];
+        self.space.read(how, &mut b).map_err(Touch::errno)?;
+        let mut at = KNOWN;
+        while at < size {
+            let mut more = [0u8; 64];
+            let n = (size - at).min(64) as usize;
+            self.space
+                .read(how + at, &mut more[..n])
+                .map_err(Touch::errno)?;
+            if more[..n].iter().any(|&x| x != 0) {
+                return Err(E2BIG);
+            }
+            at += n as u64;
+        }
+        let word =
+            |i: usize| u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap_or_default());
+        let (flags, mode, resolve) = (word(0), word(1), word(2));
+        if flags & !VALID != 0
+            || mode & !0o7777 != 0
+            || (mode != 0 && flags & o::CREAT == 0 && flags & TMPFILE != TMPFILE)
+            || resolve & !(NO_XDEV | NO_MAGICLINKS | NO_SYMLINKS | BENEATH | IN_ROOT | CACHED) != 0
+            || resolve & (BENEATH | IN_ROOT) == BENEATH | IN_ROOT
+            || (flags & o::PATH != 0
+                && flags & !(o::PATH | o::DIRECTORY | o::NOFOLLOW | o::CLOEXEC) != 0)
+        {
+            return Err(EINVAL);
+        }
+        // RESOLVE_CACHED: every lookup here is "cached" (in memory), but
+        // what may have to write cannot be (Linux: EAGAIN).
+        if resolve & CACHED != 0 && flags & (o::CREAT | o::TRUNC | TMPFILE) != 0 {
+            return Err(EAGAIN);
+        }
+        self.open_at(dirfd, path, flags, mode, resolve & !CACHED)
+    }
+
+    /// `name_to_handle_at(dirfd, path, handle, mount_id, flags)`: the
+    /// handle of a file is its inode number (8 bytes, type 1), the mount id
+    /// the root file system's (1). A `handle_bytes` below 8 is `EOVERFLOW`
+    /// with the size needed written back; above `MAX_HANDLE_SZ` `EINVAL`.
+    /// A link is followed only with `AT_SYMLINK_FOLLOW`.
+    pub fn name_to_handle_at(&mut self, dirfd: u64, path: u64, fh: u64, mnt: u64, flags: u64) -> R {
+        const AT_SYMLINK_FOLLOW: u64 = 0x400;
+        const AT_EMPTY_PATH: u64 = 0x1000;
+        const MAX_HANDLE_SZ: u32 = 128;
+        const SIZE: u32 = 8;
+        let flags = flags as u32 as u64;
+        if flags & !(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH) != 0 {
+            return Err(EINVAL);
+        }
+        let mut head = [0u8; 8];
+        self.space.read(fh, &mut head).map_err(Touch::errno)?;
+        let have = u32::from_le_bytes(head[..4].try_into().unwrap_or_default());
+        if have > MAX_HANDLE_SZ {
+            return Err(EINVAL);
+        }
+        let nofollow = if flags & AT_SYMLINK_FOLLOW != 0 {
+            0
+        } else {
+            0x100
+        };
+        let st = self.stat_at(dirfd, path, nofollow | (flags & AT_EMPTY_PATH))?;
+        let ino = u64::from_le_bytes(st[8..16].try_into().unwrap_or_default());
+        // Pipes, sockets, devices' own inodes and /proc have no handles.
+        let m = u32::from_le_bytes(st[24..28].try_into().unwrap_or_default());
+        if !matches!(m & mode::FMT, mode::REG | mode::DIR | mode::LNK) || ino >= 1 << 32 {
+            return Err(EOPNOTSUPP);
+        }
+        let fits = have >= SIZE;
+        let mut out = [0u8; 16];
+        out[..4].copy_from_slice(&SIZE.to_le_bytes());
+        out[4..8].copy_from_slice(&(if fits { 1u32 } else { 255 }).to_le_bytes());
+        out[8..].copy_from_slice(&ino.to_le_bytes());
+        self.space
+            .write(mnt, &1u32.to_le_bytes())
+            .map_err(Touch::errno)?;
+        let n = if fits { 16 } else { 8 };
+        self.space.write(fh, &out[..n]).map_err(Touch::errno)?;
+        if fits {
+            Ok(0)
+        } else {
+            Err(EOVERFLOW)
+        }
+    }
+
+    /// `open_by_handle_at(mount_fd, handle, flags)`: the privileged
+    /// caller's (`EPERM`) open of the file a handle names (unixd's
+    /// [`p::OPEN_HANDLE`]; `ESTALE` for a file gone).
+    pub fn open_by_handle_at(&mut self, mount_fd: u64, fh: u64, flags: u64) -> R {
+        if !self.cred.privileged() {
+            return Err(EPERM);
+        }
+        let mount = if mount_fd as u32 as i32 as i64 == p::at::FDCWD {
+            u64::MAX
+        } else {
+            self.fid(mount_fd)?
+        };
+        let mut head = [0u8; 16];
+        self.space.read(fh, &mut head[..8]).map_err(Touch::errno)?;
+        let bytes = u32::from_le_bytes(head[..4].try_into().unwrap_or_default());
+        if bytes == 0 || bytes > 128 {
+            return Err(EINVAL);
+        }
+        if bytes != 8 {
+            return Err(ESTALE);
+        }
+        self.space
+            .read(fh + 8, &mut head[8..])
+            .map_err(Touch::errno)?;
+        let ino = u64::from_le_bytes(head[8..].try_into().unwrap_or_default());
+        let fd = self.lowest_free_fd()?;
+        let (r, a) = ux(p::OPEN_HANDLE, [ino, flags & p::OPEN_FLAGS, mount, 0], &[]);
+        let fid = r?;
+        self.fds[fd] = crate::fds::Fd {
+            fid: fid as u32,
+            cloexec: flags & p::o::CLOEXEC != 0,
+            regular: a.w[2] as u32 & mode::FMT == mode::REG,
         };
         Ok(fd as u64)
     }

@@ -187,6 +187,63 @@ impl Keeper {
         }
     }
 
+    /// `remap_file_pages(start, size, prot, pgoff, flags)`: deprecated,
+    /// and emulated as Linux does — the pages of a shared file mapping
+    /// from `start` show the file from page `pgoff` on, as a new
+    /// `MAP_SHARED | MAP_FIXED` mapping of the same file and protection
+    /// there. `prot` must be 0; the range must lie in one shared file
+    /// mapping (`EINVAL`).
+    pub(crate) fn remap_file_pages(&mut self, start: u64, size: u64, p: u64, pgoff: u64) -> R {
+        if p != 0 {
+            return Err(EINVAL);
+        }
+        let (start, size) = (start & !(PAGE - 1), size & !(PAGE - 1));
+        let end = start
+            .checked_add(size)
+            .filter(|&e| e > start)
+            .ok_or(EINVAL)?;
+        let offset = pgoff
+            .checked_add(size / PAGE)
+            .and_then(|_| pgoff.checked_mul(PAGE))
+            .filter(|&o| o <= i64::MAX as u64)
+            .ok_or(EINVAL)?;
+        let v = *self.space.map.find(start).ok_or(EINVAL)?;
+        let Backing::File { file, .. } = v.backing else {
+            return Err(EINVAL);
+        };
+        if !v.shared || end > v.end {
+            return Err(EINVAL);
+        }
+        let fid = self.space.file_fid(file).ok_or(EINVAL)? as u64;
+        // A reference of its own while the old range goes (it may have
+        // been the file's last mapping).
+        self.unixd(proto::DUP, [fid, 0, 0, 0])?;
+        if let Err(e) = self.unmap(start, end) {
+            let _ = Msg::new(crate::slots::UNIXD, proto::CLOSE).w0(fid).call();
+            return Err(e);
+        }
+        let Some(i) = self.space.add_file(fid as u32) else {
+            let _ = Msg::new(crate::slots::UNIXD, proto::CLOSE).w0(fid).call();
+            return Err(ENOMEM);
+        };
+        let r = self.space.map.insert(Vma {
+            start,
+            end,
+            prot: v.prot,
+            shared: true,
+            backing: Backing::File {
+                file: i,
+                offset,
+                zero_from: u64::MAX,
+            },
+        });
+        if let Err(e) = r {
+            self.space.release_files();
+            return Err(e);
+        }
+        Ok(0)
+    }
+
     pub(crate) fn unmap(&mut self, a: u64, b: u64) -> Result<(), i64> {
         self.space.map.unmap(a, b, |_| {})?;
         self.space.drop_pages(a, b);

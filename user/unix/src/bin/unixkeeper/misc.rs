@@ -756,8 +756,30 @@ impl Keeper {
         Ok(done)
     }
 
+    /// Whether address `a` is in a file mapping whose file has the page
+    /// (unixd's [`stet_unix::proto::PAGES`]).
+    fn file_page_resident(&self, a: u64) -> bool {
+        use stet_unix::vm::Backing;
+        let Some(v) = self.space.map.find(a) else {
+            return false;
+        };
+        let Backing::File { file, offset, .. } = v.backing else {
+            return false;
+        };
+        let Some(fid) = self.space.file_fid(file) else {
+            return false;
+        };
+        let page = (offset + (a - v.start)) / PAGE;
+        let mut b = [0u8; 1];
+        let r = stet_rt::key::Msg::new(crate::slots::UNIXD, stet_unix::proto::PAGES)
+            .words([fid as u64, page, 1, 0])
+            .call_into(&mut b);
+        crate::fds::result(&r).unwrap_or(Err(EIO)).is_ok() && b[0] == 1
+    }
+
     /// `mincore(addr, len, vec)`: a byte per page, 1 where the page exists
-    /// (`ENOMEM` where nothing is mapped, `EINVAL` unaligned).
+    /// in the process or, for a file mapping, in the file (`ENOMEM` where
+    /// nothing is mapped, `EINVAL` unaligned).
     pub fn mincore(&mut self, addr: u64, len: u64, vec: u64) -> R {
         if !addr.is_multiple_of(PAGE) {
             return Err(EINVAL);
@@ -774,6 +796,14 @@ impl Keeper {
             let n = (((end - p) / PAGE) as usize).min(b.len());
             for (i, x) in b[..n].iter_mut().enumerate() {
                 *x = self.space.tree.page((p / PAGE) + i as u64).is_some() as u8;
+            }
+            // A file mapping's page the process has not touched is still
+            // resident if the file has it (another process made it: Linux's
+            // page cache).
+            for (i, x) in b[..n].iter_mut().enumerate() {
+                if *x == 0 {
+                    *x = self.file_page_resident(p + i as u64 * PAGE) as u8;
+                }
             }
             self.space
                 .write(vec + (p - addr) / PAGE, &b[..n])

@@ -321,6 +321,12 @@ impl Keeper {
             if flags & proto::o::ACCMODE != proto::o::RDWR {
                 return Err(EACCES);
             }
+            // A memfd sealed against writes (F_SEAL_WRITE 8,
+            // F_SEAL_FUTURE_WRITE 0x10) is not made writable (Linux: the
+            // mapping may not become writable, EACCES).
+            if self.unixd(proto::SEALS, [fid as u64, 0, 0, 0]).unwrap_or(0) & 0x18 != 0 {
+                return Err(EACCES);
+            }
         }
         Ok(())
     }
