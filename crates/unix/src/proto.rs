@@ -266,7 +266,8 @@ pub mod cred_op {
     /// and set-group-ID bits apply → `w0` 1 when the ids now differ from
     /// the real ones (`AT_SECURE`), `w1` real | effective user << 32, `w2`
     /// real | effective group << 32 (the saved and file-system ids are
-    /// the effective ones).
+    /// the effective ones). `w2` 1: the caller has `PR_SET_NO_NEW_PRIVS`,
+    /// the bits do not apply.
     pub const EXEC: u64 = 12;
 }
 

@@ -297,6 +297,50 @@ static void slack(void) {
     REFUSED(prctl(12345), EINVAL);
 }
 
+static void flags(void) {
+    long d0 = prctl(PR_GET_DUMPABLE);
+    prctl(PR_SET_DUMPABLE, 0);
+    long d1 = prctl(PR_GET_DUMPABLE);
+    REFUSED(prctl(PR_SET_DUMPABLE, 2), EINVAL);
+    prctl(PR_SET_DUMPABLE, 1);
+    long n0 = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+    REFUSED(prctl(PR_SET_NO_NEW_PRIVS, 0, 0, 0, 0), EINVAL);
+    REFUSED(prctl(PR_SET_NO_NEW_PRIVS, 1, 1, 0, 0), EINVAL);
+    REFUSED(prctl(PR_GET_NO_NEW_PRIVS, 1, 0, 0, 0), EINVAL);
+    int p[2];
+    pipe(p);
+    if (fork() == 0) {
+        long r = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+        long v[2] = {r, prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)};
+        if (fork() == 0) {
+            long w = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+            write(p[1], &w, sizeof w);
+            _exit(0);
+        }
+        wait(0);
+        write(p[1], v, sizeof v);
+        _exit(0);
+    }
+    long inherited = -1, v[2] = {-1, -1};
+    read(p[0], &inherited, sizeof inherited);
+    read(p[0], v, sizeof v);
+    wait(0);
+    close(p[0]);
+    close(p[1]);
+    long seccomp = prctl(PR_GET_SECCOMP);
+    long cap = prctl(PR_CAPBSET_READ, 0);
+    REFUSED(prctl(PR_CAPBSET_READ, 41), EINVAL);
+    prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    long thp = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0);
+    prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
+    int *tidp = (int *)1;
+    long ta = prctl(PR_GET_TID_ADDRESS, &tidp);
+    REFUSED(prctl(PR_GET_TID_ADDRESS, BAD), EFAULT);
+    printf("clonefutex: dumpable %ld then %ld; no_new_privs %ld, set %ld get %ld, inherited %ld; "
+           "seccomp %ld, capbset %ld, thp %ld, tid address %ld (%d)\n",
+           d0, d1, n0, v[0], v[1], inherited, seccomp, cap, thp, ta, tidp != (int *)1);
+}
+
 static void persona(void) {
     struct utsname u;
     long first = syscall(SYS_personality, 0xffffffffUL);
@@ -515,6 +559,7 @@ int main(void) {
     subreaper();
     names();
     slack();
+    flags();
     persona();
     cpus();
     unsharing();

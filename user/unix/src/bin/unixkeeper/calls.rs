@@ -365,7 +365,7 @@ impl Keeper {
             nr::UMASK => Ok(core::mem::replace(&mut self.umask, a[0] & 0o777)),
             nr::UNAME => self.uname(a[0]),
             nr::TIME => self.time(a[0]),
-            nr::PRCTL => self.prctl(a[0], a[1]),
+            nr::PRCTL => self.prctl(a[0], a[1], [a[2], a[3], a[4]]),
             nr::PERSONALITY => self.personality(a[0]),
             nr::GETCPU => self.getcpu(a[0], a[1]),
             nr::MEMBARRIER => self.membarrier(a[0], a[1]),

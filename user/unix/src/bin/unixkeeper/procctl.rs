@@ -49,9 +49,45 @@ impl Keeper {
         self.unixd(proto::PROC_CTL, [op, v, 0, 0])
     }
 
-    /// `prctl(option, arg2, …)`.
-    pub(crate) fn prctl(&mut self, option: u64, arg: u64) -> R {
+    /// `prctl(option, arg2, …)`; `rest` are `arg3` to `arg5`, which some
+    /// options require to be 0.
+    pub(crate) fn prctl(&mut self, option: u64, arg: u64, rest: [u64; 3]) -> R {
+        let zeros = |from: usize| rest[from..].iter().all(|&v| v == 0);
         match option {
+            PR_GET_DUMPABLE => Ok(self.dumpable as u64),
+            PR_SET_DUMPABLE if arg > 1 => Err(EINVAL),
+            PR_SET_DUMPABLE => {
+                self.dumpable = arg as u8;
+                Ok(0)
+            }
+            PR_SET_NO_NEW_PRIVS if arg != 1 || !zeros(0) => Err(EINVAL),
+            PR_SET_NO_NEW_PRIVS => {
+                self.no_new_privs = true;
+                Ok(0)
+            }
+            PR_GET_NO_NEW_PRIVS if arg != 0 || !zeros(0) => Err(EINVAL),
+            PR_GET_NO_NEW_PRIVS => Ok(self.no_new_privs as u64),
+            // No seccomp filtering (as a kernel without `CONFIG_SECCOMP`).
+            PR_GET_SECCOMP => Ok(0),
+            PR_SET_SECCOMP => Err(EINVAL),
+            // Every capability is in the bounding set (`CAP_LAST_CAP` 40).
+            PR_CAPBSET_READ if arg > 40 => Err(EINVAL),
+            PR_CAPBSET_READ => Ok(1),
+            PR_SET_THP_DISABLE if !zeros(0) => Err(EINVAL),
+            PR_SET_THP_DISABLE => {
+                self.thp_disable = arg != 0;
+                Ok(0)
+            }
+            PR_GET_THP_DISABLE if arg != 0 || !zeros(0) => Err(EINVAL),
+            PR_GET_THP_DISABLE => Ok(self.thp_disable as u64),
+            PR_GET_TID_ADDRESS => {
+                let c = self.th.cur;
+                let at = self.th.t[c].clear_tid;
+                self.space
+                    .write(arg, &at.to_le_bytes())
+                    .map_err(Touch::errno)?;
+                Ok(0)
+            }
             PR_SET_NAME => {
                 let mut b = [0u8; 16];
                 let n = match self.space.read_cstr(arg, &mut b[..15]) {
