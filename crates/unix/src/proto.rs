@@ -542,6 +542,11 @@ pub mod proc_ctl {
     pub const SET_NAME: u64 = 4;
     /// `PR_GET_NAME` → `w1`, `w2` the name's 16 bytes (NUL-padded).
     pub const GET_NAME: u64 = 5;
+    /// Which namespace fid `w1` is (a `/proc/<pid>/ns/` file) → `w0` its
+    /// `CLONE_NEW*` flag; `-ENOTTY` for any other file.
+    pub const NS_KIND: u64 = 6;
+    /// A new fid (read-only) of the user namespace → `w0`.
+    pub const NS_USER: u64 = 7;
 }
 
 /// `FUTEX_REQUEUE` of words in shared mappings: wakes at most `w3`'s low

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -552,6 +554,60 @@ static void robust(void) {
            len, WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
+#define NS_GET_USERNS 0xb701
+#define NS_GET_PARENT 0xb702
+#define NS_GET_NSTYPE 0xb703
+#define NS_GET_OWNER_UID 0xb704
+
+static void namespaces(void) {
+    int user = open("/proc/self/ns/user", O_RDONLY);
+    int pid = open("/proc/self/ns/pid", O_RDONLY);
+    int mnt = open("/proc/self/ns/mnt", O_RDONLY);
+    CHECK(user >= 0 && pid >= 0 && mnt >= 0, "open ns");
+    REFUSED(ioctl(user, NS_GET_USERNS), EPERM);
+    REFUSED(ioctl(user, NS_GET_PARENT), EPERM);
+    REFUSED(ioctl(pid, NS_GET_PARENT), EPERM);
+    REFUSED(ioctl(mnt, NS_GET_PARENT), EINVAL);
+    REFUSED(ioctl(pid, NS_GET_OWNER_UID, BAD), EINVAL);
+    REFUSED(ioctl(user, NS_GET_OWNER_UID, BAD), EFAULT);
+    REFUSED(ioctl(1, NS_GET_NSTYPE), ENOTTY);
+    long type = ioctl(pid, NS_GET_NSTYPE);
+    unsigned uid = 7;
+    long own = ioctl(user, NS_GET_OWNER_UID, &uid);
+    int owner = ioctl(pid, NS_GET_USERNS);
+    struct stat a, b, c, d;
+    fstat(user, &a);
+    fstat(owner, &b);
+    int same_owner = a.st_ino == b.st_ino && (fcntl(owner, F_GETFD) & FD_CLOEXEC);
+    /* Another process is in the same namespaces. */
+    int p[2];
+    pipe(p);
+    pid_t k = fork();
+    if (k == 0) {
+        char x;
+        read(p[0], &x, 1);
+        _exit(0);
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/ns/pid", k);
+    stat(path, &c);
+    fstat(pid, &d);
+    snprintf(path, sizeof path, "/proc/%d/ns/pid_for_children", k);
+    struct stat e;
+    stat(path, &e);
+    write(p[1], "x", 1);
+    waitpid(k, 0, 0);
+    close(p[0]);
+    close(p[1]);
+    printf("clonefutex: ns pid type %#lx, user owner uid %ld %u, a pid ns's owner is the user ns "
+           "%d, a child's pid ns is ours %d (for children %d)\n",
+           type, own, uid, same_owner, c.st_ino == d.st_ino, e.st_ino == d.st_ino);
+    close(owner);
+    close(user);
+    close(pid);
+    close(mnt);
+}
+
 int main(void) {
     setvbuf(stdout, 0, _IONBF, 0);
     futexes();
@@ -567,6 +623,7 @@ int main(void) {
     clones();
     pidfds();
     robust();
+    namespaces();
     if (failures == 0)
         printf("clonefutex: all ok\n");
     return failures != 0;

@@ -37,6 +37,12 @@ mod mb {
     pub const SUPPORTED: u64 = 127;
 }
 
+/// Namespace `ioctl`s (`_IO(0xb7, n)`).
+pub const NS_GET_USERNS: u64 = 0xb701;
+pub const NS_GET_PARENT: u64 = 0xb702;
+pub const NS_GET_NSTYPE: u64 = 0xb703;
+pub const NS_GET_OWNER_UID: u64 = 0xb704;
+
 /// `kcmp` types (`KCMP_FILE` … `KCMP_EPOLL_TFD`).
 mod kcmp {
     pub const FILE: u64 = 0;
@@ -374,5 +380,33 @@ impl Keeper {
         }
         self.kill(pid as i64, 0)?;
         Err(EPERM)
+    }
+
+    /// The `ioctl`s of a namespace file (`/proc/<pid>/ns/<kind>`, fid
+    /// `fid`). Stet has one namespace of each kind, the initial one: the
+    /// user namespace owns them all and is owned by none, so asking for
+    /// its owner or for a parent of the PID or user namespace is `EPERM`
+    /// (as Linux answers outside the caller's namespaces), a parent of any
+    /// other kind `EINVAL`; its owner is root.
+    pub(crate) fn ns_ioctl(&mut self, fid: u64, req: u64, arg: u64) -> R {
+        let kind = self.proc_ctl(proc_ctl::NS_KIND, fid)?;
+        match req {
+            NS_GET_USERNS if kind == CLONE_NEWUSER => Err(EPERM),
+            NS_GET_USERNS => {
+                let f = self.proc_ctl(proc_ctl::NS_USER, 0)?;
+                self.install_fid(f, true)
+            }
+            NS_GET_PARENT if kind == CLONE_NEWPID || kind == CLONE_NEWUSER => Err(EPERM),
+            NS_GET_PARENT => Err(EINVAL),
+            NS_GET_NSTYPE => Ok(kind),
+            NS_GET_OWNER_UID if kind != CLONE_NEWUSER => Err(EINVAL),
+            NS_GET_OWNER_UID => {
+                self.space
+                    .write(arg, &0u32.to_le_bytes())
+                    .map_err(Touch::errno)?;
+                Ok(0)
+            }
+            _ => Err(ENOTTY),
+        }
     }
 }
