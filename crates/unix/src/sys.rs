@@ -202,6 +202,7 @@ pub mod nr {
     pub const PIDFD_SEND_SIGNAL: u64 = 424;
     pub const PIDFD_OPEN: u64 = 434;
     pub const PIDFD_GETFD: u64 = 438;
+    pub const FUTEX_WAITV: u64 = 449;
     pub const RSEQ: u64 = 334;
     pub const FACCESSAT2: u64 = 439;
 }

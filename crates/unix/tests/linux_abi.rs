@@ -231,6 +231,7 @@ fn linux_rows() -> Vec<Row> {
         sys::nr::PIDFD_SEND_SIGNAL => general::__NR_pidfd_send_signal,
         sys::nr::PIDFD_OPEN => general::__NR_pidfd_open,
         sys::nr::PIDFD_GETFD => general::__NR_pidfd_getfd,
+        sys::nr::FUTEX_WAITV => general::__NR_futex_waitv,
         sys::nr::RSEQ => general::__NR_rseq,
         sys::nr::FACCESSAT2 => general::__NR_faccessat2,
         sys::errno::EPERM => errno::EPERM,

@@ -145,6 +145,74 @@ static void futexes(void) {
     munmap(w, 4096);
 }
 
+struct waitv {
+    uint64_t val, uaddr;
+    uint32_t flags, reserved;
+};
+
+static long waitv(struct waitv *w, unsigned n, unsigned flags, struct timespec *t, int clock) {
+    return syscall(449, w, n, flags, t, clock);
+}
+
+static void waitvs(void) {
+    static uint32_t words[3];
+    struct waitv w[3];
+    for (int i = 0; i < 3; i++)
+        w[i] = (struct waitv){0, (uintptr_t)&words[i], 2 | 128, 0};
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_sec += 1;
+    REFUSED(waitv(w, 1, 1, &t, CLOCK_MONOTONIC), EINVAL);
+    REFUSED(waitv(w, 0, 0, &t, CLOCK_MONOTONIC), EINVAL);
+    REFUSED(waitv(w, 129, 0, &t, CLOCK_MONOTONIC), EINVAL);
+    REFUSED(waitv(0, 1, 0, &t, CLOCK_MONOTONIC), EINVAL);
+    REFUSED(waitv(w, 1, 0, &t, CLOCK_TAI), EINVAL);
+    REFUSED(waitv(BAD, 1, 0, &t, CLOCK_MONOTONIC), EFAULT);
+    w[0].flags = 128;
+    REFUSED(waitv(w, 1, 0, &t, CLOCK_MONOTONIC), EINVAL);
+    w[0].flags = 2 | 128;
+    w[0].reserved = 1;
+    REFUSED(waitv(w, 1, 0, &t, CLOCK_MONOTONIC), EINVAL);
+    w[0].reserved = 0;
+    w[0].uaddr = 1;
+    REFUSED(waitv(w, 1, 0, &t, CLOCK_MONOTONIC), EINVAL);
+    w[0].uaddr = (uintptr_t)&words[0];
+    w[1].val = 1;
+    REFUSED(waitv(w, 3, 0, &t, CLOCK_MONOTONIC), EAGAIN);
+    w[1].val = 0;
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_nsec += 20000000;
+    if (t.tv_nsec >= 1000000000) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000;
+    }
+    REFUSED(waitv(w, 1, 0, &t, CLOCK_REALTIME), ETIMEDOUT);
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_nsec += 20000000;
+    if (t.tv_nsec >= 1000000000) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000;
+    }
+    REFUSED(waitv(w, 3, 0, &t, CLOCK_MONOTONIC), ETIMEDOUT);
+
+    /* One word of shared memory, woken by another process. */
+    uint32_t *s = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    *s = 0;
+    pid_t c = fork();
+    if (c == 0) {
+        msleep(50);
+        futex(s, FUTEX_WAKE, 1, 0, 0, 0);
+        _exit(0);
+    }
+    struct waitv one = {0, (uintptr_t)s, 2, 0};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_sec += 5;
+    long r = waitv(&one, 1, 0, &t, CLOCK_MONOTONIC);
+    waitpid(c, 0, 0);
+    munmap(s, 4096);
+    printf("clonefutex: futex_waitv woken by another process: %ld\n", r);
+}
+
 static volatile sig_atomic_t got_usr1;
 static void on_usr1(int s) {
     (void)s;
@@ -611,6 +679,7 @@ static void namespaces(void) {
 int main(void) {
     setvbuf(stdout, 0, _IONBF, 0);
     futexes();
+    waitvs();
     deathsig();
     subreaper();
     names();

@@ -372,6 +372,7 @@ impl Keeper {
             nr::UNSHARE => self.unshare(a[0]),
             nr::KCMP => self.kcmp(a[0], a[1], a[2], a[3], a[4]),
             nr::PIDFD_OPEN => self.pidfd_open(a[0], a[1]),
+            nr::FUTEX_WAITV => self.futex_waitv(a[0], a[1], a[2], a[3], a[4]),
             nr::PIDFD_SEND_SIGNAL => self.pidfd_send_signal(a[0], a[1], a[2], a[3]),
             nr::PIDFD_GETFD => self.pidfd_getfd(a[0], a[1], a[2]),
             nr::SET_ROBUST_LIST => self.set_robust(a[0], a[1]),
