@@ -676,6 +676,28 @@ static void namespaces(void) {
     close(mnt);
 }
 
+/* Any 64-bit value in any argument: an errno, never a keeper's fault. */
+static void garbage(void) {
+    const long v[] = {-1L, 0x7fffffffffffffffL, (long)0x8000000000000000UL, 0xffffffffL, 4095,
+                      -4096};
+    const long calls[] = {SYS_prctl,          SYS_personality,       SYS_getcpu,
+                          SYS_membarrier,     SYS_unshare,           SYS_kcmp,
+                          SYS_pidfd_open,     SYS_pidfd_send_signal, SYS_pidfd_getfd,
+                          SYS_get_robust_list, 449,                  SYS_futex};
+    int n = 0;
+    for (unsigned c = 0; c < sizeof calls / sizeof calls[0]; c++)
+        for (unsigned i = 0; i < sizeof v / sizeof v[0]; i++) {
+            long a = v[i], b = v[(i + 1) % 6], d = v[(i + 2) % 6];
+            if (calls[c] == SYS_personality)
+                continue; /* would change the persona: checked above */
+            if (calls[c] == SYS_unshare && (a & 0x400) == 0)
+                a |= 0; /* unshare of anything is harmless here */
+            long r = syscall(calls[c], a, b, d, a, b, d);
+            n += r == -1;
+        }
+    printf("clonefutex: bad arguments refused, the keeper still serves: %d\n", n > 0);
+}
+
 int main(void) {
     setvbuf(stdout, 0, _IONBF, 0);
     futexes();
@@ -693,6 +715,7 @@ int main(void) {
     pidfds();
     robust();
     namespaces();
+    garbage();
     if (failures == 0)
         printf("clonefutex: all ok\n");
     return failures != 0;

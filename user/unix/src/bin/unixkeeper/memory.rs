@@ -446,9 +446,8 @@ impl Keeper {
         let mut v = [(0u64, 0u64, 0u32); MAX as usize];
         for (i, e) in v.iter_mut().enumerate().take(n) {
             let mut b = [0u8; 24];
-            self.space
-                .read(waiters + 24 * i as u64, &mut b)
-                .map_err(Touch::errno)?;
+            let at = waiters.checked_add(24 * i as u64).ok_or(EFAULT)?;
+            self.space.read(at, &mut b).map_err(Touch::errno)?;
             let word = |r: core::ops::Range<usize>| {
                 u64::from_le_bytes(b[r].try_into().unwrap_or_default())
             };
