@@ -325,7 +325,8 @@ pub mod cred_op {
     /// and set-group-ID bits apply → `w0` 1 when the ids now differ from
     /// the real ones (`AT_SECURE`), `w1` real | effective user << 32, `w2`
     /// real | effective group << 32 (the saved and file-system ids are
-    /// the effective ones).
+    /// the effective ones). `w2` 1: the caller has `PR_SET_NO_NEW_PRIVS`,
+    /// the bits do not apply.
     pub const EXEC: u64 = 12;
 }
 
@@ -773,6 +774,11 @@ pub mod proc_ctl {
     pub const SET_NAME: u64 = 4;
     /// `PR_GET_NAME` → `w1`, `w2` the name's 16 bytes (NUL-padded).
     pub const GET_NAME: u64 = 5;
+    /// Which namespace fid `w1` is (a `/proc/<pid>/ns/` file) → `w0` its
+    /// `CLONE_NEW*` flag; `-ENOTTY` for any other file.
+    pub const NS_KIND: u64 = 6;
+    /// A new fid (read-only) of the user namespace → `w0`.
+    pub const NS_USER: u64 = 7;
 }
 
 /// `FUTEX_REQUEUE` of words in shared mappings: wakes at most `w3`'s low

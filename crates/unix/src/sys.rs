@@ -225,6 +225,7 @@ pub mod nr {
     pub const PIDFD_SEND_SIGNAL: u64 = 424;
     pub const PIDFD_OPEN: u64 = 434;
     pub const PIDFD_GETFD: u64 = 438;
+    pub const FUTEX_WAITV: u64 = 449;
     pub const RSEQ: u64 = 334;
     pub const SOCKET: u64 = 41;
     pub const CONNECT: u64 = 42;
@@ -585,6 +586,15 @@ pub mod prctl {
     pub const PR_GET_CHILD_SUBREAPER: u64 = 37;
     pub const PR_CAPBSET_READ: u64 = 23;
     pub const PR_CAPBSET_DROP: u64 = 24;
+    pub const PR_GET_DUMPABLE: u64 = 3;
+    pub const PR_SET_DUMPABLE: u64 = 4;
+    pub const PR_GET_SECCOMP: u64 = 21;
+    pub const PR_SET_SECCOMP: u64 = 22;
+    pub const PR_SET_NO_NEW_PRIVS: u64 = 38;
+    pub const PR_GET_NO_NEW_PRIVS: u64 = 39;
+    pub const PR_GET_TID_ADDRESS: u64 = 40;
+    pub const PR_SET_THP_DISABLE: u64 = 41;
+    pub const PR_GET_THP_DISABLE: u64 = 42;
 }
 
 /// `utimensat`'s nanosecond values that are not times.

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -141,6 +143,74 @@ static void futexes(void) {
     munmap(none, 4096);
     munmap(two, 4096);
     munmap(w, 4096);
+}
+
+struct waitv {
+    uint64_t val, uaddr;
+    uint32_t flags, reserved;
+};
+
+static long waitv(struct waitv *w, unsigned n, unsigned flags, struct timespec *t, int clock) {
+    return syscall(449, w, n, flags, t, clock);
+}
+
+static void waitvs(void) {
+    static uint32_t words[3];
+    struct waitv w[3];
+    for (int i = 0; i < 3; i++)
+        w[i] = (struct waitv){0, (uintptr_t)&words[i], 2 | 128, 0};
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_sec += 1;
+    REFUSED(waitv(w, 1, 1, &t, CLOCK_MONOTONIC), EINVAL);
+    REFUSED(waitv(w, 0, 0, &t, CLOCK_MONOTONIC), EINVAL);
+    REFUSED(waitv(w, 129, 0, &t, CLOCK_MONOTONIC), EINVAL);
+    REFUSED(waitv(0, 1, 0, &t, CLOCK_MONOTONIC), EINVAL);
+    REFUSED(waitv(w, 1, 0, &t, CLOCK_TAI), EINVAL);
+    REFUSED(waitv(BAD, 1, 0, &t, CLOCK_MONOTONIC), EFAULT);
+    w[0].flags = 128;
+    REFUSED(waitv(w, 1, 0, &t, CLOCK_MONOTONIC), EINVAL);
+    w[0].flags = 2 | 128;
+    w[0].reserved = 1;
+    REFUSED(waitv(w, 1, 0, &t, CLOCK_MONOTONIC), EINVAL);
+    w[0].reserved = 0;
+    w[0].uaddr = 1;
+    REFUSED(waitv(w, 1, 0, &t, CLOCK_MONOTONIC), EINVAL);
+    w[0].uaddr = (uintptr_t)&words[0];
+    w[1].val = 1;
+    REFUSED(waitv(w, 3, 0, &t, CLOCK_MONOTONIC), EAGAIN);
+    w[1].val = 0;
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_nsec += 20000000;
+    if (t.tv_nsec >= 1000000000) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000;
+    }
+    REFUSED(waitv(w, 1, 0, &t, CLOCK_REALTIME), ETIMEDOUT);
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_nsec += 20000000;
+    if (t.tv_nsec >= 1000000000) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000;
+    }
+    REFUSED(waitv(w, 3, 0, &t, CLOCK_MONOTONIC), ETIMEDOUT);
+
+    /* One word of shared memory, woken by another process. */
+    uint32_t *s = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    *s = 0;
+    pid_t c = fork();
+    if (c == 0) {
+        msleep(50);
+        futex(s, FUTEX_WAKE, 1, 0, 0, 0);
+        _exit(0);
+    }
+    struct waitv one = {0, (uintptr_t)s, 2, 0};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_sec += 5;
+    long r = waitv(&one, 1, 0, &t, CLOCK_MONOTONIC);
+    waitpid(c, 0, 0);
+    munmap(s, 4096);
+    printf("clonefutex: futex_waitv woken by another process: %ld\n", r);
 }
 
 static volatile sig_atomic_t got_usr1;
@@ -295,6 +365,50 @@ static void slack(void) {
     printf("clonefutex: timer slack %ld, set 1 %ld, reset %ld; child %ld, its reset %ld\n", d, one,
            back, v[0], v[1]);
     REFUSED(prctl(12345), EINVAL);
+}
+
+static void flags(void) {
+    long d0 = prctl(PR_GET_DUMPABLE);
+    prctl(PR_SET_DUMPABLE, 0);
+    long d1 = prctl(PR_GET_DUMPABLE);
+    REFUSED(prctl(PR_SET_DUMPABLE, 2), EINVAL);
+    prctl(PR_SET_DUMPABLE, 1);
+    long n0 = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+    REFUSED(prctl(PR_SET_NO_NEW_PRIVS, 0, 0, 0, 0), EINVAL);
+    REFUSED(prctl(PR_SET_NO_NEW_PRIVS, 1, 1, 0, 0), EINVAL);
+    REFUSED(prctl(PR_GET_NO_NEW_PRIVS, 1, 0, 0, 0), EINVAL);
+    int p[2];
+    pipe(p);
+    if (fork() == 0) {
+        long r = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+        long v[2] = {r, prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)};
+        if (fork() == 0) {
+            long w = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+            write(p[1], &w, sizeof w);
+            _exit(0);
+        }
+        wait(0);
+        write(p[1], v, sizeof v);
+        _exit(0);
+    }
+    long inherited = -1, v[2] = {-1, -1};
+    read(p[0], &inherited, sizeof inherited);
+    read(p[0], v, sizeof v);
+    wait(0);
+    close(p[0]);
+    close(p[1]);
+    long seccomp = prctl(PR_GET_SECCOMP);
+    long cap = prctl(PR_CAPBSET_READ, 0);
+    REFUSED(prctl(PR_CAPBSET_READ, 41), EINVAL);
+    prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    long thp = prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0);
+    prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0);
+    int *tidp = (int *)1;
+    long ta = prctl(PR_GET_TID_ADDRESS, &tidp);
+    REFUSED(prctl(PR_GET_TID_ADDRESS, BAD), EFAULT);
+    printf("clonefutex: dumpable %ld then %ld; no_new_privs %ld, set %ld get %ld, inherited %ld; "
+           "seccomp %ld, capbset %ld, thp %ld, tid address %ld (%d)\n",
+           d0, d1, n0, v[0], v[1], inherited, seccomp, cap, thp, ta, tidp != (int *)1);
 }
 
 static void persona(void) {
@@ -508,13 +622,91 @@ static void robust(void) {
            len, WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
+#define NS_GET_USERNS 0xb701
+#define NS_GET_PARENT 0xb702
+#define NS_GET_NSTYPE 0xb703
+#define NS_GET_OWNER_UID 0xb704
+
+static void namespaces(void) {
+    int user = open("/proc/self/ns/user", O_RDONLY);
+    int pid = open("/proc/self/ns/pid", O_RDONLY);
+    int mnt = open("/proc/self/ns/mnt", O_RDONLY);
+    CHECK(user >= 0 && pid >= 0 && mnt >= 0, "open ns");
+    REFUSED(ioctl(user, NS_GET_USERNS), EPERM);
+    REFUSED(ioctl(user, NS_GET_PARENT), EPERM);
+    REFUSED(ioctl(pid, NS_GET_PARENT), EPERM);
+    REFUSED(ioctl(mnt, NS_GET_PARENT), EINVAL);
+    REFUSED(ioctl(pid, NS_GET_OWNER_UID, BAD), EINVAL);
+    REFUSED(ioctl(user, NS_GET_OWNER_UID, BAD), EFAULT);
+    REFUSED(ioctl(1, NS_GET_NSTYPE), ENOTTY);
+    long type = ioctl(pid, NS_GET_NSTYPE);
+    unsigned uid = 7;
+    long own = ioctl(user, NS_GET_OWNER_UID, &uid);
+    int owner = ioctl(pid, NS_GET_USERNS);
+    struct stat a, b, c, d;
+    fstat(user, &a);
+    fstat(owner, &b);
+    int same_owner = a.st_ino == b.st_ino && (fcntl(owner, F_GETFD) & FD_CLOEXEC);
+    /* Another process is in the same namespaces. */
+    int p[2];
+    pipe(p);
+    pid_t k = fork();
+    if (k == 0) {
+        char x;
+        read(p[0], &x, 1);
+        _exit(0);
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/ns/pid", k);
+    stat(path, &c);
+    fstat(pid, &d);
+    snprintf(path, sizeof path, "/proc/%d/ns/pid_for_children", k);
+    struct stat e;
+    stat(path, &e);
+    write(p[1], "x", 1);
+    waitpid(k, 0, 0);
+    close(p[0]);
+    close(p[1]);
+    printf("clonefutex: ns pid type %#lx, user owner uid %ld %u, a pid ns's owner is the user ns "
+           "%d, a child's pid ns is ours %d (for children %d)\n",
+           type, own, uid, same_owner, c.st_ino == d.st_ino, e.st_ino == d.st_ino);
+    close(owner);
+    close(user);
+    close(pid);
+    close(mnt);
+}
+
+/* Any 64-bit value in any argument: an errno, never a keeper's fault. */
+static void garbage(void) {
+    const long v[] = {-1L, 0x7fffffffffffffffL, (long)0x8000000000000000UL, 0xffffffffL, 4095,
+                      -4096};
+    const long calls[] = {SYS_prctl,          SYS_personality,       SYS_getcpu,
+                          SYS_membarrier,     SYS_unshare,           SYS_kcmp,
+                          SYS_pidfd_open,     SYS_pidfd_send_signal, SYS_pidfd_getfd,
+                          SYS_get_robust_list, 449,                  SYS_futex};
+    int n = 0;
+    for (unsigned c = 0; c < sizeof calls / sizeof calls[0]; c++)
+        for (unsigned i = 0; i < sizeof v / sizeof v[0]; i++) {
+            long a = v[i], b = v[(i + 1) % 6], d = v[(i + 2) % 6];
+            if (calls[c] == SYS_personality)
+                continue; /* would change the persona: checked above */
+            if (calls[c] == SYS_unshare && (a & 0x400) == 0)
+                a |= 0; /* unshare of anything is harmless here */
+            long r = syscall(calls[c], a, b, d, a, b, d);
+            n += r == -1;
+        }
+    printf("clonefutex: bad arguments refused, the keeper still serves: %d\n", n > 0);
+}
+
 int main(void) {
     setvbuf(stdout, 0, _IONBF, 0);
     futexes();
+    waitvs();
     deathsig();
     subreaper();
     names();
     slack();
+    flags();
     persona();
     cpus();
     unsharing();
@@ -522,6 +714,8 @@ int main(void) {
     clones();
     pidfds();
     robust();
+    namespaces();
+    garbage();
     if (failures == 0)
         printf("clonefutex: all ok\n");
     return failures != 0;

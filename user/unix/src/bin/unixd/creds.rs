@@ -103,7 +103,11 @@ impl Unixd<'_> {
                 return word(c.set_groups(&g[..s.len() / 4]).map(|_| 0));
             }
             op::EXEC => {
-                let o = self.fs.inode(w[1] as u32).ok_or(ENOENT)?.owner();
+                let mut o = self.fs.inode(w[1] as u32).ok_or(ENOENT)?.owner();
+                if w[2] & 1 != 0 {
+                    // `PR_SET_NO_NEW_PRIVS`: no set-id bits.
+                    o.mode &= !0o6000;
+                }
                 let c = &mut self.procs[i].cred;
                 let secure = c.exec(o);
                 let u = c.pack(Which::User)[0];

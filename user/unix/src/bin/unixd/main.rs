@@ -171,6 +171,10 @@ pub struct Unixd<'a> {
     notify: u16,
     /// Thread ids in use, and their processes (`TID`).
     tids: Vec<(u32, u32)>,
+    /// The one namespace of each kind: its inode, shown as
+    /// `/proc/<pid>/ns/<kind>` in every process (`procctl::NS_NAMES`; 0:
+    /// not made yet).
+    ns: [u32; procctl::NS_KINDS],
     /// Eventfds and timerfds (`fdobjs`).
     events: Vec<fdobjs::Event>,
     timers: Vec<fdobjs::Timer>,
@@ -395,6 +399,7 @@ fn main(arg: u64) -> i64 {
         proc_pending: false,
         notify: 0,
         tids: Vec::new(),
+        ns: [0; procctl::NS_KINDS],
         events: Vec::new(),
         timers: Vec::new(),
         epolls: Vec::new(),

@@ -226,6 +226,7 @@ impl Unixd<'_> {
         self.gen_file(dir, b"status", Gen::Status(pid));
         self.gen_file(dir, b"comm", Gen::Comm(pid));
         self.gen_file(dir, b"mounts", Gen::System(crate::procgen::SysFile::Mounts));
+        self.ns_dir(dir);
         // `task/`: a directory per thread (its first is the process).
         if let Ok(task) = self.fs.create(dir, b"task", mode::DIR | 0o555, now) {
             self.task_entry(task, pid, pid);
@@ -406,6 +407,7 @@ impl Unixd<'_> {
             self.fd_dir_clear(fd);
             let _ = self.fs.rmdir(dir, b"fd", now);
         }
+        self.ns_gone(dir);
         for name in [
             &b"stat"[..],
             b"status",

@@ -312,6 +312,9 @@ fn load<const N: usize, const M: usize>(
     } else {
         false
     };
+    // Linux's `setup_new_exec`: a program run with changed ids may not
+    // be dumped (`PR_GET_DUMPABLE` 0), any other may.
+    k.dumpable = !secure as u8;
     if k.keepable() && k.keep_process() {
         k.kept_at_exec = true;
     } else {

@@ -821,6 +821,9 @@ impl Keeper {
         let fid = self.fid(fd)?;
         let req = req as u32 as u64;
         match req {
+            crate::procctl::NS_GET_USERNS..=crate::procctl::NS_GET_OWNER_UID => {
+                self.ns_ioctl(fid, req, arg)
+            }
             ioctl::TCGETS => {
                 let mut t = [0u8; 36];
                 let a = Msg::new(UNIXD, p::TTY)

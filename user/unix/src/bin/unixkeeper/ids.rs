@@ -112,7 +112,8 @@ impl Keeper {
     /// `execve` of inode `ino` has begun the new program: its set-id
     /// bits apply (in unixd) → `AT_SECURE`.
     pub fn exec_ids(&mut self, ino: u64) -> bool {
-        let (r, a) = ux(proto::CRED, [op::EXEC, ino, 0, 0], &[]);
+        let nnp = self.no_new_privs as u64;
+        let (r, a) = ux(proto::CRED, [op::EXEC, ino, nnp, 0], &[]);
         if r.is_err() || !a.ok() {
             return false;
         }

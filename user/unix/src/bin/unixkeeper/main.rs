@@ -99,6 +99,13 @@ pub struct Keeper {
     pub clone_child: (u64, u64),
     /// `FORK`'s flags for the child being made (`FORK_PARENT`).
     pub fork_flags: u64,
+    /// `PR_SET_NO_NEW_PRIVS`: `execve` does not apply set-id bits
+    /// (inherited, never cleared).
+    pub no_new_privs: bool,
+    /// `PR_SET_DUMPABLE` (0 or 1; 1 at start).
+    pub dumpable: u8,
+    /// `PR_SET_THP_DISABLE` (a flag only: no huge pages here).
+    pub thp_disable: bool,
     /// `membarrier`'s registrations: bit 0 private expedited, bit 1 its
     /// `SYNC_CORE` form (dropped at `execve`).
     pub membarrier: u8,
@@ -191,6 +198,9 @@ impl Keeper {
             persona: 0,
             slack: [procctl::DEFAULT_SLACK; 2],
             membarrier: 0,
+            no_new_privs: false,
+            dumpable: 1,
+            thp_disable: false,
             clone_child: (0, 0),
             fork_flags: 0,
             suspend_mask: None,

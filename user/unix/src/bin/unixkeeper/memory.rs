@@ -512,6 +512,101 @@ impl Keeper {
         Ok(start)
     }
 
+    /// `futex_waitv(waiters, n, flags, timeout, clockid)`: waits until one
+    /// of `n` futexes (`struct futex_waitv`: value, address, flags) is
+    /// woken → its index. Linux's checks and order; every word is
+    /// compared first (`EAGAIN`). One futex waits as `FUTEX_WAIT_BITSET`
+    /// does (private or shared, threads or not); several private ones of
+    /// a single-threaded process can be woken by no one, so that is a
+    /// wait for the time or a signal. Several in other cases would need
+    /// one wait on many words, which neither the keeper's queue nor
+    /// unixd's has (`ENOSYS`, counted).
+    pub(crate) fn futex_waitv(
+        &mut self,
+        waiters: u64,
+        n: u64,
+        flags: u64,
+        timeout: u64,
+        clock: u64,
+    ) -> R {
+        const FUTEX_32: u32 = 2;
+        const MAX: u64 = 128;
+        if flags as u32 != 0 || waiters == 0 || n as u32 == 0 || n as u32 as u64 > MAX {
+            return Err(EINVAL);
+        }
+        let n = n as u32 as usize;
+        let realtime = match clock as u32 as u64 {
+            stet_unix::sys::clock::REALTIME => true,
+            stet_unix::sys::clock::MONOTONIC => false,
+            _ if timeout == 0 => false,
+            _ => return Err(EINVAL),
+        };
+        let deadline = if timeout == 0 {
+            u64::MAX
+        } else {
+            let t = self.timespec(timeout)?;
+            if realtime {
+                t.saturating_sub(crate::calls::boot_wall_ns())
+            } else {
+                t
+            }
+        };
+        let mut v = [(0u64, 0u64, 0u32); MAX as usize];
+        for (i, e) in v.iter_mut().enumerate().take(n) {
+            let mut b = [0u8; 24];
+            let at = waiters.checked_add(24 * i as u64).ok_or(EFAULT)?;
+            self.space.read(at, &mut b).map_err(Touch::errno)?;
+            let word = |r: core::ops::Range<usize>| {
+                u64::from_le_bytes(b[r].try_into().unwrap_or_default())
+            };
+            let f = word(16..24);
+            let (fl, reserved) = (f as u32, (f >> 32) as u32);
+            if fl & !(FUTEX_32 | futex::PRIVATE_FLAG as u32) != 0
+                || reserved != 0
+                || fl & FUTEX_32 == 0
+            {
+                return Err(EINVAL);
+            }
+            *e = (word(0..8), word(8..16), fl);
+        }
+        let mut all_private = true;
+        for &(_, addr, fl) in &v[..n] {
+            if !addr.is_multiple_of(4) {
+                return Err(EINVAL);
+            }
+            let by_page = fl & futex::PRIVATE_FLAG as u32 == 0;
+            let (fid, _) = self.futex_key(addr, by_page)?;
+            all_private &= fid == u64::MAX;
+        }
+        let retry = self.th.retrying;
+        if !retry {
+            for &(val, addr, _) in &v[..n] {
+                let mut w = [0u8; 4];
+                self.space.read(addr, &mut w).map_err(Touch::errno)?;
+                if u32::from_le_bytes(w) != val as u32 {
+                    return Err(EAGAIN);
+                }
+            }
+        }
+        if n == 1 {
+            let (val, addr, fl) = v[0];
+            let op = futex::WAIT_BITSET
+                | (fl & futex::PRIVATE_FLAG as u32) as u64
+                | if realtime { futex::CLOCK_REALTIME } else { 0 };
+            return self
+                .futex(addr, op, val as u32 as u64, timeout, 0, u32::MAX as u64)
+                .map(|_| 0);
+        }
+        if all_private && !self.threaded() {
+            return match self.wait_until(deadline) {
+                Ok(_) => Err(ETIMEDOUT),
+                Err(e) => Err(e),
+            };
+        }
+        self.count_enosys(nr::FUTEX_WAITV);
+        Err(ENOSYS)
+    }
+
     /// Wakes up to `n` waiters of the futex at `addr`, private or shared.
     fn futex_wake_at(&mut self, addr: u64, n: u32) -> Result<u64, i64> {
         let (fid, off) = self.futex_key(addr, false)?;

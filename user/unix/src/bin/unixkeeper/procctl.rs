@@ -37,6 +37,12 @@ mod mb {
     pub const SUPPORTED: u64 = 127;
 }
 
+/// Namespace `ioctl`s (`_IO(0xb7, n)`).
+pub const NS_GET_USERNS: u64 = 0xb701;
+pub const NS_GET_PARENT: u64 = 0xb702;
+pub const NS_GET_NSTYPE: u64 = 0xb703;
+pub const NS_GET_OWNER_UID: u64 = 0xb704;
+
 /// `kcmp` types (`KCMP_FILE` … `KCMP_EPOLL_TFD`).
 mod kcmp {
     pub const FILE: u64 = 0;
@@ -49,11 +55,44 @@ impl Keeper {
         self.unixd(proto::PROC_CTL, [op, v, 0, 0])
     }
 
-    /// `prctl(option, arg2, …)`.
-    pub(crate) fn prctl(&mut self, option: u64, arg: u64) -> R {
+    /// `prctl(option, arg2, …)`; `rest` are `arg3` to `arg5`, which some
+    /// options require to be 0.
+    pub(crate) fn prctl(&mut self, option: u64, arg: u64, rest: [u64; 3]) -> R {
+        let zeros = |from: usize| rest[from..].iter().all(|&v| v == 0);
         match option {
             PR_CAPBSET_READ => self.unixd(proto::CAPS, [proto::caps_op::BSET_READ, arg, 0, 0]),
             PR_CAPBSET_DROP => self.unixd(proto::CAPS, [proto::caps_op::BSET_DROP, arg, 0, 0]),
+            PR_GET_DUMPABLE => Ok(self.dumpable as u64),
+            PR_SET_DUMPABLE if arg > 1 => Err(EINVAL),
+            PR_SET_DUMPABLE => {
+                self.dumpable = arg as u8;
+                Ok(0)
+            }
+            PR_SET_NO_NEW_PRIVS if arg != 1 || !zeros(0) => Err(EINVAL),
+            PR_SET_NO_NEW_PRIVS => {
+                self.no_new_privs = true;
+                Ok(0)
+            }
+            PR_GET_NO_NEW_PRIVS if arg != 0 || !zeros(0) => Err(EINVAL),
+            PR_GET_NO_NEW_PRIVS => Ok(self.no_new_privs as u64),
+            // No seccomp filtering (as a kernel without `CONFIG_SECCOMP`).
+            PR_GET_SECCOMP => Ok(0),
+            PR_SET_SECCOMP => Err(EINVAL),
+            PR_SET_THP_DISABLE if !zeros(0) => Err(EINVAL),
+            PR_SET_THP_DISABLE => {
+                self.thp_disable = arg != 0;
+                Ok(0)
+            }
+            PR_GET_THP_DISABLE if arg != 0 || !zeros(0) => Err(EINVAL),
+            PR_GET_THP_DISABLE => Ok(self.thp_disable as u64),
+            PR_GET_TID_ADDRESS => {
+                let c = self.th.cur;
+                let at = self.th.t[c].clear_tid;
+                self.space
+                    .write(arg, &at.to_le_bytes())
+                    .map_err(Touch::errno)?;
+                Ok(0)
+            }
             PR_SET_NAME => {
                 let mut b = [0u8; 16];
                 let n = match self.space.read_cstr(arg, &mut b[..15]) {
@@ -340,5 +379,33 @@ impl Keeper {
         }
         self.kill(pid as i64, 0)?;
         Err(EPERM)
+    }
+
+    /// The `ioctl`s of a namespace file (`/proc/<pid>/ns/<kind>`, fid
+    /// `fid`). Stet has one namespace of each kind, the initial one: the
+    /// user namespace owns them all and is owned by none, so asking for
+    /// its owner or for a parent of the PID or user namespace is `EPERM`
+    /// (as Linux answers outside the caller's namespaces), a parent of any
+    /// other kind `EINVAL`; its owner is root.
+    pub(crate) fn ns_ioctl(&mut self, fid: u64, req: u64, arg: u64) -> R {
+        let kind = self.proc_ctl(proc_ctl::NS_KIND, fid)?;
+        match req {
+            NS_GET_USERNS if kind == CLONE_NEWUSER => Err(EPERM),
+            NS_GET_USERNS => {
+                let f = self.proc_ctl(proc_ctl::NS_USER, 0)?;
+                self.install_fid(f, true)
+            }
+            NS_GET_PARENT if kind == CLONE_NEWPID || kind == CLONE_NEWUSER => Err(EPERM),
+            NS_GET_PARENT => Err(EINVAL),
+            NS_GET_NSTYPE => Ok(kind),
+            NS_GET_OWNER_UID if kind != CLONE_NEWUSER => Err(EINVAL),
+            NS_GET_OWNER_UID => {
+                self.space
+                    .write(arg, &0u32.to_le_bytes())
+                    .map_err(Touch::errno)?;
+                Ok(0)
+            }
+            _ => Err(ENOTTY),
+        }
     }
 }
