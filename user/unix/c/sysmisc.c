@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/timex.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -351,6 +352,66 @@ static void sysctl_files(void) {
     CHECK(sethostname("stet", 4) == 0, "restore");
 }
 
+static long adj(struct timex *t) { return syscall(SYS_adjtimex, t); }
+
+static void adjtimex_user(void) {
+    CHECK(setuid(1000) == 0, "setuid");
+    struct timex t = {0};
+    printf("sysmisc: user reads adjtimex: %ld\n", adj(&t));
+    t.modes = ADJ_OFFSET_SS_READ;
+    CHECK(adj(&t) >= 0, "ADJ_OFFSET_SS_READ by a user");
+    t.modes = ADJ_MAXERROR;
+    REFUSED(adj(&t), EPERM);
+    t.modes = ADJ_OFFSET_SINGLESHOT;
+    REFUSED(adj(&t), EPERM);
+}
+
+static void adjtime_(void) {
+    struct timex t = {0};
+    long r = adj(&t);
+    printf("sysmisc: adjtimex read %ld status %#x tick %ld constant %ld maxerror %ld tolerance %ld "
+           "precision %ld\n",
+           r, t.status, t.tick, t.constant, t.maxerror, t.tolerance, t.precision);
+    memset(&t, 0, sizeof t);
+    t.modes = 0x8000;
+    REFUSED(adj(&t), EINVAL);
+    t.modes = ADJ_TICK;
+    t.tick = 8999;
+    REFUSED(adj(&t), EINVAL);
+    t.tick = 11001;
+    REFUSED(adj(&t), EINVAL);
+    REFUSED(adj(BAD), EFAULT);
+    t.modes = ADJ_STATUS | ADJ_OFFSET | ADJ_FREQUENCY | ADJ_TIMECONST;
+    t.status = STA_PLL;
+    t.offset = 100;
+    t.freq = 3 << 16;
+    t.constant = 1;
+    r = adj(&t);
+    memset(&t, 0, sizeof t);
+    adj(&t);
+    printf("sysmisc: after setting: %ld status %#x offset %ld freq %ld constant %ld\n", r, t.status,
+           t.offset, t.freq, t.constant);
+    t.modes = ADJ_OFFSET_SINGLESHOT;
+    t.offset = 250;
+    adj(&t);
+    t.modes = ADJ_OFFSET_SS_READ;
+    adj(&t);
+    printf("sysmisc: adjtime offset %ld\n", t.offset);
+    t.modes = ADJ_OFFSET_SINGLESHOT;
+    t.offset = 0;
+    adj(&t);
+    t.modes = ADJ_STATUS | ADJ_FREQUENCY;
+    t.status = STA_UNSYNC;
+    t.freq = 0;
+    printf("sysmisc: back to unsynchronised %ld\n", adj(&t));
+    printf("sysmisc: adjtimex user child %d\n", in_child(adjtimex_user));
+    REFUSED(syscall(SYS_clock_adjtime, CLOCK_MONOTONIC, &t), EOPNOTSUPP);
+    REFUSED(syscall(SYS_clock_adjtime, 10, &t), EINVAL);
+    REFUSED(syscall(SYS_clock_adjtime, CLOCK_REALTIME, BAD), EFAULT);
+    t.modes = 0;
+    printf("sysmisc: clock_adjtime read %ld\n", syscall(SYS_clock_adjtime, CLOCK_REALTIME, &t));
+}
+
 static volatile int hups;
 static void on_hup(int s) {
     (void)s;
@@ -381,6 +442,7 @@ int main(void) {
     ioprio();
     fs_types();
     sysctl_files();
+    adjtime_();
     printf("sysmisc: vhangup child %d\n", in_child(hangup_no_tty));
     in_child(hangup_tty);
     if (failures == 0)

@@ -372,6 +372,8 @@ impl Keeper {
             nr::VHANGUP => self.vhangup(),
             nr::SYSFS => self.sysfs(a[0], a[1], a[2]),
             nr::USTAT => self.ustat(a[0], a[1]),
+            nr::ADJTIMEX => self.clock_adjtime(0, a[0]),
+            nr::CLOCK_ADJTIME => self.clock_adjtime(a[0], a[1]),
             nr::TIME => self.time(a[0]),
             nr::PRCTL => self.prctl(a[0], a[1]),
             nr::SET_ROBUST_LIST => self.set_robust(a[0], a[1]),
