@@ -12,6 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -412,6 +416,67 @@ static void adjtime_(void) {
     printf("sysmisc: clock_adjtime read %ld\n", syscall(SYS_clock_adjtime, CLOCK_REALTIME, &t));
 }
 
+/* The line of /proc/sysvipc/<kind> whose key is key, and the header. */
+static void sysvipc_line(const char *kind, int key, char *header, char *line) {
+    char path[64], b[256];
+    snprintf(path, sizeof path, "/proc/sysvipc/%s", kind);
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL, "fopen %s", path);
+    if (!f)
+        return;
+    line[0] = 0;
+    CHECK(fgets(header, 256, f) != NULL, "header");
+    while (fgets(b, sizeof b, f)) {
+        int k;
+        if (sscanf(b, "%d", &k) == 1 && k == key)
+            strcpy(line, b);
+    }
+    fclose(f);
+}
+
+static void sysvipc(void) {
+    char h[256], l[256];
+    int shm = shmget(0x5353, 10000, IPC_CREAT | 0640);
+    void *at = shmat(shm, NULL, 0);
+    sysvipc_line("shm", 0x5353, h, l);
+    printf("sysmisc: %s", h);
+    int key, id, cpid, lpid;
+    unsigned perms, uid, gid, cuid, cgid;
+    unsigned long size, nattch;
+    CHECK(sscanf(l, "%d %d %o %lu %d %d %lu %u %u %u %u", &key, &id, &perms, &size, &cpid, &lpid,
+                 &nattch, &uid, &gid, &cuid, &cgid) == 11,
+          "shm line [%s]", l);
+    printf("sysmisc: shm id ok %d perms %o size %lu cpid ok %d lpid ok %d nattch %lu uid %u gid %u\n",
+           id == shm, perms, size, cpid == getpid(), lpid == getpid(), nattch, uid, gid);
+    shmdt(at);
+    shmctl(shm, IPC_RMID, NULL);
+    int sem = semget(0x5354, 3, IPC_CREAT | 0600);
+    sysvipc_line("sem", 0x5354, h, l);
+    printf("sysmisc: %s", h);
+    unsigned nsems;
+    CHECK(sscanf(l, "%d %d %o %u %u %u", &key, &id, &perms, &nsems, &uid, &gid) == 6, "sem line");
+    printf("sysmisc: sem id ok %d perms %o nsems %u\n", id == sem, perms, nsems);
+    semctl(sem, 0, IPC_RMID);
+    int q = msgget(0x5355, IPC_CREAT | 0620);
+    struct {
+        long type;
+        char text[5];
+    } m = {1, "abcd"};
+    msgsnd(q, &m, 5, 0);
+    msgsnd(q, &m, 3, 0);
+    sysvipc_line("msg", 0x5355, h, l);
+    printf("sysmisc: %s", h);
+    unsigned long cbytes, qnum;
+    int lspid;
+    CHECK(sscanf(l, "%d %d %o %lu %lu %d", &key, &id, &perms, &cbytes, &qnum, &lspid) == 6,
+          "msg line");
+    printf("sysmisc: msg id ok %d perms %o cbytes %lu qnum %lu lspid ok %d\n", id == q, perms,
+           cbytes, qnum, lspid == getpid());
+    msgctl(q, IPC_RMID, NULL);
+    sysvipc_line("msg", 0x5355, h, l);
+    printf("sysmisc: removed queue listed: %d\n", l[0] != 0);
+}
+
 static volatile int hups;
 static void on_hup(int s) {
     (void)s;
@@ -443,6 +508,7 @@ int main(void) {
     fs_types();
     sysctl_files();
     adjtime_();
+    sysvipc();
     printf("sysmisc: vhangup child %d\n", in_child(hangup_no_tty));
     in_child(hangup_tty);
     if (failures == 0)
