@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <mqueue.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -477,6 +478,36 @@ static void sysvipc(void) {
     printf("sysmisc: removed queue listed: %d\n", l[0] != 0);
 }
 
+/* A POSIX message queue's absolute deadline after the wall clock was set
+ * a year on: measured from the clock as it is, not as it was at boot. */
+static void mq_deadline_after_clock_change(void) {
+    struct timespec now, later, m0, m1, d;
+    clock_gettime(CLOCK_REALTIME, &now);
+    later = now;
+    later.tv_sec += 365 * 86400;
+    CHECK(clock_settime(CLOCK_REALTIME, &later) == 0, "clock_settime");
+    mqd_t q = mq_open("/sysmisc", O_CREAT | O_RDWR, 0600, NULL);
+    CHECK(q != (mqd_t)-1, "mq_open");
+    clock_gettime(CLOCK_REALTIME, &d);
+    d.tv_nsec += 50000000;
+    if (d.tv_nsec >= 1000000000) {
+        d.tv_sec++;
+        d.tv_nsec -= 1000000000;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &m0);
+    char buf[8192];
+    REFUSED(mq_timedreceive(q, buf, sizeof buf, NULL, &d), ETIMEDOUT);
+    clock_gettime(CLOCK_MONOTONIC, &m1);
+    long ms = (m1.tv_sec - m0.tv_sec) * 1000 + (m1.tv_nsec - m0.tv_nsec) / 1000000;
+    printf("sysmisc: mq_timedreceive 50 ms after the clock moved a year: within 1 s %d\n",
+           ms >= 40 && ms < 1000);
+    mq_close(q);
+    mq_unlink("/sysmisc");
+    clock_gettime(CLOCK_REALTIME, &now);
+    now.tv_sec -= 365 * 86400;
+    clock_settime(CLOCK_REALTIME, &now);
+}
+
 static volatile int hups;
 static void on_hup(int s) {
     (void)s;
@@ -509,6 +540,7 @@ int main(void) {
     sysctl_files();
     adjtime_();
     sysvipc();
+    mq_deadline_after_clock_change();
     printf("sysmisc: vhangup child %d\n", in_child(hangup_no_tty));
     in_child(hangup_tty);
     if (failures == 0)
