@@ -33,5 +33,6 @@ pub mod stack;
 pub mod sys;
 pub mod sysnames;
 pub mod sysv;
+pub mod timex;
 pub mod tty;
 pub mod vm;

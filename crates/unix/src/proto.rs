@@ -822,6 +822,10 @@ pub mod sysmisc {
     /// its value (`RNDGETENTCNT`: the entropy count; `-ENOTTY` for
     /// another file).
     pub const RANDOM: u64 = 8;
+    /// `adjtimex` (`clock_adjtime(CLOCK_REALTIME)`) of the string's
+    /// `struct timex` → `w0` the clock state, string the `struct timex`
+    /// filled in (`stet_unix::timex`).
+    pub const ADJTIME: u64 = 9;
 }
 
 /// Capabilities (forwarder): `w0` says what ([`caps_op`]).

@@ -7,15 +7,21 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <mqueue.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/timex.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -351,6 +357,157 @@ static void sysctl_files(void) {
     CHECK(sethostname("stet", 4) == 0, "restore");
 }
 
+static long adj(struct timex *t) { return syscall(SYS_adjtimex, t); }
+
+static void adjtimex_user(void) {
+    CHECK(setuid(1000) == 0, "setuid");
+    struct timex t = {0};
+    printf("sysmisc: user reads adjtimex: %ld\n", adj(&t));
+    t.modes = ADJ_OFFSET_SS_READ;
+    CHECK(adj(&t) >= 0, "ADJ_OFFSET_SS_READ by a user");
+    t.modes = ADJ_MAXERROR;
+    REFUSED(adj(&t), EPERM);
+    t.modes = ADJ_OFFSET_SINGLESHOT;
+    REFUSED(adj(&t), EPERM);
+}
+
+static void adjtime_(void) {
+    struct timex t = {0};
+    long r = adj(&t);
+    printf("sysmisc: adjtimex read %ld status %#x tick %ld constant %ld maxerror %ld tolerance %ld "
+           "precision %ld\n",
+           r, t.status, t.tick, t.constant, t.maxerror, t.tolerance, t.precision);
+    memset(&t, 0, sizeof t);
+    t.modes = 0x8000;
+    REFUSED(adj(&t), EINVAL);
+    t.modes = ADJ_TICK;
+    t.tick = 8999;
+    REFUSED(adj(&t), EINVAL);
+    t.tick = 11001;
+    REFUSED(adj(&t), EINVAL);
+    REFUSED(adj(BAD), EFAULT);
+    t.modes = ADJ_STATUS | ADJ_OFFSET | ADJ_FREQUENCY | ADJ_TIMECONST;
+    t.status = STA_PLL;
+    t.offset = 100;
+    t.freq = 3 << 16;
+    t.constant = 1;
+    r = adj(&t);
+    memset(&t, 0, sizeof t);
+    adj(&t);
+    printf("sysmisc: after setting: %ld status %#x offset %ld freq %ld constant %ld\n", r, t.status,
+           t.offset, t.freq, t.constant);
+    t.modes = ADJ_OFFSET_SINGLESHOT;
+    t.offset = 250;
+    adj(&t);
+    t.modes = ADJ_OFFSET_SS_READ;
+    adj(&t);
+    printf("sysmisc: adjtime offset %ld\n", t.offset);
+    t.modes = ADJ_OFFSET_SINGLESHOT;
+    t.offset = 0;
+    adj(&t);
+    t.modes = ADJ_STATUS | ADJ_FREQUENCY;
+    t.status = STA_UNSYNC;
+    t.freq = 0;
+    printf("sysmisc: back to unsynchronised %ld\n", adj(&t));
+    printf("sysmisc: adjtimex user child %d\n", in_child(adjtimex_user));
+    REFUSED(syscall(SYS_clock_adjtime, CLOCK_MONOTONIC, &t), EOPNOTSUPP);
+    REFUSED(syscall(SYS_clock_adjtime, 10, &t), EINVAL);
+    REFUSED(syscall(SYS_clock_adjtime, CLOCK_REALTIME, BAD), EFAULT);
+    t.modes = 0;
+    printf("sysmisc: clock_adjtime read %ld\n", syscall(SYS_clock_adjtime, CLOCK_REALTIME, &t));
+}
+
+/* The line of /proc/sysvipc/<kind> whose key is key, and the header. */
+static void sysvipc_line(const char *kind, int key, char *header, char *line) {
+    char path[64], b[256];
+    snprintf(path, sizeof path, "/proc/sysvipc/%s", kind);
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL, "fopen %s", path);
+    if (!f)
+        return;
+    line[0] = 0;
+    CHECK(fgets(header, 256, f) != NULL, "header");
+    while (fgets(b, sizeof b, f)) {
+        int k;
+        if (sscanf(b, "%d", &k) == 1 && k == key)
+            strcpy(line, b);
+    }
+    fclose(f);
+}
+
+static void sysvipc(void) {
+    char h[256], l[256];
+    int shm = shmget(0x5353, 10000, IPC_CREAT | 0640);
+    void *at = shmat(shm, NULL, 0);
+    sysvipc_line("shm", 0x5353, h, l);
+    printf("sysmisc: %s", h);
+    int key, id, cpid, lpid;
+    unsigned perms, uid, gid, cuid, cgid;
+    unsigned long size, nattch;
+    CHECK(sscanf(l, "%d %d %o %lu %d %d %lu %u %u %u %u", &key, &id, &perms, &size, &cpid, &lpid,
+                 &nattch, &uid, &gid, &cuid, &cgid) == 11,
+          "shm line [%s]", l);
+    printf("sysmisc: shm id ok %d perms %o size %lu cpid ok %d lpid ok %d nattch %lu uid %u gid %u\n",
+           id == shm, perms, size, cpid == getpid(), lpid == getpid(), nattch, uid, gid);
+    shmdt(at);
+    shmctl(shm, IPC_RMID, NULL);
+    int sem = semget(0x5354, 3, IPC_CREAT | 0600);
+    sysvipc_line("sem", 0x5354, h, l);
+    printf("sysmisc: %s", h);
+    unsigned nsems;
+    CHECK(sscanf(l, "%d %d %o %u %u %u", &key, &id, &perms, &nsems, &uid, &gid) == 6, "sem line");
+    printf("sysmisc: sem id ok %d perms %o nsems %u\n", id == sem, perms, nsems);
+    semctl(sem, 0, IPC_RMID);
+    int q = msgget(0x5355, IPC_CREAT | 0620);
+    struct {
+        long type;
+        char text[5];
+    } m = {1, "abcd"};
+    msgsnd(q, &m, 5, 0);
+    msgsnd(q, &m, 3, 0);
+    sysvipc_line("msg", 0x5355, h, l);
+    printf("sysmisc: %s", h);
+    unsigned long cbytes, qnum;
+    int lspid;
+    CHECK(sscanf(l, "%d %d %o %lu %lu %d", &key, &id, &perms, &cbytes, &qnum, &lspid) == 6,
+          "msg line");
+    printf("sysmisc: msg id ok %d perms %o cbytes %lu qnum %lu lspid ok %d\n", id == q, perms,
+           cbytes, qnum, lspid == getpid());
+    msgctl(q, IPC_RMID, NULL);
+    sysvipc_line("msg", 0x5355, h, l);
+    printf("sysmisc: removed queue listed: %d\n", l[0] != 0);
+}
+
+/* A POSIX message queue's absolute deadline after the wall clock was set
+ * a year on: measured from the clock as it is, not as it was at boot. */
+static void mq_deadline_after_clock_change(void) {
+    struct timespec now, later, m0, m1, d;
+    clock_gettime(CLOCK_REALTIME, &now);
+    later = now;
+    later.tv_sec += 365 * 86400;
+    CHECK(clock_settime(CLOCK_REALTIME, &later) == 0, "clock_settime");
+    mqd_t q = mq_open("/sysmisc", O_CREAT | O_RDWR, 0600, NULL);
+    CHECK(q != (mqd_t)-1, "mq_open");
+    clock_gettime(CLOCK_REALTIME, &d);
+    d.tv_nsec += 50000000;
+    if (d.tv_nsec >= 1000000000) {
+        d.tv_sec++;
+        d.tv_nsec -= 1000000000;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &m0);
+    char buf[8192];
+    REFUSED(mq_timedreceive(q, buf, sizeof buf, NULL, &d), ETIMEDOUT);
+    clock_gettime(CLOCK_MONOTONIC, &m1);
+    long ms = (m1.tv_sec - m0.tv_sec) * 1000 + (m1.tv_nsec - m0.tv_nsec) / 1000000;
+    printf("sysmisc: mq_timedreceive 50 ms after the clock moved a year: within 1 s %d\n",
+           ms >= 40 && ms < 1000);
+    mq_close(q);
+    mq_unlink("/sysmisc");
+    clock_gettime(CLOCK_REALTIME, &now);
+    now.tv_sec -= 365 * 86400;
+    clock_settime(CLOCK_REALTIME, &now);
+}
+
 static volatile int hups;
 static void on_hup(int s) {
     (void)s;
@@ -381,6 +538,9 @@ int main(void) {
     ioprio();
     fs_types();
     sysctl_files();
+    adjtime_();
+    sysvipc();
+    mq_deadline_after_clock_change();
     printf("sysmisc: vhangup child %d\n", in_child(hangup_no_tty));
     in_child(hangup_tty);
     if (failures == 0)

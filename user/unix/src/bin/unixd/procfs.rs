@@ -506,6 +506,16 @@ impl Unixd<'_> {
         let Some(g) = self.gen_of(ino) else {
             return;
         };
+        if let Gen::System(
+            f @ (crate::procgen::SysFile::SysvShm
+            | crate::procgen::SysFile::SysvSem
+            | crate::procgen::SysFile::SysvMsg),
+        ) = g
+        {
+            let text = self.sysvipc_text(f);
+            self.set_content(ino, text.as_bytes());
+            return;
+        }
         let mut buf = [0u8; 4096];
         let mut t = Text::new(&mut buf);
         let now = crate::now_ns();

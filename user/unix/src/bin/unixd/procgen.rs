@@ -63,6 +63,10 @@ pub enum SysFile {
     EntropyAvail,
     /// `/proc/sys/fs/epoll/max_user_watches` (`epoll`).
     EpollWatches,
+    /// `/proc/sysvipc/shm`, `sem`, `msg`.
+    SysvShm,
+    SysvSem,
+    SysvMsg,
 }
 
 impl SysFile {
@@ -76,7 +80,7 @@ impl SysFile {
 }
 
 /// The system's files: directory under `/proc`, name, what.
-const FILES: [(&[u8], &[u8], SysFile); 30] = [
+const FILES: [(&[u8], &[u8], SysFile); 33] = [
     (b"", b"cpuinfo", SysFile::Cpuinfo),
     (b"", b"stat", SysFile::Stat),
     (b"", b"version", SysFile::Version),
@@ -119,6 +123,9 @@ const FILES: [(&[u8], &[u8], SysFile); 30] = [
         b"entropy_avail",
         SysFile::EntropyAvail,
     ),
+    (b"sysvipc", b"shm", SysFile::SysvShm),
+    (b"sysvipc", b"sem", SysFile::SysvSem),
+    (b"sysvipc", b"msg", SysFile::SysvMsg),
 ];
 
 /// Pids run from 2 to 32767 (`procs::fork`): Linux's default `pid_max`.
@@ -423,6 +430,8 @@ impl Unixd<'_> {
                 lim::SEMOPM,
                 lim::SEMMNI
             ),
+            // Longer than `Text`'s page: `sysvipc_text`.
+            SysFile::SysvShm | SysFile::SysvSem | SysFile::SysvMsg => Ok(()),
             SysFile::CorePattern => {
                 let _ =
                     t.write_str(core::str::from_utf8(self.misc.core_pattern()).unwrap_or("core"));
@@ -437,5 +446,73 @@ impl Unixd<'_> {
             }
             SysFile::EpollWatches => writeln!(t, "{}", self.max_user_watches),
         };
+    }
+}
+
+impl Unixd<'_> {
+    /// `/proc/sysvipc/shm`, `sem` or `msg`: a header and a line per object,
+    /// in Linux's format (`ipc/shm.c`'s, `sem.c`'s and `msg.c`'s
+    /// `sysvipc_*_proc_show`).
+    pub(crate) fn sysvipc_text(&self, f: SysFile) -> alloc::string::String {
+        let mut t = alloc::string::String::new();
+        let ipc = &self.ipc;
+        let _ = match f {
+            SysFile::SysvShm => {
+                let _ = t.write_str(
+                    "       key      shmid perms                  size  cpid  lpid nattch   uid   gid  cuid  cgid      atime      dtime      ctime                   rss                  swap\n",
+                );
+                for (id, e) in ipc.shm.iter() {
+                    let (p, o) = (&e.perm, &e.obj);
+                    let nattch = Self::nattch(&self.open, o.ino);
+                    let _ = writeln!(
+                        t,
+                        "{:10} {:10}  {:4o} {:21} {:5} {:5}  {:5} {:5} {:5} {:5} {:5} {:10} {:10} {:10} {:21} {:21}",
+                        p.key, id, p.mode & 0o7777, o.segsz, o.cpid, o.lpid, nattch, p.uid, p.gid,
+                        p.cuid, p.cgid, o.atime, o.dtime, o.ctime, 0, 0
+                    );
+                }
+                Ok(())
+            }
+            SysFile::SysvSem => {
+                let _ = t.write_str(
+                    "       key      semid perms      nsems   uid   gid  cuid  cgid      otime      ctime\n",
+                );
+                for (id, e) in ipc.sem.iter() {
+                    let (p, o) = (&e.perm, &e.obj);
+                    let _ = writeln!(
+                        t,
+                        "{:10} {:10}  {:4o} {:10} {:5} {:5} {:5} {:5} {:10} {:10}",
+                        p.key,
+                        id,
+                        p.mode & 0o7777,
+                        o.vals.len(),
+                        p.uid,
+                        p.gid,
+                        p.cuid,
+                        p.cgid,
+                        o.otime,
+                        o.ctime
+                    );
+                }
+                Ok(())
+            }
+            SysFile::SysvMsg => {
+                let _ = t.write_str(
+                    "       key      msqid perms      cbytes       qnum lspid lrpid   uid   gid  cuid  cgid      stime      rtime      ctime\n",
+                );
+                for (id, e) in ipc.msg.iter() {
+                    let (p, o) = (&e.perm, &e.obj);
+                    let _ = writeln!(
+                        t,
+                        "{:10} {:10}  {:4o}  {:10} {:10} {:5} {:5} {:5} {:5} {:5} {:5} {:10} {:10} {:10}",
+                        p.key, id, p.mode & 0o7777, o.cbytes, o.msgs.len(), o.lspid, o.lrpid, p.uid,
+                        p.gid, p.cuid, p.cgid, o.stime, o.rtime, o.ctime
+                    );
+                }
+                Ok(())
+            }
+            _ => Err(core::fmt::Error),
+        };
+        t
     }
 }

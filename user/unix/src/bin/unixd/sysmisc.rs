@@ -61,6 +61,8 @@ pub(crate) struct Misc {
     /// `/proc/sys/kernel/dmesg_restrict`: whether reading the kernel log
     /// needs `CAP_SYSLOG` (Debian's default, 1).
     pub(crate) dmesg_restrict: bool,
+    /// The clock's NTP parameters (`adjtimex`).
+    ntp: stet_unix::timex::Ntp,
 }
 
 /// `CORENAME_MAX_SIZE` less its NUL.
@@ -82,6 +84,7 @@ impl Misc {
             core: [0; CORE_MAX],
             core_len: 4,
             dmesg_restrict: true,
+            ntp: stet_unix::timex::Ntp::new(),
         };
         m.core[..4].copy_from_slice(b"core");
         m.set(false, UNAME[1].as_bytes());
@@ -220,6 +223,26 @@ impl Unixd<'_> {
             op::VHANGUP => word(self.vhangup(me)),
             op::DMESG_RESTRICT => word(Ok(self.misc.dmesg_restrict as u64)),
             op::RANDOM => word(self.random_ioctl(me, w[1], w[2])),
+            op::ADJTIME => {
+                use stet_unix::timex::{Timex, SIZE};
+                let b: &[u8; SIZE] = s
+                    .get(..SIZE)
+                    .and_then(|b| b.try_into().ok())
+                    .ok_or(EINVAL)?;
+                let mut t = Timex::from_bytes(b);
+                let may = c.capable(cap::SYS_TIME);
+                let (state, step) = self.misc.ntp.adjtimex(&mut t, may, self.time())?;
+                if step != 0 {
+                    let wall = self.time().saturating_add_signed(step);
+                    stet_rt::key::call(
+                        crate::slots::SLEEP,
+                        stet_rt::abi::order::sleep::SET_WALL,
+                        [wall, 0, 0, 0],
+                    );
+                }
+                out[..SIZE].copy_from_slice(&t.to_bytes());
+                Ok(Reply::Now([state as u64, 0, 0], SIZE, false))
+            }
             _ => word(Err(EINVAL)),
         }
     }

@@ -58,7 +58,7 @@ impl Unixd<'_> {
 
     /// Attaches of the segment whose file is `ino`: the references to its
     /// fids but the segment's own.
-    fn nattch(open: &[crate::open::Open], ino: u32) -> u64 {
+    pub(crate) fn nattch(open: &[crate::open::Open], ino: u32) -> u64 {
         let refs: u64 = open
             .iter()
             .filter(|o| o.kind == Kind::Inode(ino))

@@ -414,6 +414,8 @@ impl Keeper {
             nr::VHANGUP => self.vhangup(),
             nr::SYSFS => self.sysfs(a[0], a[1], a[2]),
             nr::USTAT => self.ustat(a[0], a[1]),
+            nr::ADJTIMEX => self.clock_adjtime(0, a[0]),
+            nr::CLOCK_ADJTIME => self.clock_adjtime(a[0], a[1]),
             nr::TIME => self.time(a[0]),
             nr::PRCTL => self.prctl(a[0], a[1], [a[2], a[3], a[4]]),
             nr::PERSONALITY => self.personality(a[0]),

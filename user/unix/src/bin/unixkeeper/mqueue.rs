@@ -5,7 +5,7 @@
 //! absolute `CLOCK_REALTIME` deadline (`ETIMEDOUT`) or a signal (`EINTR`;
 //! restarted with `SA_RESTART`, as Linux).
 
-use crate::calls::{result, EPOCH};
+use crate::calls::result;
 use crate::fds::{Fd, NONE};
 use crate::slots::UNIXD;
 use crate::space::Touch;
@@ -97,7 +97,9 @@ impl Keeper {
             return Ok(u64::MAX);
         }
         let t = self.timespec(ts)?;
-        Ok(t.saturating_sub(EPOCH * 1_000_000_000))
+        // The wall clock at boot is the battery clock's when there is one,
+        // not `EPOCH` (a deadline from it was years away).
+        Ok(t.saturating_sub(crate::calls::boot_wall_ns()))
     }
 
     fn mq_open(&mut self, name: u64, flags: u64, perm: u64, attr: u64) -> R {

@@ -143,6 +143,29 @@ impl Keeper {
         }
     }
 
+    /// `clock_adjtime(clock, buf)` (`adjtimex(buf)`: `CLOCK_REALTIME`):
+    /// only the realtime clock is adjusted (another valid clock
+    /// `EOPNOTSUPP`, an unknown one `EINVAL`), by unixd's `stet_unix::
+    /// timex::Ntp` → the clock state.
+    pub(crate) fn clock_adjtime(&mut self, clk: u64, buf: u64) -> R {
+        use stet_unix::timex::SIZE;
+        match clk as u32 as i32 {
+            0 => {}
+            1..=9 | 11 => return Err(EOPNOTSUPP),
+            _ => return Err(EINVAL),
+        }
+        let mut t = [0u8; SIZE];
+        self.space.read(buf, &mut t).map_err(Touch::errno)?;
+        let mut out = [0u8; SIZE];
+        let a = Msg::new(UNIXD, proto::SYSMISC)
+            .words([op::ADJTIME, 0, 0, 0])
+            .string(&t)
+            .call_into(&mut out);
+        let state = result(&a)?;
+        self.space.write(buf, &out).map_err(Touch::errno)?;
+        Ok(state)
+    }
+
     /// `vhangup()`.
     pub(crate) fn vhangup(&mut self) -> R {
         self.unixd(proto::SYSMISC, [op::VHANGUP, 0, 0, 0])
