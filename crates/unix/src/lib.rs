@@ -15,6 +15,8 @@
 #[cfg(test)]
 extern crate std;
 
+pub mod clockid;
+pub mod coredump;
 pub mod cpio;
 pub mod cpuinfo;
 pub mod cred;
@@ -27,6 +29,7 @@ pub mod loadavg;
 pub mod procgen;
 pub mod proto;
 pub mod ring;
+pub mod sched;
 pub mod shadow;
 pub mod stack;
 pub mod sys;
