@@ -215,6 +215,7 @@ impl Unixd<'_> {
             | p::KEEPER_KEY
             | p::EXIT
             | p::WAIT4
+            | p::JOBCTL
             | p::GETPPID
             | p::HELLO
             | p::KILL
@@ -230,6 +231,7 @@ impl Unixd<'_> {
             | p::CRED
             | p::TID
             | p::PRIO
+            | p::SCHED
             | p::PTIMER
             | p::METER
             | p::LOCK
@@ -265,6 +267,7 @@ impl Unixd<'_> {
             }
             p::TID => word(self.tid_order(a.label, a.w[0], a.w[1])),
             p::PRIO => word(self.prio(a.label, a.w[0], a.w[1], a.w[2])),
+            p::SCHED => self.sched_order(a.label, a.w, s, out),
             p::PTIMER => self.ptimer_order(a, s, out),
             p::FLOCK => self.flock_order(a, s, out),
             p::READ
@@ -288,6 +291,7 @@ impl Unixd<'_> {
             | p::PROCINFO
             | p::ENOSYS
             | p::STATUS
+            | p::JOBCTL
             | p::SYSINFO => self.process_order(a, s, out),
             p::KILL | p::ALARM => self.signal_order(a),
             p::KEEPER_KEY => self.keeper_key(),

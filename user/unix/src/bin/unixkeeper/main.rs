@@ -16,6 +16,7 @@
 
 mod answers;
 mod calls;
+mod dump;
 mod exec;
 mod fds;
 mod flocks;
@@ -29,6 +30,7 @@ mod misc;
 mod mqueue;
 mod poll;
 mod ptimers;
+mod sched;
 mod signals;
 mod slots;
 mod space;
@@ -291,6 +293,8 @@ impl Keeper {
         self.collect_enosys();
         let status = match how {
             End::Exit(s) => (s as u64) << 8,
+            // A core dump's bit (WCOREDUMP) when it left one (`dump`).
+            End::Signal(s, ..) if self.dump_core(s as u64) => s as u64 | 0x80,
             End::Signal(s, ..) => s as u64,
         };
         // Quiet (`make run`): the terminal is the user's; only a program's
