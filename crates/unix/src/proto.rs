@@ -367,7 +367,8 @@ pub const TIMERFD_GET: u64 = 63;
 /// (0: `SIGEV_NONE`) and the clock in the high half), `w2` (`SET`) the first
 /// expiry in ns (0 disarms); `SET`'s string: the interval and 1 if absolute
 /// (2 × 8 bytes) → `CREATE`: `w0` the id; `SET`/`GET`: string: the time
-/// left and the interval (2 × 8 bytes); `OVERRUN`: `w0`.
+/// left and the interval (2 × 8 bytes); `OVERRUN`: `w0` the expirations
+/// no signal stood for since the last `OVERRUN` (which clears them).
 pub const PTIMER: u64 = 67;
 
 /// Locks of open file descriptions on fid `w0`: `w1` what ([`flock`]), `w2` the type (`F_RDLCK`

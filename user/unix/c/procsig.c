@@ -222,6 +222,8 @@ static void test_timers(void) {
     sys(SYS_timer_settime, id, 0, (long)&its, 0);
     while (sigtimedwait(&s1, &si, &(struct timespec){0, 0}) > 0)
         ;
+    CHECK(sys(SYS_timer_getoverrun, id, 0, 0, 0) == 0, "overrun after disarm");
+    REFUSED(sys(SYS_timer_getoverrun, id + 1, 0, 0, 0), EINVAL);
 
     /* A timer at an absolute realtime 100 s ahead fires when the clock is
      * set past it (root). */

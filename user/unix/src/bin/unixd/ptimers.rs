@@ -23,8 +23,8 @@ pub(crate) struct PTimer {
     /// When it next expires (ns since boot; 0: disarmed), and its interval.
     pub(crate) next: u64,
     pub(crate) interval: u64,
-    /// Expirations while its signal was still pending, since the last
-    /// delivery (`timer_getoverrun`).
+    /// Expirations no signal stood for, since `timer_getoverrun` last
+    /// read them.
     pub(crate) overrun: u64,
     /// Set to an absolute time of the wall clock: that time (ns since
     /// 1970), so a change of the clock (`clock_settime`) moves `next`.
@@ -125,7 +125,7 @@ impl Unixd<'_> {
                 }
                 Ok(Reply::Now([0, 0, 0], 16, false))
             }
-            op::OVERRUN => word(Ok(t.overrun.min(DELAYTIMER_MAX))),
+            op::OVERRUN => word(Ok(core::mem::take(&mut t.overrun).min(DELAYTIMER_MAX))),
             op::DELETE => {
                 *t = PTimer::default();
                 word(Ok(0))
@@ -185,14 +185,16 @@ impl Unixd<'_> {
                 continue;
             };
             let bit = 1u64 << (t.sig - 1);
-            // Still pending: the expirations are overruns.
-            // Still pending from the last expiry: these are overruns too,
-            // added to those not yet read.
-            let missed = if self.procs[i].pending & bit != 0 {
-                t.overrun.saturating_add(n)
-            } else {
-                (n - 1).saturating_add(t.behind)
-            };
+            // The signal covers one expiration (none if the last one's is
+            // still pending here); the rest are overruns, added to those
+            // the process has not read yet (`timer_getoverrun` reads and
+            // clears: the keeper takes a signal before its handler runs,
+            // so unixd cannot tell one delivery from the next).
+            let covered = (self.procs[i].pending & bit == 0) as u64;
+            let missed = t
+                .overrun
+                .saturating_add(n - covered)
+                .saturating_add(t.behind);
             self.ptimers[k].overrun = missed.min(DELAYTIMER_MAX);
             self.signal(i, t.sig as u64);
         }
