@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -354,8 +356,20 @@ static void test_signals(void) {
     q.si_signo = SIGUSR1;
     q.si_code = SI_USER;
     REFUSED(sys(SYS_rt_sigqueueinfo, c, SIGUSR1, (long)&q, 0), EPERM);
+    q.si_code = SI_QUEUE;
+    REFUSED(sys(SYS_rt_sigqueueinfo, -1, SIGUSR1, (long)&q, 0), ESRCH);
+    REFUSED(sys(SYS_rt_sigqueueinfo, 0, SIGUSR1, (long)&q, 0), ESRCH);
+    REFUSED(sys(SYS_rt_tgsigqueueinfo, -1, 1, SIGUSR1, (long)&q), EINVAL);
+    REFUSED(sys(SYS_rt_sigqueueinfo, c, SIGUSR1, 0, 0), EFAULT);
+    q.si_code = SI_USER;
     q.si_code = SI_TKILL;
     REFUSED(sys(SYS_rt_sigqueueinfo, c, SIGUSR1, (long)&q, 0), EPERM);
+    q.si_code = SI_QUEUE;
+    REFUSED(sys(SYS_rt_sigqueueinfo, -1, SIGUSR1, (long)&q, 0), ESRCH);
+    REFUSED(sys(SYS_rt_sigqueueinfo, 0, SIGUSR1, (long)&q, 0), ESRCH);
+    REFUSED(sys(SYS_rt_tgsigqueueinfo, -1, 1, SIGUSR1, (long)&q), EINVAL);
+    REFUSED(sys(SYS_rt_sigqueueinfo, c, SIGUSR1, 0, 0), EFAULT);
+    q.si_code = SI_USER;
     CHECK(sys(SYS_rt_sigqueueinfo, getpid(), SIGUSR1, (long)&q, 0) == 0, "to oneself");
     CHECK(sigqueue(c, SIGTERM, (union sigval){.sival_int = 7}) == 0, "sigqueue");
     int st;
@@ -456,6 +470,38 @@ static void test_jobs(void) {
     printf("procsig: a stopped child killed: signal %d\n", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
+/* A shared futex's wait in a threaded process ends at another thread's
+ * FUTEX_WAKE though the word still holds the value (LTP's checkpoints). */
+static volatile uint32_t *fword;
+static void *waker(void *a) {
+    (void)a;
+    usleep(50000);
+    long r;
+    int tries = 0;
+    do {
+        r = syscall(SYS_futex, fword, 1 /* FUTEX_WAKE */, 1, 0, 0, 0);
+        if (r != 1)
+            usleep(1000);
+    } while (r != 1 && ++tries < 2000);
+    return (void *)r;
+}
+
+static void test_futex(void) {
+    int fd = open("/tmp/procsig-futex", O_RDWR | O_CREAT, 0600);
+    ftruncate(fd, 4096);
+    fword = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    pthread_t t;
+    pthread_create(&t, 0, waker, 0);
+    struct timespec to = {5, 0};
+    long r = syscall(SYS_futex, fword, 0 /* FUTEX_WAIT */, *fword, &to, 0, 0);
+    void *woke;
+    pthread_join(t, &woke);
+    printf("procsig: shared futex woken by a thread: wait %ld wake %ld\n", r, (long)woke);
+    munmap((void *)fword, 4096);
+    close(fd);
+    unlink("/tmp/procsig-futex");
+}
+
 static void test_core(void) {
     mkdir("/tmp/cores", 0777);
     unlink("/tmp/cores/core");
@@ -518,6 +564,7 @@ int main(int argc, char **argv) {
     test_wait_pgid("/bin/procsig");
     test_jobs();
     test_core();
+    test_futex();
     if (failures == 0)
         printf("procsig: all ok\n");
     return failures != 0;

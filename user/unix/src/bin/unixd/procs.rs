@@ -73,6 +73,9 @@ pub(crate) struct Proc {
     /// (`wait4` `WUNTRACED`, `waitid` `WSTOPPED`/`WCONTINUED`).
     pub(crate) stop_report: u8,
     pub(crate) cont_report: bool,
+    /// Its threads (by keeper slot) whose shared-futex wait a wake ended,
+    /// not yet run again (`futex_wait`).
+    pub(crate) futex_woken: u64,
 }
 
 pub(crate) const NO_PROC: Proc = Proc {
@@ -98,6 +101,7 @@ pub(crate) const NO_PROC: Proc = Proc {
     stopped: false,
     stop_report: 0,
     cont_report: false,
+    futex_woken: 0,
     sched: stet_unix::sched::Sched {
         policy: 0,
         prio: 0,

@@ -457,6 +457,9 @@ impl Keeper {
             return Err(EPERM);
         }
         match tid {
+            // One process only: 0 and the negative ids that `kill` takes
+            // for groups name none here (Linux: ESRCH).
+            None if (tgid as i64) <= 0 => Err(ESRCH),
             None => self.kill(tgid as i64, sig as u32 as u64),
             Some(t) => {
                 if (tgid as i64) <= 0 || (t as i64) <= 0 {
