@@ -15,6 +15,8 @@
 #[cfg(test)]
 extern crate std;
 
+pub mod clockid;
+pub mod coredump;
 pub mod cpio;
 pub mod cpuinfo;
 pub mod cred;
@@ -28,6 +30,7 @@ pub mod maps;
 pub mod procgen;
 pub mod proto;
 pub mod ring;
+pub mod sched;
 pub mod shadow;
 pub mod stack;
 pub mod sys;

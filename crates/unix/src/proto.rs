@@ -160,7 +160,9 @@ pub const FORK_PARENT: u64 = 2;
 pub const EXIT: u64 = 29;
 /// `wait4`: `w0` which child (as Linux's `pid` argument: -1 any, > 0 that
 /// one, 0 or < -1 a process group), `w1` options (`WNOHANG` 1; 2:
-/// `waitid`'s `WNOWAIT`, the child stays to be waited for again) → `w0` the
+/// `waitid`'s `WNOWAIT`, the child stays to be waited for again; 4: report
+/// a stop, status `0x7f | sig << 8`; 8: a continue, status `0xffff`; 16:
+/// not an end, [`JOBCTL`]) → `w0` the
 /// child's pid (0 with `WNOHANG` and none ended; `-ECHILD`), `w1` its
 /// wait status, `w2` 1 with key 0 the child's keeper as a spare (its
 /// `KEYS` node: see `EXIT`). Parks until a child ends.
@@ -205,7 +207,10 @@ pub const TICK: u64 = 38;
 /// Sleep until `w0` (ns since boot); parks; a signal ends it early
 /// (`-EINTR`).
 pub const SLEEP: u64 = 39;
-/// `alarm`: `w0` ns from now (0: cancel) → `w0` ns that were left.
+/// `alarm` and `setitimer`: interval timer `w1` (0 `ITIMER_REAL`, 1
+/// `ITIMER_VIRTUAL`, 2 `ITIMER_PROF`; `| 4`: only read it) set to ring in
+/// `w0` ns (0: cancel), then every `w2` ns (0: once) → `w0` ns that were
+/// left, `w1` its interval.
 pub const ALARM: u64 = 40;
 /// `pause` / `sigsuspend`: parks until a signal (`-EINTR`).
 pub const PAUSE: u64 = 41;
@@ -425,7 +430,8 @@ pub const TIMERFD_GET: u64 = 63;
 /// (0: `SIGEV_NONE`) and the clock in the high half), `w2` (`SET`) the first
 /// expiry in ns (0 disarms); `SET`'s string: the interval and 1 if absolute
 /// (2 × 8 bytes) → `CREATE`: `w0` the id; `SET`/`GET`: string: the time
-/// left and the interval (2 × 8 bytes); `OVERRUN`: `w0`.
+/// left and the interval (2 × 8 bytes); `OVERRUN`: `w0` the expirations
+/// no signal stood for since the last `OVERRUN` (which clears them).
 pub const PTIMER: u64 = 67;
 
 /// Locks of open file descriptions on fid `w0`: `w1` what ([`flock`]), `w2` the type (`F_RDLCK`
@@ -844,6 +850,33 @@ pub mod caps_op {
     /// `PR_CAPBSET_DROP` of capability `w1` (`-EPERM` without
     /// `CAP_SETPCAP`, `-EINVAL`).
     pub const BSET_DROP: u64 = 3;
+}
+
+/// Scheduling policies (`stet_unix::sched`): `w0` [`sched_op`], `w1` the
+/// pid (0: the caller; a thread id names its process). GET → `w0` the
+/// policy \| priority << 8 \| reset-on-fork << 16 \| (nice + 20) << 24,
+/// string: the deadline runtime, deadline, period (`u64` LE each). SET:
+/// `w2` the policy \| priority << 8 \| reset-on-fork << 16 \| keep the
+/// policy << 17 \| keep the parameters << 18 \| set the nice value << 19
+/// \| the nice value (`i8`) << 24, `w3` the caller's `RLIMIT_RTPRIO`,
+/// string as GET's (a deadline policy's times) → `w0` 0. Linux's
+/// permission rules (`EPERM`), `EINVAL` for a bad policy or priority,
+/// `ESRCH` for no such process.
+pub const SCHED: u64 = 150;
+
+/// Job control: the caller's keeper has stopped it for signal `w0` (a
+/// stop signal's default action) → `w0` 0; its parent is told (`SIGCHLD`,
+/// its waits wake; [`WAIT4`] with `WUNTRACED` reports it). The keeper
+/// then waits ([`PAUSE`]) for `SIGCONT` or `SIGKILL`; a `SIGCONT` sent to
+/// a stopped process is reported as a continue (`WCONTINUED`).
+pub const JOBCTL: u64 = 151;
+
+/// [`SCHED`]'s `w0`.
+pub mod sched_op {
+    /// Read a process's policy.
+    pub const GET: u64 = 0;
+    /// Set it.
+    pub const SET: u64 = 1;
 }
 
 /// The orders that name files by path or list a directory: anything that

@@ -158,6 +158,9 @@ pub mod nr {
     pub const GETPGID: u64 = 121;
     pub const GETSID: u64 = 124;
     pub const RT_SIGPENDING: u64 = 127;
+    pub const RT_SIGTIMEDWAIT: u64 = 128;
+    pub const RT_SIGQUEUEINFO: u64 = 129;
+    pub const RT_TGSIGQUEUEINFO: u64 = 297;
     pub const RT_SIGSUSPEND: u64 = 130;
     pub const SIGALTSTACK: u64 = 131;
     pub const ARCH_PRCTL: u64 = 158;
@@ -170,6 +173,9 @@ pub mod nr {
     pub const SCHED_GETSCHEDULER: u64 = 145;
     pub const SCHED_GET_PRIORITY_MAX: u64 = 146;
     pub const SCHED_GET_PRIORITY_MIN: u64 = 147;
+    pub const SCHED_RR_GET_INTERVAL: u64 = 148;
+    pub const SCHED_SETATTR: u64 = 314;
+    pub const SCHED_GETATTR: u64 = 315;
     pub const SYNC: u64 = 162;
     pub const SYNCFS: u64 = 306;
     pub const GETTID: u64 = 186;
@@ -571,6 +577,8 @@ pub mod rlimit {
     pub const RLIMIT_RSS: u64 = 5;
     pub const RLIMIT_NPROC: u64 = 6;
     pub const RLIMIT_MEMLOCK: u64 = 8;
+    pub const RLIMIT_CORE: u64 = 4;
+    pub const RLIMIT_RTPRIO: u64 = 14;
 }
 
 /// `prctl` options.

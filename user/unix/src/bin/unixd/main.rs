@@ -244,6 +244,7 @@ impl Unixd<'_> {
             | p::KEEPER_KEY
             | p::EXIT
             | p::WAIT4
+            | p::JOBCTL
             | p::GETPPID
             | p::HELLO
             | p::KILL
@@ -261,6 +262,7 @@ impl Unixd<'_> {
             | p::SYSMISC
             | p::TID
             | p::PRIO
+            | p::SCHED
             | p::PTIMER
             | p::METER
             | p::LOCK
@@ -312,6 +314,7 @@ impl Unixd<'_> {
             }
             p::TID => word(self.tid_order(a.label, a.w[0], a.w[1])),
             p::PRIO => word(self.prio(a.label, a.w[0], a.w[1], a.w[2])),
+            p::SCHED => self.sched_order(a.label, a.w, s, out),
             p::PTIMER => self.ptimer_order(a, s, out),
             p::FLOCK => self.flock_order(a, s, out),
             p::READ
@@ -335,6 +338,7 @@ impl Unixd<'_> {
             | p::PROCINFO
             | p::ENOSYS
             | p::STATUS
+            | p::JOBCTL
             | p::SYSINFO => self.process_order(a, s, out),
             p::KILL | p::ALARM => self.signal_order(a),
             p::KEEPER_KEY => self.keeper_key(),

@@ -88,6 +88,18 @@ impl Unixd<'_> {
         deadline: u64,
     ) -> Result<Reply, i64> {
         let (ino, off) = self.futex_key(fid, off)?;
+        // A thread of a threaded process runs its call again once woken
+        // (`park_notify`): that run ends here, not compared again (the
+        // word may still hold the value: a wake needs no change).
+        if self.notify != 0 {
+            if let Some(i) = self.procs.iter().position(|p| p.pid == self.caller) {
+                let bit = 1u64 << (self.notify.wrapping_sub(1) as u64 & 63);
+                if self.procs[i].futex_woken & bit != 0 {
+                    self.procs[i].futex_woken &= !bit;
+                    return Ok(Reply::Now([0, 0, 0], 0, false));
+                }
+            }
+        }
         if ino != u32::MAX {
             let size = self.fs.inode(ino).map_or(0, |i| i.size);
             if off.checked_add(4).is_none_or(|e| e > size) {
@@ -170,6 +182,12 @@ impl Unixd<'_> {
             let hit = matches!(self.waiters[w].on, Wait::Futex(i, o, _) if i == ino && o == off)
                 && (ino != u32::MAX || self.waiters[w].pid == self.caller);
             if hit {
+                let (pid, thread) = (self.waiters[w].pid, self.waiters[w].thread);
+                if self.waiters[w].slot == crate::wait::NOTIFY {
+                    if let Some(i) = self.procs.iter().position(|p| p.pid == pid && pid != 0) {
+                        self.procs[i].futex_woken |= 1 << (thread.wrapping_sub(1) as u64 & 63);
+                    }
+                }
                 self.answer(w, 0);
                 woke += 1;
             }

@@ -29,8 +29,11 @@ pub(crate) struct Proc {
     pub(crate) status: u32,
     /// Signals sent and not yet handed to its keeper.
     pub(crate) pending: u64,
-    /// When its alarm rings (ns since boot; 0: none).
-    pub(crate) alarm: u64,
+    /// Its interval timers `ITIMER_REAL` (`alarm`), `ITIMER_VIRTUAL`,
+    /// `ITIMER_PROF`: when each next rings (ns since boot; 0: none) and
+    /// its interval (ns; 0: once). The CPU-time ones are timed as wall
+    /// time (every process runs under one meter).
+    pub(crate) itimer: [[u64; 2]; 3],
     /// Whether its keeper said where it is (`HELLO`).
     pub(crate) keeper: bool,
     /// Whether unixd made its keeper's forwarder (a forked process): the
@@ -71,6 +74,20 @@ pub(crate) struct Proc {
     pub(crate) maker: u32,
     /// Its I/O priority (`sysmisc`: `ioprio_set`; class << 13 | level).
     pub(crate) ioprio: u16,
+    /// Its scheduling policy and parameters (`prio`, `proto::SCHED`).
+    pub(crate) sched: stet_unix::sched::Sched,
+    /// It has run `execve` since its `fork` (`setpgid` by its parent is
+    /// then `EACCES`).
+    pub(crate) execed: bool,
+    /// Stopped by a signal (job control, `JOBCTL`), until `SIGCONT`.
+    pub(crate) stopped: bool,
+    /// A stop (its signal) or a continue not yet reported to the parent
+    /// (`wait4` `WUNTRACED`, `waitid` `WSTOPPED`/`WCONTINUED`).
+    pub(crate) stop_report: u8,
+    pub(crate) cont_report: bool,
+    /// Its threads (by keeper slot) whose shared-futex wait a wake ended,
+    /// not yet run again (`futex_wait`).
+    pub(crate) futex_woken: u64,
 }
 
 pub(crate) const NO_PROC: Proc = Proc {
@@ -81,7 +98,7 @@ pub(crate) const NO_PROC: Proc = Proc {
     zombie: false,
     status: 0,
     pending: 0,
-    alarm: 0,
+    itimer: [[0; 2]; 3],
     keeper: false,
     fwd: false,
     spare: false,
@@ -97,6 +114,17 @@ pub(crate) const NO_PROC: Proc = Proc {
     subreaper: false,
     maker: 0,
     ioprio: 0,
+    execed: false,
+    stopped: false,
+    stop_report: 0,
+    cont_report: false,
+    futex_woken: 0,
+    sched: stet_unix::sched::Sched {
+        policy: 0,
+        prio: 0,
+        reset_on_fork: false,
+        dl: [0; 3],
+    },
 };
 
 /// The slot of a forked process's forwarder node (slots 2–15 are free)
@@ -205,6 +233,7 @@ impl Unixd<'_> {
         }
         // Its /proc directory is made when someone could see it (most
         // forked children are gone before anyone does): its name now.
+        let (sched, reset_nice) = self.procs[pi].sched.at_fork();
         self.procs[slot] = Proc {
             pid,
             ppid: parent,
@@ -214,9 +243,14 @@ impl Unixd<'_> {
             fwd: true,
             comm: self.procs[pi].comm,
             cred: self.procs[pi].cred,
-            nice: self.procs[pi].nice,
             root: self.procs[pi].root,
             ioprio: self.procs[pi].ioprio,
+            nice: if reset_nice {
+                self.procs[pi].nice.max(0)
+            } else {
+                self.procs[pi].nice
+            },
+            sched,
             proc_pending: true,
             ..NO_PROC
         };
@@ -244,6 +278,34 @@ impl Unixd<'_> {
             }
         }
         self.reap(i, false);
+        Ok(0)
+    }
+
+    /// A child's stop or continue is news for its parent: `SIGCHLD` and
+    /// its waits wake.
+    pub(crate) fn tell_parent(&mut self, i: usize) {
+        let ppid = self.procs[i].ppid;
+        for w in 0..self.waiters.len() {
+            if self.waiters[w].on == Wait::Child(ppid) {
+                self.wake(w);
+            }
+        }
+        if let Some(pp) = (0..self.procs.len()).find(|&x| self.procs[x].pid == ppid && ppid != 0) {
+            self.signal(pp, SIGCHLD);
+        }
+    }
+
+    /// `JOBCTL`: the caller's keeper stopped it for signal `sig` (the
+    /// keeper then waits for `SIGCONT` or `SIGKILL`).
+    fn job_stop(&mut self, pid: u32, sig: u64) -> Result<u64, i64> {
+        let i = self.proc_of(pid)?;
+        if sig == 0 || sig > 64 {
+            return Err(EINVAL);
+        }
+        self.procs[i].stopped = true;
+        self.procs[i].stop_report = sig as u8;
+        self.procs[i].cont_report = false;
+        self.tell_parent(i);
         Ok(0)
     }
 
@@ -310,7 +372,7 @@ impl Unixd<'_> {
             }
         }
         // Its parked calls (there are none: it called) and its alarm go.
-        self.procs[i].alarm = 0;
+        self.procs[i].itimer = [[0; 2]; 3];
         self.procs[i].pending = 0;
         if parent_alive {
             if let Some(pp) = (0..self.procs.len()).find(|&x| self.procs[x].pid == ppid) {
@@ -395,6 +457,11 @@ impl Unixd<'_> {
         const WNOHANG: u64 = 1;
         // `waitid`'s WNOWAIT: the child stays a zombie.
         const WNOWAIT: u64 = 2;
+        // Report stops (`WUNTRACED`), continues (`WCONTINUED`); not ends
+        // (`waitid` without `WEXITED`).
+        const STOPS: u64 = 4;
+        const CONTINUES: u64 = 8;
+        const NOT_ENDS: u64 = 16;
         let me = self.proc_of(pid)?;
         let my_pgid = self.procs[me].pgid;
         let matches = |p: &Proc| {
@@ -414,6 +481,22 @@ impl Unixd<'_> {
                 continue;
             }
             any = true;
+            if !p.zombie && options & STOPS != 0 && p.stop_report != 0 {
+                if options & WNOWAIT == 0 {
+                    self.procs[i].stop_report = 0;
+                }
+                let st = 0x7f | (p.stop_report as u64) << 8;
+                return Ok(Reply::Now([p.pid as u64, st, 0], 0, false));
+            }
+            if !p.zombie && options & CONTINUES != 0 && p.cont_report {
+                if options & WNOWAIT == 0 {
+                    self.procs[i].cont_report = false;
+                }
+                return Ok(Reply::Now([p.pid as u64, 0xffff, 0], 0, false));
+            }
+            if options & NOT_ENDS != 0 {
+                continue;
+            }
             if p.zombie && options & WNOWAIT != 0 {
                 return Ok(Reply::Now([p.pid as u64, p.status as u64, 0], 0, false));
             }
@@ -475,6 +558,7 @@ impl Unixd<'_> {
                 word(done)
             }
             p::WAIT4 => self.wait4(a.label, w[0] as i64, w[1]),
+            p::JOBCTL => word(self.job_stop(a.label, w[0])),
             p::GETPPID => {
                 let i = self.proc_of(a.label)?;
                 word(Ok(self.procs[i].ppid as u64))
@@ -482,6 +566,13 @@ impl Unixd<'_> {
             p::HELLO => word(self.hello(a.label, w[0])),
             p::SETPGID => {
                 let me = self.proc_of(a.label)?;
+                // Linux's order: a negative group first (EINVAL), then the
+                // process (ESRCH: not the caller or its child), a child in
+                // another session or the session's leader (EPERM), a
+                // child that has run `execve` (EACCES), the group (EPERM).
+                if (w[1] as i64) < 0 || (w[0] as i64) < 0 {
+                    return Err(if (w[1] as i64) < 0 { EINVAL } else { ESRCH });
+                }
                 let target = if w[0] == 0 { a.label } else { w[0] as u32 };
                 let t = (0..self.procs.len())
                     .find(|&i| self.procs[i].pid == target && !self.procs[i].zombie)
@@ -489,8 +580,11 @@ impl Unixd<'_> {
                 if target != a.label && self.procs[t].ppid != a.label {
                     return Err(ESRCH);
                 }
-                if self.procs[t].sid != self.procs[me].sid {
+                if self.procs[t].sid != self.procs[me].sid || self.procs[t].sid == target {
                     return Err(EPERM);
+                }
+                if target != a.label && self.procs[t].execed {
+                    return Err(EACCES);
                 }
                 let pgid = if w[1] == 0 { target } else { w[1] as u32 };
                 // Another group must exist, in the same session (Linux).
@@ -538,6 +632,8 @@ impl Unixd<'_> {
                 let z = s.iter().position(|&b| b == 0).ok_or(EINVAL)?;
                 self.proc_of(a.label)?;
                 self.proc_exec(a.label, w[0], &s[..z], &s[z + 1..]);
+                let i = self.proc_of(a.label)?;
+                self.procs[i].execed = true;
                 self.vfork_done(a.label);
                 word(Ok(0))
             }

@@ -23,10 +23,19 @@ pub(crate) struct PTimer {
     /// When it next expires (ns since boot; 0: disarmed), and its interval.
     pub(crate) next: u64,
     pub(crate) interval: u64,
-    /// Expirations while its signal was still pending, since the last
-    /// delivery (`timer_getoverrun`).
+    /// Expirations no signal stood for, since `timer_getoverrun` last
+    /// read them.
     pub(crate) overrun: u64,
+    /// Set to an absolute time of the wall clock: that time (ns since
+    /// 1970), so a change of the clock (`clock_settime`) moves `next`.
+    pub(crate) wall: u64,
+    /// Whole intervals already past when it was set (an absolute time
+    /// before the boot): overruns of its first expiry.
+    pub(crate) behind: u64,
 }
+
+/// `DELAYTIMER_MAX`: an overrun count saturates at `INT_MAX`.
+const DELAYTIMER_MAX: u64 = i32::MAX as u64;
 
 /// Most timers one process may have (Linux bounds them by
 /// `RLIMIT_SIGPENDING`, 7,000-odd by default).
@@ -56,7 +65,9 @@ impl Unixd<'_> {
                 pid,
                 id,
                 sig: (w[1] & 0xff) as u8,
-                realtime: (w[1] >> 32) as u32 == 0,
+                // REALTIME, REALTIME_ALARM, TAI: absolute times are the
+                // wall clock's.
+                realtime: matches!((w[1] >> 32) as u32, 0 | 8 | 11),
                 ..PTimer::default()
             };
             return word(Ok(id as u64));
@@ -90,10 +101,22 @@ impl Unixd<'_> {
                             .map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap_or_default()))
                     };
                     let (interval, abs) = (get(0), get(1) != 0);
+                    t.wall = 0;
+                    t.behind = 0;
                     t.next = match (w[2], abs) {
                         (0, _) => 0,
                         (v, false) => now.saturating_add(v),
-                        (v, true) if t.realtime => v.saturating_sub(boot_wall).max(1),
+                        (v, true) if t.realtime => {
+                            t.wall = v;
+                            // Before the boot: the intervals already gone
+                            // are overruns (since-boot times start at 1).
+                            if v < boot_wall.saturating_add(1) && interval != 0 {
+                                let k = (boot_wall + 1 - v).div_ceil(interval);
+                                t.behind = k;
+                                t.wall = v.saturating_add(k.saturating_mul(interval));
+                            }
+                            t.wall.saturating_sub(boot_wall).max(1)
+                        }
                         (v, true) => v.max(1),
                     };
                     t.interval = if t.next == 0 { 0 } else { interval };
@@ -102,7 +125,7 @@ impl Unixd<'_> {
                 }
                 Ok(Reply::Now([0, 0, 0], 16, false))
             }
-            op::OVERRUN => word(Ok(t.overrun.min(i32::MAX as u64))),
+            op::OVERRUN => word(Ok(core::mem::take(&mut t.overrun).min(DELAYTIMER_MAX))),
             op::DELETE => {
                 *t = PTimer::default();
                 word(Ok(0))
@@ -118,8 +141,23 @@ impl Unixd<'_> {
         }
     }
 
+    /// Timers set to an absolute time of the wall clock follow a change
+    /// of the clock (Linux: `clock_settime` makes them expire then).
+    fn ptimers_follow_wall(&mut self) {
+        if !self.ptimers.iter().any(|t| t.wall != 0 && t.next != 0) {
+            return;
+        }
+        let boot_wall = self.boot_wall();
+        for t in self.ptimers.iter_mut() {
+            if t.pid != 0 && t.wall != 0 && t.next != 0 {
+                t.next = t.wall.saturating_sub(boot_wall).max(1);
+            }
+        }
+    }
+
     /// Timers due at `now` send their signals.
     pub(crate) fn ptimers_due(&mut self, now: u64) {
+        self.ptimers_follow_wall();
         for k in 0..self.ptimers.len() {
             let t = self.ptimers[k];
             if t.pid == 0 || t.next == 0 || t.next > now {
@@ -132,8 +170,14 @@ impl Unixd<'_> {
             self.ptimers[k].next = if t.interval == 0 {
                 0
             } else {
-                t.next + n * t.interval
+                t.next.saturating_add(n.saturating_mul(t.interval))
             };
+            self.ptimers[k].wall = if t.interval == 0 || t.wall == 0 {
+                0
+            } else {
+                t.wall.saturating_add(n.saturating_mul(t.interval))
+            };
+            self.ptimers[k].behind = 0;
             if t.sig == 0 {
                 continue;
             }
@@ -141,14 +185,17 @@ impl Unixd<'_> {
                 continue;
             };
             let bit = 1u64 << (t.sig - 1);
-            // Still pending: the expirations are overruns.
-            let missed = n - 1
-                + if self.procs[i].pending & bit != 0 {
-                    1
-                } else {
-                    0
-                };
-            self.ptimers[k].overrun = missed;
+            // The signal covers one expiration (none if the last one's is
+            // still pending here); the rest are overruns, added to those
+            // the process has not read yet (`timer_getoverrun` reads and
+            // clears: the keeper takes a signal before its handler runs,
+            // so unixd cannot tell one delivery from the next).
+            let covered = (self.procs[i].pending & bit == 0) as u64;
+            let missed = t
+                .overrun
+                .saturating_add(n - covered)
+                .saturating_add(t.behind);
+            self.ptimers[k].overrun = missed.min(DELAYTIMER_MAX);
             self.signal(i, t.sig as u64);
         }
     }

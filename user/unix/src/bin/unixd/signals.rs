@@ -61,6 +61,14 @@ impl Unixd<'_> {
         if self.procs[i].zombie {
             return;
         }
+        // SIGCONT continues a stopped process, blocked or not (its keeper
+        // waits for it); its parent is told.
+        if sig == SIGCONT && self.procs[i].stopped {
+            self.procs[i].stopped = false;
+            self.procs[i].stop_report = 0;
+            self.procs[i].cont_report = true;
+            self.tell_parent(i);
+        }
         self.procs[i].pending |= bit(sig);
         self.deliver(i);
     }
@@ -120,15 +128,27 @@ impl Unixd<'_> {
             p::KILL => word(self.kill(a.label, w[0] as i64, w[1])),
             p::ALARM => {
                 let i = self.proc_of(a.label)?;
+                let which = (w[1] & 3) as usize;
+                if which > 2 || w[1] & !7 != 0 {
+                    return Err(EINVAL);
+                }
                 let now = now_ns();
-                let old = self.procs[i].alarm;
-                self.procs[i].alarm = if w[0] == 0 {
+                let [old, old_interval] = self.procs[i].itimer[which];
+                // w1 bit 2: read only.
+                if w[1] & 4 == 0 {
+                    self.procs[i].itimer[which] = if w[0] == 0 {
+                        [0, 0]
+                    } else {
+                        [now.saturating_add(w[0]), w[2]]
+                    };
+                    self.kick();
+                }
+                let left = if old == 0 {
                     0
                 } else {
-                    now.saturating_add(w[0])
+                    old.saturating_sub(now).max(1)
                 };
-                self.kick();
-                word(Ok(if old == 0 { 0 } else { old.saturating_sub(now) }))
+                Ok(Reply::Now([left, old_interval, 0], 0, false))
             }
             _ => Err(ENOSYS),
         }

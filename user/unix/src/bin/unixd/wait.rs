@@ -14,6 +14,7 @@ use stet_rt::abi::code::Code;
 use stet_rt::key::{Answer, Msg, Slot};
 use stet_unix::proto as p;
 use stet_unix::sys::errno::*;
+use stet_unix::sys::sig::{SIGPROF, SIGVTALRM};
 use stet_unix_personality::keydir::KeyDir;
 
 /// What a parked call waits for.
@@ -310,8 +311,10 @@ impl Unixd<'_> {
         }
         next = next.min(self.ptimers_next());
         for p in &self.procs {
-            if p.pid != 0 && p.alarm != 0 {
-                next = next.min(p.alarm);
+            for t in p.itimer.iter() {
+                if p.pid != 0 && t[0] != 0 {
+                    next = next.min(t[0]);
+                }
             }
             if p.pid != 0 && (p.pending != 0 || p.ready != 0) && !p.zombie {
                 next = next.min(now_ns() + 10_000_000);
@@ -347,10 +350,20 @@ impl Unixd<'_> {
             if self.procs[i].pid == 0 {
                 continue;
             }
-            if self.procs[i].alarm != 0 && self.procs[i].alarm <= now {
-                self.procs[i].alarm = 0;
-                self.signal(i, SIGALRM);
-            } else if self.procs[i].pending != 0 {
+            let mut rang = false;
+            for (k, sig) in [SIGALRM, SIGVTALRM, SIGPROF].into_iter().enumerate() {
+                let [at, interval] = self.procs[i].itimer[k];
+                if at != 0 && at <= now {
+                    // Again after its interval (the missed ones are one).
+                    self.procs[i].itimer[k][0] = match interval {
+                        0 => 0,
+                        v => at.saturating_add(((now - at) / v + 1).saturating_mul(v)),
+                    };
+                    self.signal(i, sig);
+                    rang = true;
+                }
+            }
+            if !rang && self.procs[i].pending != 0 {
                 self.deliver(i);
             }
             self.send_ready(i);

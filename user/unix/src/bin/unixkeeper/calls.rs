@@ -9,6 +9,7 @@ use crate::Keeper;
 use stet_rt::abi::domain::Reg;
 use stet_rt::abi::order;
 use stet_rt::key::{call, Msg};
+use stet_unix::clockid::Clock;
 use stet_unix::layout::USER_END;
 use stet_unix::proto::{self, at};
 use stet_unix::sys::errno::*;
@@ -170,17 +171,13 @@ impl Keeper {
                 Some(r) => r,
                 None => self.kill(int(a[0]) as i64, a[1] as u32 as u64),
             },
-            nr::TGKILL if int(a[0]) == self.pid => {
-                match self.signal_thread(int(a[1]), a[2] as u32 as u64) {
-                    Some(r) => r,
-                    None => Err(ESRCH),
-                }
-            }
-            nr::TGKILL if int(a[0]) != int(a[1]) => Err(ESRCH),
-            nr::TGKILL => self.kill(int(a[1]) as i64, a[2] as u32 as u64),
+            nr::TGKILL => self.tgkill(int(a[0]), int(a[1]), a[2] as u32 as u64),
             nr::PAUSE => self.pause(),
             nr::RT_SIGSUSPEND => self.sigsuspend(a[0], a[1]),
             nr::RT_SIGPENDING => self.sigpending(a[0], a[1]),
+            nr::RT_SIGTIMEDWAIT => self.sigtimedwait(a[0], a[1], a[2], a[3]),
+            nr::RT_SIGQUEUEINFO => self.sigqueueinfo(int(a[0]), None, a[1], a[2]),
+            nr::RT_TGSIGQUEUEINFO => self.sigqueueinfo(int(a[0]), Some(int(a[1])), a[2], a[3]),
             nr::SIGALTSTACK => self.sigaltstack(a[0], a[1], regs[Reg::Rsp as usize]),
             nr::GETRLIMIT => self.getrlimit(a[0], a[1]),
             nr::GETPRIORITY => self.unixd(proto::PRIO, [0, a[0] as u32 as u64, a[1], 0]),
@@ -218,7 +215,7 @@ impl Keeper {
             | nr::FREMOVEXATTR => self.xattr(n, &a),
             nr::TIMER_CREATE => self.timer_create(a[0], a[1], a[2]),
             nr::TIMER_SETTIME => self.timer_settime(a[0], a[1], a[2], a[3]),
-            nr::TIMER_GETTIME => self.timer_settime(a[0], 0, 0, a[1]),
+            nr::TIMER_GETTIME => self.timer_gettime(a[0], a[1]),
             nr::TIMER_GETOVERRUN => self.timer_getoverrun(a[0]),
             nr::TIMER_DELETE => self.timer_delete(a[0]),
             nr::SETTIMEOFDAY => self.settimeofday(a[0], a[1]),
@@ -227,7 +224,7 @@ impl Keeper {
             nr::MREMAP => self.mremap(a[0], a[1], a[2], a[3], a[4]),
             nr::ALARM => self.alarm(a[0] as u32 as u64),
             nr::SETITIMER => self.setitimer(int(a[0]), a[1], a[2]),
-            nr::GETITIMER => self.setitimer(int(a[0]), 0, a[1]),
+            nr::GETITIMER => self.setitimer(int(a[0]), u64::MAX, a[1]),
             nr::CLOCK_NANOSLEEP => self.clock_nanosleep(a[0], a[1], a[2], a[3]),
             nr::SETPGID => self.unixd(proto::SETPGID, [int(a[0]), int(a[1]), 0, 0]),
             nr::GETPGID => self.unixd(proto::GETPGID, [int(a[0]), 0, 0, 0]),
@@ -371,16 +368,16 @@ impl Keeper {
             nr::MUNMAP => self.munmap(a[0], a[1]),
             nr::MPROTECT => self.mprotect(a[0], a[1], a[2]),
             nr::MADVISE | nr::SCHED_YIELD => Ok(0),
-            nr::SCHED_SETSCHEDULER | nr::SCHED_SETPARAM | nr::SCHED_GETSCHEDULER => {
-                self.sched(a[0]).map(|_| 0)
-            }
-            nr::SCHED_GETPARAM => self
-                .sched(a[0])
-                .and_then(|_| self.space.write(a[1], &[0; 4]).map_err(Touch::errno))
-                .map(|_| 0),
+            nr::SCHED_SETSCHEDULER => self.sched_setscheduler(a[0], Some(a[1]), a[2]),
+            nr::SCHED_SETPARAM => self.sched_setscheduler(a[0], None, a[1]),
+            nr::SCHED_GETSCHEDULER => self.sched_getscheduler(a[0]),
+            nr::SCHED_GETPARAM => self.sched_getparam(a[0], a[1]),
+            nr::SCHED_SETATTR => self.sched_setattr(a[0], a[1], a[2]),
+            nr::SCHED_GETATTR => self.sched_getattr(a[0], a[1], a[2], a[3]),
+            nr::SCHED_RR_GET_INTERVAL => self.sched_rr_get_interval(a[0], a[1]),
             // SCHED_FIFO and SCHED_RR have priorities 1 to 99, the rest 0.
-            nr::SCHED_GET_PRIORITY_MAX => Ok(if matches!(a[0], 1 | 2) { 99 } else { 0 }),
-            nr::SCHED_GET_PRIORITY_MIN => Ok(matches!(a[0], 1 | 2) as u64),
+            nr::SCHED_GET_PRIORITY_MAX => stet_unix::sched::priority_max(a[0]),
+            nr::SCHED_GET_PRIORITY_MIN => stet_unix::sched::priority_min(a[0]),
             nr::SCHED_GETAFFINITY => self.getaffinity(a[0], a[1], a[2]),
             nr::SYSINFO => self.sysinfo(a[0]),
             nr::STATFS => self.statfs(a[0], a[1]),
@@ -575,6 +572,10 @@ impl Keeper {
     /// `wait4(pid, wstatus, options, rusage)`: parks in unixd until a
     /// child ends (unixd answers `BUSY` when one does; this asks again).
     fn wait4(&mut self, pid: u64, wstatus: u64, options: u64) -> R {
+        // INT_MIN would be the group -INT_MIN, which is no number (Linux).
+        if pid as i64 == i32::MIN as i64 {
+            return Err(ESRCH);
+        }
         self.wait_child(pid, wstatus, options, false)
             .map(|(p, _)| p)
     }
@@ -589,9 +590,17 @@ impl Keeper {
         nowait: bool,
     ) -> Result<(u64, u32), i64> {
         use stet_unix::sys::wait::{WALL, WNOHANG, WUNTRACED};
-        if options & !(WNOHANG | WUNTRACED | WALL) != 0 {
+        const WCONTINUED: u64 = 8;
+        // `waitid` without WEXITED: stops and continues only.
+        const NOT_ENDS: u64 = 1 << 40;
+        if options & !(WNOHANG | WUNTRACED | WCONTINUED | WALL | NOT_ENDS) != 0 {
             return Err(EINVAL);
         }
+        let unixd_options = options & WNOHANG
+            | (nowait as u64) << 1
+            | if options & WUNTRACED != 0 { 4 } else { 0 }
+            | if options & WCONTINUED != 0 { 8 } else { 0 }
+            | if options & NOT_ENDS != 0 { 16 } else { 0 };
         if wstatus != 0 {
             self.space
                 .touch(wstatus, 4, true)
@@ -603,7 +612,7 @@ impl Keeper {
             }
             let intr = self.interrupting();
             let a = Msg::new(UNIXD, self.tagged(proto::WAIT4))
-                .words([pid, options & WNOHANG | (nowait as u64) << 1, 0, intr])
+                .words([pid, unixd_options, 0, intr])
                 .recv([T3, 0, 0, 0])
                 .call();
             if a.code == stet_rt::abi::code::Code::Busy {
@@ -756,17 +765,38 @@ impl Keeper {
         Ok(t)
     }
 
+    /// The clock `clk` names, checked: a CPU-time clock of a process
+    /// that exists, or of a thread of this process (Linux: `EINVAL`).
+    pub(crate) fn clock_of(&mut self, clk: u64) -> Result<Clock, i64> {
+        let c = stet_unix::clockid::decode(clk)?;
+        let none = match c {
+            Clock::Process(pid) if pid != 0 && pid as u64 != self.pid => {
+                self.unixd(proto::GETPGID, [pid as u64, 0, 0, 0]).is_err()
+            }
+            Clock::Thread(tid) if tid != 0 => !self.th.t.iter().any(|t| t.tid == tid),
+            _ => false,
+        };
+        if none {
+            return Err(EINVAL);
+        }
+        Ok(c)
+    }
+
+    /// The CPU time of process `pid` (0: this one), ns. Every process runs
+    /// under one meter, so no process has a time of its own yet: the time
+    /// since boot stands for it (it only grows, as CPU time does).
+    pub(crate) fn cpu_ns(&mut self, _pid: u32) -> R {
+        Ok(now_ns())
+    }
+
+    /// `clock_gettime(clock, tp)`. A CPU-time clock reads the time the
+    /// process has run (`Keeper::cpu_ns`).
     fn clock_gettime(&mut self, clk: u64, tp: u64) -> R {
-        let (wall, ns) = clocks();
-        let t = match clk {
-            clock::REALTIME | clock::REALTIME_COARSE => wall,
-            clock::MONOTONIC
-            | clock::MONOTONIC_RAW
-            | clock::MONOTONIC_COARSE
-            | clock::BOOTTIME
-            | clock::PROCESS_CPUTIME
-            | clock::THREAD_CPUTIME => ns,
-            _ => return Err(EINVAL),
+        let t = match self.clock_of(clk)? {
+            Clock::Wall => clocks().0,
+            Clock::Boot => clocks().1,
+            Clock::Process(pid) => self.cpu_ns(pid)?,
+            Clock::Thread(_) => self.cpu_ns(0)?,
         };
         let mut b = [0u8; 16];
         b[..8].copy_from_slice(&(t / 1_000_000_000).to_le_bytes());
@@ -790,12 +820,21 @@ impl Keeper {
     /// none, only a signal ends it) → `Ok` when it passed, `-EINTR` when a
     /// signal came first.
     pub(crate) fn wait_until(&mut self, deadline: u64) -> R {
+        self.wait_until_for(deadline, 0)
+    }
+
+    /// [`Self::wait_until`], ended also by the (blocked) signals `extra`
+    /// (`rt_sigtimedwait`'s set).
+    pub(crate) fn wait_until_for(&mut self, deadline: u64, extra: u64) -> R {
         let deadline = self.keep_deadline(deadline);
         loop {
-            if self.interrupted() {
+            let intr = self.interrupting() | extra;
+            if (crate::signals::PENDING.load(core::sync::atomic::Ordering::Relaxed) | self.tpending)
+                & intr
+                != 0
+            {
                 return Err(EINTR);
             }
-            let intr = self.interrupting();
             let a = if deadline == u64::MAX {
                 Msg::new(UNIXD, self.tagged(proto::PAUSE))
                     .words([0, 0, 0, intr])
@@ -865,7 +904,10 @@ impl Keeper {
         if size != 8 {
             return Err(EINVAL);
         }
-        let p = crate::signals::PENDING.load(core::sync::atomic::Ordering::Relaxed) & self.sigmask;
+        // The process's and this thread's own (`tkill`, `raise`).
+        let p = (crate::signals::PENDING.load(core::sync::atomic::Ordering::Relaxed)
+            | self.tpending)
+            & self.sigmask;
         self.space
             .write(set, &p.to_le_bytes())
             .map_err(Touch::errno)?;
@@ -873,34 +915,54 @@ impl Keeper {
     }
 
     fn alarm(&mut self, secs: u64) -> R {
-        let left = self.unixd(proto::ALARM, [secs * 1_000_000_000, 0, 0, 0])?;
+        let left = self.unixd(proto::ALARM, [secs.saturating_mul(1_000_000_000), 0, 0, 0])?;
         Ok(left.div_ceil(1_000_000_000))
     }
 
-    /// `setitimer(ITIMER_REAL)` (and `getitimer` with `new` 0): the
-    /// interval is not kept yet.
+    /// `setitimer(which, new, old)` and `getitimer(which, cur)` (`new`
+    /// `u64::MAX`): `ITIMER_REAL`, `ITIMER_VIRTUAL`, `ITIMER_PROF` kept
+    /// by unixd with their intervals (the CPU-time ones timed as wall
+    /// time). A NULL `new` disarms, as Linux still allows.
     fn setitimer(&mut self, which: u64, new: u64, old: u64) -> R {
-        if which != 0 {
-            return Err(EINVAL);
-        }
-        let left = if new != 0 {
+        let get = new == u64::MAX;
+        let (value, interval) = if get || new == 0 {
+            (0, 0)
+        } else {
             let mut b = [0u8; 32];
             self.space.read(new, &mut b).map_err(Touch::errno)?;
-            let sec = u64::from_le_bytes(b[16..24].try_into().unwrap_or_default());
-            let usec = u64::from_le_bytes(b[24..32].try_into().unwrap_or_default());
-            self.unixd(proto::ALARM, [sec * 1_000_000_000 + usec * 1000, 0, 0, 0])?
-        } else {
-            // Read without changing: set it back to what was left.
-            let left = self.unixd(proto::ALARM, [0, 0, 0, 0])?;
-            if left != 0 {
-                self.unixd(proto::ALARM, [left, 0, 0, 0])?;
-            }
-            left
+            let w =
+                |i: usize| i64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap_or_default());
+            let ns = |s: i64, us: i64| -> R {
+                if s < 0 || !(0..1_000_000).contains(&us) {
+                    return Err(EINVAL);
+                }
+                Ok((s as u64)
+                    .saturating_mul(1_000_000_000)
+                    .saturating_add(us as u64 * 1000))
+            };
+            (ns(w(2), w(3))?, ns(w(0), w(1))?)
         };
+        if which > 2 {
+            return Err(EINVAL);
+        }
+        if get {
+            // A bad pointer is found before anything is read.
+            self.space.touch(old, 32, true).map_err(Touch::errno)?;
+        }
+        let a = Msg::new(UNIXD, proto::ALARM)
+            .words([value, which | if get { 4 } else { 0 }, interval, 0])
+            .call();
+        let left = crate::fds::result(&a).unwrap_or(Err(EIO))?;
+        let iv = a.w[1];
         if old != 0 {
             let mut b = [0u8; 32];
-            b[16..24].copy_from_slice(&(left / 1_000_000_000).to_le_bytes());
-            b[24..32].copy_from_slice(&(left % 1_000_000_000 / 1000).to_le_bytes());
+            b[..8].copy_from_slice(&(iv / 1_000_000_000).to_le_bytes());
+            b[8..16].copy_from_slice(&(iv % 1_000_000_000 / 1000).to_le_bytes());
+            // Rounded up to a microsecond: a timer still armed never
+            // reads as 0.
+            let l = left.div_ceil(1000);
+            b[16..24].copy_from_slice(&(l / 1_000_000).to_le_bytes());
+            b[24..32].copy_from_slice(&(l % 1_000_000).to_le_bytes());
             self.space.write(old, &b).map_err(Touch::errno)?;
         }
         Ok(0)
@@ -909,12 +971,22 @@ impl Keeper {
     /// `nanosleep` and `clock_nanosleep` (`TIMER_ABSTIME` 1): parked in
     /// unixd, so a signal ends it with `-EINTR` and the time left.
     fn clock_nanosleep(&mut self, clk: u64, flags: u64, req: u64, rem: u64) -> R {
+        // The calling thread's CPU clock cannot be slept on (Linux:
+        // EOPNOTSUPP), another thread's neither (EINVAL); a process's CPU
+        // clock is slept on as wall time.
+        let wall = match self.clock_of(clk)? {
+            Clock::Thread(_) if clk == clock::THREAD_CPUTIME => return Err(EOPNOTSUPP),
+            Clock::Thread(_) => return Err(EINVAL),
+            Clock::Wall => true,
+            _ => false,
+        };
         let t = self.timespec(req)?;
         let now = now_ns();
         let deadline = if flags & 1 != 0 {
-            match clk {
-                clock::REALTIME => t.saturating_sub(boot_wall_ns()),
-                _ => t,
+            if wall {
+                t.saturating_sub(boot_wall_ns())
+            } else {
+                t
             }
         } else {
             now.saturating_add(t)

@@ -35,6 +35,10 @@ pub const fn defaults() -> [[u64; 2]; RESOURCES] {
     l[RLIMIT_NPROC as usize] = [DEFAULT_NPROC, DEFAULT_NPROC];
     // Linux's default: 8 MiB may be locked.
     l[stet_unix::sys::rlimit::RLIMIT_MEMLOCK as usize] = [8 << 20, 8 << 20];
+    // Linux's default: no core files until a process raises its limit.
+    l[stet_unix::sys::rlimit::RLIMIT_CORE as usize] = [0, INFINITY];
+    // Real-time priorities only for the privileged (Linux's default 0).
+    l[stet_unix::sys::rlimit::RLIMIT_RTPRIO as usize] = [0, 0];
     l
 }
 

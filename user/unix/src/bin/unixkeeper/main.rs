@@ -17,6 +17,7 @@
 mod answers;
 mod calls;
 mod epoll;
+mod dump;
 mod exec;
 mod fds;
 mod fifos;
@@ -33,6 +34,7 @@ mod mqueue;
 mod poll;
 mod procctl;
 mod ptimers;
+mod sched;
 mod signals;
 mod slots;
 mod sockets;
@@ -324,6 +326,8 @@ impl Keeper {
         self.collect_enosys();
         let status = match how {
             End::Exit(s) => (s as u64) << 8,
+            // A core dump's bit (WCOREDUMP) when it left one (`dump`).
+            End::Signal(s, ..) if self.dump_core(s as u64) => s as u64 | 0x80,
             End::Signal(s, ..) => s as u64,
         };
         // Quiet (`make run`): the terminal is the user's; only a program's

@@ -215,15 +215,11 @@ impl Keeper {
     /// `clock_getres(clock, res)`: 1 ns for the clocks read from the
     /// time-stamp counter, a tick (10 ms) for the coarse ones.
     pub fn clock_getres(&mut self, clk: u64, res: u64) -> R {
-        use stet_unix::sys::clock;
-        let ns: u64 = match clk as u32 as i32 as i64 {
-            c if c == clock::REALTIME_COARSE as i64 || c == clock::MONOTONIC_COARSE as i64 => {
-                10_000_000
-            }
-            0..=11 if clk != 10 => 1,
-            // A process or thread CPU-time clock of this process.
-            c if c < 0 => 1,
-            _ => return Err(EINVAL),
+        self.clock_of(clk)?;
+        let ns: u64 = if stet_unix::clockid::coarse(clk) {
+            10_000_000
+        } else {
+            1
         };
         if res != 0 {
             let mut b = [0u8; 16];
@@ -447,15 +443,11 @@ impl Keeper {
             }
             _ => return Err(EINVAL),
         };
-        if options & WEXITED == 0 {
-            // Only stops or continues: none will come.
-            self.wait_child(which, 0, WNOHANG, true)?;
-            if options & WNOHANG != 0 {
-                return self.write_siginfo(infop, 0, 0, 0).map(|_| 0);
-            }
-            return self.wait_until(u64::MAX);
-        }
-        let (pid, status) = self.wait_child(which, 0, options & WNOHANG, options & WNOWAIT != 0)?;
+        // wait_child's options: WUNTRACED is WSTOPPED's value; waitid
+        // without WEXITED reports no ends.
+        let opts = options & (WNOHANG | WSTOPPED | WCONTINUED)
+            | if options & WEXITED == 0 { 1 << 40 } else { 0 };
+        let (pid, status) = self.wait_child(which, 0, opts, options & WNOWAIT != 0)?;
         if pid == 0 && eagain {
             return Err(EAGAIN);
         }
@@ -463,8 +455,14 @@ impl Keeper {
             self.write_siginfo(infop, 0, 0, 0)?;
             return Ok(0);
         }
-        let (code, st) = if status & 0x7f == 0 {
+        let (code, st) = if status == 0xffff {
+            (6, 18) // CLD_CONTINUED, SIGCONT
+        } else if status & 0xff == 0x7f {
+            (5, (status >> 8) & 0xff) // CLD_STOPPED
+        } else if status & 0x7f == 0 {
             (1, (status >> 8) & 0xff) // CLD_EXITED
+        } else if status & 0x80 != 0 {
+            (3, status & 0x7f) // CLD_DUMPED
         } else {
             (2, status & 0x7f) // CLD_KILLED
         };

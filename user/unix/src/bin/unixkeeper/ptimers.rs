@@ -24,9 +24,13 @@ impl Keeper {
         // (the alarm ones for root); a CPU-time clock is timed as wall
         // time (one meter runs every process: no time of its own).
         match clock as u32 {
-            0 | 1 | 2 | 3 | 7 => {}
+            0 | 1 | 2 | 3 | 7 | 11 => {}
             8 | 9 if self.cred.capable(stet_unix::cred::cap::WAKE_ALARM) => {}
             8 | 9 => return Err(EPERM),
+            // Another process's or thread's CPU-time clock.
+            c if (c as i32) < 0 => {
+                self.clock_of(clock)?;
+            }
             _ => return Err(EINVAL),
         }
         let sig = if sevp == 0 {
@@ -59,10 +63,16 @@ impl Keeper {
         Ok(0)
     }
 
-    /// `timer_settime(id, flags, new, old)` and `timer_gettime(id, cur)`
-    /// (`new` 0).
+    /// `timer_settime(id, flags, new, old)`, and `timer_gettime(id, cur)`
+    /// (`new` 0, `flags` `u64::MAX`).
     pub fn timer_settime(&mut self, id: u64, flags: u64, new: u64, old: u64) -> R {
+        // A timer id is a C int: a negative one is none; so is a NULL new
+        // value for `timer_settime` (Linux: EINVAL).
+        if (id as u32 as i32) < 0 || (new == 0 && flags != u64::MAX) {
+            return Err(EINVAL);
+        }
         let id = id as u32 as u64;
+        let flags = if flags == u64::MAX { 0 } else { flags };
         if flags & !1 != 0 {
             return Err(EINVAL);
         }
@@ -105,6 +115,19 @@ impl Keeper {
             self.space.write(old, &b).map_err(Touch::errno)?;
         }
         Ok(0)
+    }
+
+    /// `timer_gettime(id, cur)`: a NULL `cur` is `EFAULT`.
+    pub fn timer_gettime(&mut self, id: u64, cur: u64) -> R {
+        if (id as u32 as i32) < 0 {
+            return Err(EINVAL);
+        }
+        if cur == 0 {
+            // Linux looks the timer up first.
+            self.timer_settime(id, u64::MAX, 0, 0)?;
+            return Err(EFAULT);
+        }
+        self.timer_settime(id, u64::MAX, 0, cur)
     }
 
     /// `timer_getoverrun(id)`.

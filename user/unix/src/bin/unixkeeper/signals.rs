@@ -40,6 +40,8 @@ pub const UNBLOCKABLE: u64 = 1 << (SIGKILL - 1) | 1 << (SIGSTOP - 1);
 enum Default {
     Ignore,
     Terminate,
+    /// Job control: the process stops until `SIGCONT` (`job_stop`).
+    Stop,
 }
 
 /// Whether handler `h` ignores signal `sig` (never `SIGKILL`, `SIGSTOP`).
@@ -63,10 +65,8 @@ pub const fn ignored_by_default() -> u64 {
 
 const fn default_of(sig: u64) -> Default {
     match sig {
-        // The stop signals too, until job control stops processes.
-        SIGCHLD | SIGCONT | SIGURG | SIGWINCH | SIGSTOP | SIGTSTP | SIGTTIN | SIGTTOU => {
-            Default::Ignore
-        }
+        SIGCHLD | SIGCONT | SIGURG | SIGWINCH => Default::Ignore,
+        SIGSTOP | SIGTSTP | SIGTTIN | SIGTTOU => Default::Stop,
         _ => Default::Terminate,
     }
 }
@@ -135,10 +135,19 @@ impl Keeper {
     /// answered, for `SA_RESTART` after `-EINTR`. → the signal that ends
     /// the process, if one does.
     pub fn deliver(&mut self, regs: &mut [u64; NREGS], nr: Option<u64>) -> Option<u8> {
+        let mut stopped = false;
         loop {
             let pending = PENDING.load(Ordering::Relaxed) | self.tpending;
             let ready = pending & (!self.sigmask | UNBLOCKABLE);
             if ready == 0 {
+                // A call a stop interrupted, with no handler run after:
+                // it starts again (Linux restarts it transparently).
+                if let Some(n) = nr {
+                    if stopped && regs[Reg::Rax as usize] as i64 == -EINTR {
+                        regs[Reg::Rax as usize] = n;
+                        regs[Reg::Rip as usize] -= 2;
+                    }
+                }
                 return None;
             }
             let sig = ready.trailing_zeros() as u64 + 1;
@@ -152,6 +161,13 @@ impl Keeper {
             if sig == SIGKILL || sig == SIGSTOP || handler == SIG_DFL {
                 match default_of(sig) {
                     Default::Ignore if sig != SIGKILL => continue,
+                    Default::Stop if sig != SIGKILL => {
+                        if let Some(end) = self.job_stop(sig) {
+                            return Some(end);
+                        }
+                        stopped = true;
+                        continue;
+                    }
                     _ => return Some(sig as u8),
                 }
             }
@@ -205,13 +221,42 @@ impl Keeper {
                     }
                     self.sigmask &= !UNBLOCKABLE;
                     if flags & SA_RESETHAND != 0 {
-                        self.set_action(sig as usize - 1, [0; 32]);
+                        // Only the handler goes back to SIG_DFL; the
+                        // flags (SA_SIGINFO…) and mask stay (Linux).
+                        let mut a = self.actions[sig as usize - 1];
+                        a[..8].copy_from_slice(&SIG_DFL.to_le_bytes());
+                        self.set_action(sig as usize - 1, a);
                     }
                     return None;
                 }
                 // No room on the stack: Linux kills with SIGSEGV.
                 Err(_) => return Some(SIGSEGV as u8),
             }
+        }
+    }
+
+    /// Stops the process for `sig` (job control): unixd tells the parent
+    /// (`JOBCTL`), and this keeper waits in unixd until `SIGCONT` or
+    /// `SIGKILL` comes (other signals stay pending). → `SIGKILL` if that
+    /// ended the stop.
+    fn job_stop(&mut self, sig: u64) -> Option<u8> {
+        let a = Msg::new(UNIXD, proto::JOBCTL).w0(sig).call();
+        note(a.w[proto::INTR_WORD]);
+        let cont = 1u64 << (SIGCONT - 1);
+        let kill = 1u64 << (SIGKILL - 1);
+        loop {
+            let p = PENDING.load(Ordering::Relaxed) | self.tpending;
+            if p & kill != 0 {
+                return Some(SIGKILL as u8);
+            }
+            if p & cont != 0 {
+                // Continued; SIGCONT itself is delivered as any signal.
+                return None;
+            }
+            let a = Msg::new(UNIXD, proto::PAUSE)
+                .words([0, 0, 0, cont | kill])
+                .call();
+            note(a.w[proto::INTR_WORD]);
         }
     }
 
@@ -335,6 +380,120 @@ impl Keeper {
         } else {
             Ok(0)
         }
+    }
+
+    /// `rt_sigtimedwait(set, info, timeout, size)` (`sigwaitinfo`,
+    /// `sigtimedwait`, `sigwait`): takes a pending signal of `set` without
+    /// running its handler, waiting (the set unblocked for the wait) until
+    /// one comes, the timeout passes (`EAGAIN`) or another signal is
+    /// handled (`EINTR`).
+    pub fn sigtimedwait(
+        &mut self,
+        set: u64,
+        info: u64,
+        timeout: u64,
+        size: u64,
+    ) -> Result<u64, i64> {
+        if size != 8 {
+            return Err(EINVAL);
+        }
+        let mut b = [0u8; 8];
+        self.space.read(set, &mut b).map_err(Touch::errno)?;
+        let set = u64::from_le_bytes(b) & !UNBLOCKABLE;
+        let deadline = if timeout == 0 {
+            u64::MAX
+        } else {
+            let mut t = [0u8; 16];
+            self.space.read(timeout, &mut t).map_err(Touch::errno)?;
+            let s = i64::from_le_bytes(t[..8].try_into().unwrap_or_default());
+            let ns = i64::from_le_bytes(t[8..].try_into().unwrap_or_default());
+            if s < 0 || !(0..1_000_000_000).contains(&ns) {
+                return Err(EINVAL);
+            }
+            crate::calls::now_ns()
+                .saturating_add((s as u64).saturating_mul(1_000_000_000))
+                .saturating_add(ns as u64)
+        };
+        loop {
+            let pending = PENDING.load(Ordering::Relaxed) | self.tpending;
+            if pending & set != 0 {
+                let sig = (pending & set).trailing_zeros() as u64 + 1;
+                let bit = 1u64 << (sig - 1);
+                if self.tpending & bit != 0 {
+                    self.tpending &= !bit;
+                } else {
+                    PENDING.fetch_and(!bit, Ordering::Relaxed);
+                }
+                if info != 0 {
+                    // si_signo; si_errno and si_code (SI_USER) 0: who sent
+                    // it is not kept.
+                    let mut si = [0u8; 128];
+                    si[..4].copy_from_slice(&(sig as u32).to_le_bytes());
+                    self.space.write(info, &si).map_err(Touch::errno)?;
+                }
+                return Ok(sig);
+            }
+            if self.interrupted() {
+                return Err(EINTR);
+            }
+            if crate::calls::now_ns() >= deadline {
+                return Err(EAGAIN);
+            }
+            match self.wait_until_for(deadline, set) {
+                Ok(_) | Err(EINTR) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// `rt_sigqueueinfo(tgid, sig, info)` and `rt_tgsigqueueinfo(tgid,
+    /// tid, sig, info)`: as `kill` and `tgkill`, with Linux's rule that
+    /// only a negative `si_code` other than `SI_TKILL` (what `sigqueue`
+    /// sends) may be sent to another process (`EPERM`). The `siginfo`
+    /// itself is not carried: the receiver sees the signal alone.
+    pub fn sigqueueinfo(
+        &mut self,
+        tgid: u64,
+        tid: Option<u64>,
+        sig: u64,
+        info: u64,
+    ) -> Result<u64, i64> {
+        let mut si = [0u8; 128];
+        self.space.read(info, &mut si).map_err(Touch::errno)?;
+        let code = i32::from_le_bytes(si[8..12].try_into().unwrap_or_default());
+        const SI_TKILL: i32 = -6;
+        let own = tgid == self.pid && tid.is_none_or(|t| t == self.tid());
+        if (code >= 0 || code == SI_TKILL) && !own {
+            return Err(EPERM);
+        }
+        match tid {
+            // One process only: 0 and the negative ids that `kill` takes
+            // for groups name none here (Linux: ESRCH).
+            None if (tgid as i64) <= 0 => Err(ESRCH),
+            None => self.kill(tgid as i64, sig as u32 as u64),
+            Some(t) => {
+                if (tgid as i64) <= 0 || (t as i64) <= 0 {
+                    return Err(EINVAL);
+                }
+                self.tgkill(tgid, t, sig as u32 as u64)
+            }
+        }
+    }
+
+    /// `tgkill(tgid, tid, sig)`: to a thread of this process, or to
+    /// another process's first thread (whose thread id is its pid);
+    /// another's other threads are `ESRCH`.
+    pub fn tgkill(&mut self, tgid: u64, tid: u64, sig: u64) -> Result<u64, i64> {
+        if sig > 64 {
+            return Err(EINVAL);
+        }
+        if tgid == self.pid {
+            return self.signal_thread(tid, sig).unwrap_or(Err(ESRCH));
+        }
+        if tgid != tid {
+            return Err(ESRCH);
+        }
+        self.kill(tid as i64, sig)
     }
 
     /// A `SIGNAL` message while the process runs: stop it, deliver, start
