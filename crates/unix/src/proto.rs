@@ -184,7 +184,9 @@ pub const GETPPID: u64 = 31;
 /// Readiness of fid `w0` → `w0` the `poll` events that hold now
 /// (`POLLIN` 1, `POLLOUT` 4, `POLLERR` 8, `POLLHUP` 0x10, `POLLRDNORM`
 /// 0x40, `POLLWRNORM` 0x100); `w1` the caller's pending signals (a
-/// signalfd is readable when one of its mask is pending).
+/// signalfd is readable when one of its mask is pending). The answer's `w1`
+/// counts the changes of every file's readiness so far ([`POLL_WAIT`]),
+/// its `w2` is 1 for a signalfd.
 pub const POLL: u64 = 32;
 /// A keeper says where it is: key 0 its start key (signals for its
 /// process are sent there); `w0` its program's entry (`_start`), where
@@ -591,6 +593,12 @@ pub const EPOLL_CTL: u64 = 121;
 pub const EPOLL_WAIT: u64 = 122;
 /// signalfds: `w0` what ([`signalfd`]).
 pub const SIGNALFD: u64 = 123;
+/// `poll`'s and `select`'s wait between looks: parks until some file may
+/// have changed since the look that answered [`POLL`] `w1` = `w1` here
+/// (answered at once if one has; else `BUSY` when one does), until
+/// deadline `w0` (ns since boot, `u64::MAX` none; `w0` 0), or a signal of
+/// `w3` (`-EINTR`).
+pub const POLL_WAIT: u64 = 124;
 
 /// What [`SIGNALFD`] does.
 pub mod signalfd {

@@ -579,6 +579,7 @@ pub mod rlimit {
     pub const RLIMIT_MEMLOCK: u64 = 8;
     pub const RLIMIT_CORE: u64 = 4;
     pub const RLIMIT_RTPRIO: u64 = 14;
+    pub const RLIMIT_SIGPENDING: u64 = 11;
 }
 
 /// `prctl` options.

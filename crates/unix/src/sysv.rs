@@ -441,14 +441,42 @@ pub fn qbytes_of(b: &[u8]) -> u64 {
     get64(b, off::MSG_QBYTES)
 }
 
-/// Writes `IPC_INFO`'s `struct shminfo64`.
-pub fn write_shminfo(b: &mut [u8]) {
+/// The shared-memory limits root may change (`/proc/sys/kernel/shmmax`,
+/// `shmall`, `shmmni`): the largest segment (bytes), all segments' pages,
+/// how many segments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShmLimits {
+    /// `SHMMAX`.
+    pub max: u64,
+    /// `SHMALL` (pages).
+    pub all: u64,
+    /// `SHMMNI` (at most [`limit::IPCMNI`]).
+    pub mni: u64,
+}
+
+impl ShmLimits {
+    /// Linux's defaults.
+    pub const LINUX: ShmLimits = ShmLimits {
+        max: limit::SHMMAX,
+        all: limit::SHMALL,
+        mni: limit::SHMMNI,
+    };
+}
+
+impl Default for ShmLimits {
+    fn default() -> Self {
+        Self::LINUX
+    }
+}
+
+/// Writes `IPC_INFO`'s `struct shminfo64` for limits `l`.
+pub fn write_shminfo(b: &mut [u8], l: &ShmLimits) {
     b[..size::SHMINFO].fill(0);
-    put64(b, 0, limit::SHMMAX);
+    put64(b, 0, l.max);
     put64(b, 8, limit::SHMMIN);
-    put64(b, 16, limit::SHMMNI);
-    put64(b, 24, limit::SHMMNI);
-    put64(b, 32, limit::SHMALL);
+    put64(b, 16, l.mni);
+    put64(b, 24, l.mni);
+    put64(b, 32, l.all);
 }
 
 /// Writes `SHM_INFO`'s `struct shm_info`: segments in use, their pages in

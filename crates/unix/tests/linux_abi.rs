@@ -409,6 +409,7 @@ fn linux_rows() -> Vec<Row> {
         sys::rlimit::RLIMIT_MEMLOCK => general::RLIMIT_MEMLOCK,
         sys::rlimit::RLIMIT_CORE => general::RLIMIT_CORE,
         sys::rlimit::RLIMIT_RTPRIO => general::RLIMIT_RTPRIO,
+        sys::rlimit::RLIMIT_SIGPENDING => general::RLIMIT_SIGPENDING,
         sys::sig::SA_ONSTACK => general::SA_ONSTACK,
         sys::clone::CLONE_VM => general::CLONE_VM,
         sys::clone::CLONE_FS => general::CLONE_FS,

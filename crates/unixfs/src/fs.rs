@@ -797,6 +797,16 @@ impl Fs {
 
     /// Removes the empty directory `name` from `dir` → its inode.
     pub fn rmdir(&mut self, dir: u32, name: &[u8], now: u64) -> Result<u32, i64> {
+        let ino = self.rmdir_keep(dir, name, now)?;
+        self.release_inode(ino);
+        Ok(ino)
+    }
+
+    /// [`Fs::rmdir`] that leaves the inode, with no links, for its caller
+    /// to [`Fs::free`] once nothing holds it open (a removed directory
+    /// still open is empty and takes no new names: its inode number is
+    /// not given to another file meanwhile).
+    pub fn rmdir_keep(&mut self, dir: u32, name: &[u8], now: u64) -> Result<u32, i64> {
         if name == b"." {
             return Err(EINVAL);
         }
@@ -815,7 +825,7 @@ impl Fs {
             return Err(ENOTEMPTY);
         }
         self.remove_entry(dir, name)?;
-        self.release_inode(ino);
+        self.inodes[ino as usize].nlink = 0;
         self.inodes[dir as usize].nlink -= 1;
         self.touch(dir, now);
         Ok(ino)

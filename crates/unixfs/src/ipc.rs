@@ -307,6 +307,8 @@ pub struct Ipc {
     pub pending: Vec<Pending>,
     /// What each user may hold.
     pub caps: Caps,
+    /// `shmmax`, `shmall`, `shmmni` (root sets them through `/proc/sys`).
+    pub shm_limits: sysv::ShmLimits,
     next_ticket: u32,
     bufs: Vec<Buf>,
 }
@@ -328,6 +330,7 @@ impl Ipc {
             mq: Vec::new(),
             pending: Vec::new(),
             caps,
+            shm_limits: sysv::ShmLimits::LINUX,
             next_ticket: 0,
             bufs: Vec::new(),
         }
@@ -519,9 +522,10 @@ impl Ipc {
     // Shared memory.
 
     /// `shmget`'s checks before a segment is made: `EINVAL` for a size
-    /// out of `SHMMIN..=SHMMAX` (making one) or bigger than the key's
-    /// segment; `ENOSPC` past the caller's cap of segments, `ENOMEM` past
-    /// its cap of their sizes.
+    /// out of `SHMMIN..=shmmax` (making one) or bigger than the key's
+    /// segment; `ENOSPC` past `shmall` pages in all segments, `shmmni`
+    /// segments or the caller's cap of segments, `ENOMEM` past its cap of
+    /// their sizes.
     pub fn shm_lookup(&self, key: i32, size: u64, flags: u32, c: &Cred) -> Result<Found, i64> {
         let f = Self::lookup(&self.shm, key, flags, c, |s| {
             if size > s.segsz {
@@ -531,8 +535,13 @@ impl Ipc {
             }
         })?;
         if f == Found::Create {
-            if !(limit::SHMMIN..=limit::SHMMAX).contains(&size) {
+            let l = self.shm_limits;
+            if !(limit::SHMMIN..=l.max).contains(&size) {
                 return Err(EINVAL);
+            }
+            let (n, pages) = self.shm_usage();
+            if pages.saturating_add(size.div_ceil(4096)) > l.all || n as u64 >= l.mni {
+                return Err(ENOSPC);
             }
             let uid = c.uid[stet_unix::cred::EFF];
             let bytes: u64 = self

@@ -26,5 +26,5 @@ pub mod ipc;
 pub mod locks;
 pub mod pipe;
 pub mod share;
-pub mod xattrs;
 pub mod sock;
+pub mod xattrs;

@@ -506,7 +506,11 @@ static void openat2s(void) {
     mkdir(D "/o2/gone", 0755);
     int g = open(D "/o2/gone", O_DIRECTORY | O_RDONLY);
     rmdir(D "/o2/gone");
+    /* New files do not take its inode while it is open. */
+    symlink("x", D "/o2/l1");
+    close(creat(D "/o2/f1", 0644));
     REFUSED(openat(g, "x", O_RDWR | O_CREAT, 0644), ENOENT);
+    REFUSED(symlinkat("t", g, "y"), ENOENT);
     close(g);
     close(b);
     printf("fileerr: openat2: flags %#x; readlinkat of the link itself %ld '%s'\n", fl, n, t);
@@ -545,6 +549,12 @@ static void handles(void) {
     int mnt = -1;
     REFUSED(syscall(SYS_name_to_handle_at, AT_FDCWD, D "/h", &fh, &mnt, 0), EOVERFLOW);
     unsigned need = fh.bytes;
+    struct stat cw, dot;
+    CHECK(fstatat(AT_FDCWD, "", &cw, AT_EMPTY_PATH) == 0, "fstatat of the working directory");
+    stat(".", &dot);
+    CHECK(cw.st_ino == dot.st_ino, "AT_FDCWD with AT_EMPTY_PATH is the working directory");
+    CHECK(syscall(SYS_name_to_handle_at, AT_FDCWD, "", &fh, &mnt, AT_EMPTY_PATH) == 0,
+          "name_to_handle_at of the working directory");
     CHECK(syscall(SYS_name_to_handle_at, AT_FDCWD, D "/h", &fh, &mnt, 0) == 0, "name_to_handle_at");
     REFUSED(syscall(SYS_name_to_handle_at, AT_FDCWD, D "/h", &fh, &mnt, 0x40000), EINVAL);
     int h = syscall(SYS_open_by_handle_at, AT_FDCWD, &fh, O_RDONLY);

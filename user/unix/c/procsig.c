@@ -377,6 +377,18 @@ static void test_signals(void) {
     s = sigwaitinfo(&b, &si);
     printf("procsig: sigqueue ended the child: signal %d; own queued %d\n",
            WIFSIGNALED(st) ? WTERMSIG(st) : 0, s);
+    /* What the sender said comes with a signal queued to oneself. */
+    siginfo_t v;
+    memset(&v, 0, sizeof v);
+    v.si_signo = SIGUSR2;
+    v.si_code = SI_QUEUE;
+    v.si_pid = 4242;
+    v.si_value.sival_int = 77;
+    CHECK(sys(SYS_rt_sigqueueinfo, getpid(), SIGUSR2, (long)&v, 0) == 0, "queued to oneself");
+    memset(&si, 0, sizeof si);
+    s = sigwaitinfo(&b, &si);
+    printf("procsig: own queued signal %d code SI_QUEUE %d pid %d value %d\n", s,
+           si.si_code == SI_QUEUE, si.si_pid, si.si_value.sival_int);
     sigprocmask(SIG_UNBLOCK, &b, NULL);
     signal(SIGUSR1, SIG_DFL);
 }
@@ -452,6 +464,9 @@ static void test_jobs(void) {
     c = fork();
     if (c == 0) {
         raise(SIGSTOP);
+        /* Time for the parent's wait to see it continued before it exits
+         * (an exit first is reported instead, as on Linux). */
+        usleep(200000);
         _exit(8);
     }
     waitpid(c, &st, WUNTRACED);

@@ -337,7 +337,26 @@ static void sysctl_files(void) {
     printf("sysmisc: uname after writing the file: %s\n", u.nodename);
     REFUSED(put("/proc/sys/kernel/dmesg_restrict", "2"), EINVAL);
     REFUSED(put("/proc/sys/kernel/dmesg_restrict", "x"), EINVAL);
-    REFUSED(put("/proc/sys/kernel/shmmax", "1"), EACCES);
+    REFUSED(put("/proc/sys/kernel/msgmax", "1"), EACCES);
+    /* The shared-memory limits, as root sets them. */
+    CHECK(put("/proc/sys/kernel/shmmax", "8192\n") == 5, "shmmax");
+    struct shminfo si;
+    CHECK(shmctl(0, IPC_INFO, (struct shmid_ds *)&si) >= 0, "IPC_INFO");
+    int r = shmget(IPC_PRIVATE, 8193, 0600);
+    printf("sysmisc: shmmax 8192: IPC_INFO %lu, shmget of 8193 %d errno %d\n", si.shmmax, r,
+           errno);
+    CHECK(put("/proc/sys/kernel/shmall", "1") == 1, "shmall");
+    r = shmget(IPC_PRIVATE, 8192, 0600);
+    printf("sysmisc: shmall 1: shmget of 2 pages %d errno %d\n", r, errno);
+    CHECK(put("/proc/sys/kernel/shmmni", "0") == 1, "shmmni");
+    r = shmget(IPC_PRIVATE, 1, 0600);
+    printf("sysmisc: shmmni 0: shmget %d errno %d\n", r, errno);
+    REFUSED(put("/proc/sys/kernel/shmmni", "32769"), EINVAL);
+    REFUSED(put("/proc/sys/kernel/shmmax", "-1"), EINVAL);
+    CHECK(put("/proc/sys/kernel/shmmax", "18446744073692774399") == 20, "shmmax back");
+    CHECK(put("/proc/sys/kernel/shmall", "18446744073692774399") == 20, "shmall back");
+    CHECK(put("/proc/sys/kernel/shmmni", "4096") == 4, "shmmni back");
+    show("/proc/sys/kernel/shmmax");
     CHECK(put("/proc/sys/kernel/dmesg_restrict", "0\n") == 2, "dmesg_restrict 0");
     show("/proc/sys/kernel/dmesg_restrict");
     printf("sysmisc: user child %d\n", in_child(sysctl_user));

@@ -46,6 +46,12 @@ static void on_pipe(int s) {
     pipes_caught++;
 }
 
+static volatile int alarms;
+static void on_alarm(int s) {
+    (void)s;
+    alarms++;
+}
+
 static socklen_t name_of(struct sockaddr_un *a, const char *path) {
     memset(a, 0, sizeof *a);
     a->sun_family = AF_UNIX;
@@ -141,6 +147,15 @@ static void pairs(void) {
     close(sv[0]);
     n = recv(sv[1], b, sizeof b, 0);
     printf("unixsock: seqpacket after the peer closed: %zd\n", n);
+    close(sv[1]);
+    /* A signal ends a waiting recv (no SA_RESTART): EINTR. */
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "pair");
+    struct sigaction sa = {.sa_handler = on_alarm};
+    sigaction(SIGALRM, &sa, NULL);
+    ualarm(100000, 0);
+    REFUSED(recv(sv[0], b, sizeof b, 0), EINTR);
+    printf("unixsock: a waiting recv ended by SIGALRM: handled %d\n", alarms);
+    close(sv[0]);
     close(sv[1]);
 }
 

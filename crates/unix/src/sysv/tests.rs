@@ -173,7 +173,7 @@ fn info_structures_say_linux_limits() {
     let w: std::vec::Vec<u32> = (0..7).map(|i| get32(&b, 4 * i)).collect();
     assert_eq!(w, [512000, 16384, 8192, 16384, 32000, 16, 16384]);
     assert_eq!(u16::from_le_bytes([b[28], b[29]]), 0xffff);
-    write_shminfo(&mut b);
+    write_shminfo(&mut b, &ShmLimits::LINUX);
     assert_eq!(get64(&b, 0), u64::MAX - (1 << 24));
     assert_eq!(
         [get64(&b, 8), get64(&b, 16), get64(&b, 24)],

@@ -668,3 +668,21 @@ fn openat2_limits_bound_the_walk() {
     f.resolve = Resolve::NONE;
     assert_eq!(f.resolve(ROOT, b"/proc/7/exe", true), Ok(file));
 }
+
+#[test]
+fn a_removed_directory_kept_open_keeps_its_inode() {
+    let mut f = fs();
+    let d = f.create(ROOT, b"d", mode::DIR | 0o755, 6).unwrap();
+    let n = f.inode(ROOT).unwrap().nlink;
+    assert_eq!(f.rmdir_keep(ROOT, b"d", 7), Ok(d));
+    assert_eq!(f.lookup(ROOT, b"d"), None);
+    assert_eq!(f.inode(ROOT).unwrap().nlink, n - 1);
+    // Still a directory, with no links: a new file gets another inode.
+    assert!(f.is_dir(d));
+    assert_eq!(f.inode(d).unwrap().nlink, 0);
+    let x = f.create(ROOT, b"x", mode::REG | 0o644, 8).unwrap();
+    assert_ne!(x, d);
+    f.free(d);
+    let y = f.create(ROOT, b"y", mode::REG | 0o644, 8).unwrap();
+    assert_eq!(y, d);
+}

@@ -893,3 +893,32 @@ mod posix {
         assert!(ipc.pending.is_empty());
     }
 }
+
+#[test]
+fn shm_limits_root_may_change() {
+    let mut ipc = Ipc {
+        shm_limits: ShmLimits {
+            max: 8192,
+            all: 3,
+            mni: 2,
+        },
+        ..Ipc::default()
+    };
+    let c = IPC_CREAT | 0o600;
+    assert_eq!(
+        ipc.shm_lookup(0, 8193, c, &ROOT),
+        Err(EINVAL),
+        "past shmmax"
+    );
+    ipc.shm_create(1, 8192, c, &ROOT, 9, 9, 1, 0).unwrap();
+    assert_eq!(
+        ipc.shm_lookup(0, 8192, c, &ROOT),
+        Err(ENOSPC),
+        "past shmall"
+    );
+    ipc.shm_create(2, 4096, c, &ROOT, 10, 10, 1, 0).unwrap();
+    assert_eq!(ipc.shm_lookup(0, 1, c, &ROOT), Err(ENOSPC), "past shmmni");
+    let mut b = [0u8; size::SHMINFO];
+    write_shminfo(&mut b, &ipc.shm_limits);
+    assert_eq!(u64::from_le_bytes(b[..8].try_into().unwrap()), 8192);
+}

@@ -42,7 +42,7 @@ pub(crate) const EVENT_BYTES: usize = 12;
 const LOOP: usize = usize::MAX;
 
 impl Unixd<'_> {
-    /// `EPOLL_CREATE`, `EPOLL_CTL`, `EPOLL_WAIT`, `SIGNALFD`.
+    /// `EPOLL_CREATE`, `EPOLL_CTL`, `EPOLL_WAIT`, `SIGNALFD`, `POLL_WAIT`.
     pub(crate) fn epoll_order(
         &mut self,
         a: &Answer,
@@ -122,6 +122,14 @@ impl Unixd<'_> {
                     }
                 }
                 Ok(Reply::Now([n as u64, 0, 0], n * EVENT_BYTES, false))
+            }
+            p::POLL_WAIT => {
+                if w[1] != self.changes || w[0] <= crate::now_ns() {
+                    return word(Ok(0));
+                }
+                let parked = self.park(Wait::Epoll(w[0]));
+                self.kick();
+                parked
             }
             p::SIGNALFD => match w[0] {
                 p::signalfd::CREATE => {
@@ -342,6 +350,7 @@ impl Unixd<'_> {
     /// Something's readiness may have changed: parked `epoll_wait`s look
     /// again.
     pub(crate) fn epoll_wake(&mut self) {
+        self.changes = self.changes.wrapping_add(1);
         for i in 0..self.waiters.len() {
             if matches!(self.waiters[i].on, Wait::Epoll(_)) {
                 self.wake(i);

@@ -41,11 +41,11 @@ impl Unixd<'_> {
             return Ok(ROOT);
         }
         match self.open.get(fid as usize).map(|o| o.kind) {
-            Some(Kind::Inode(ino)) if self.fs.is_dir(ino) => Ok(ino),
             // A directory removed while open holds no names (Linux: ENOENT).
             Some(Kind::Inode(ino)) if self.fs.inode(ino).is_none_or(|i| i.nlink == 0) => {
                 Err(ENOENT)
             }
+            Some(Kind::Inode(ino)) if self.fs.is_dir(ino) => Ok(ino),
             Some(Kind::Free) | None => Err(EBADF),
             Some(_) => Err(ENOTDIR),
         }
@@ -472,7 +472,8 @@ impl Unixd<'_> {
                 let now = self.time();
                 let par = self.fs.parent(self.base(w[0])?, s)?;
                 if w[1] & at::REMOVEDIR != 0 {
-                    self.fs.rmdir(par.dir, par.name, now)?;
+                    let ino = self.fs.rmdir_keep(par.dir, par.name, now)?;
+                    self.maybe_free(ino);
                 } else {
                     let (ino, gone) = self.fs.unlink(par.dir, par.name, now)?;
                     if gone {

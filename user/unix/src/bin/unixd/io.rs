@@ -303,7 +303,9 @@ impl Unixd<'_> {
                 // The same readiness epoll sees (`epoll`); w1: the caller's
                 // pending signals, for a signalfd.
                 let f = self.fid(w[0])?;
-                word(Ok(self.readiness(f, w[1], 0).0 as u64))
+                let r = self.readiness(f, w[1], 0).0 as u64;
+                let signalfd = matches!(self.open[f].kind, Kind::Signal(_)) as u64;
+                Ok(Reply::Now([r, self.changes, signalfd], 0, false))
             }
             p::INPUT => {
                 let mut sigs = [0u64; 8];

@@ -186,6 +186,9 @@ pub struct Unixd<'a> {
     /// `EPOLLEXCLUSIVE`: which epoll took each watched file's latest
     /// change (fid, generation, epoll), so that no other reports it.
     claims: Vec<(u32, u32, u16)>,
+    /// How many times some file's readiness may have changed (`epoll`,
+    /// `proto::POLL_WAIT`).
+    changes: u64,
     /// POSIX timers of every process (`ptimers`).
     ptimers: Vec<ptimers::PTimer>,
     /// Open-file-description locks and `flock` (`flocks`).
@@ -309,7 +312,7 @@ impl Unixd<'_> {
             p::EVENTFD | p::TIMERFD | p::TIMERFD_SET | p::TIMERFD_GET => {
                 self.fdobj_order(a, s, out)
             }
-            p::EPOLL_CREATE | p::EPOLL_CTL | p::EPOLL_WAIT | p::SIGNALFD => {
+            p::EPOLL_CREATE | p::EPOLL_CTL | p::EPOLL_WAIT | p::SIGNALFD | p::POLL_WAIT => {
                 self.epoll_order(a, s, out)
             }
             p::TID => word(self.tid_order(a.label, a.w[0], a.w[1])),
@@ -410,6 +413,7 @@ fn main(arg: u64) -> i64 {
         sigfds: Vec::new(),
         max_user_watches: 0,
         claims: Vec::new(),
+        changes: 0,
         ptimers: Vec::new(),
         flocks: stet_unixfs::flocks::Locks::new(),
         ipc: stet_unixfs::ipc::Ipc::default(),

@@ -74,7 +74,13 @@ impl SysFile {
     pub(crate) fn writable(self) -> bool {
         matches!(
             self,
-            SysFile::Hostname | SysFile::Domainname | SysFile::CorePattern | SysFile::DmesgRestrict
+            SysFile::Hostname
+                | SysFile::Domainname
+                | SysFile::CorePattern
+                | SysFile::DmesgRestrict
+                | SysFile::Shmmax
+                | SysFile::Shmall
+                | SysFile::Shmmni
         )
     }
 }
@@ -416,9 +422,9 @@ impl Unixd<'_> {
             SysFile::PipeUserPagesHard => writeln!(t, "{}", stet_unixfs::pipe::USER_PAGES_HARD),
             // Console level 4 (unixd's log prints below it), Linux's defaults.
             SysFile::Printk => writeln!(t, "4\t4\t1\t7"),
-            SysFile::Shmmax => writeln!(t, "{}", lim::SHMMAX),
-            SysFile::Shmall => writeln!(t, "{}", lim::SHMALL),
-            SysFile::Shmmni => writeln!(t, "{}", lim::SHMMNI),
+            SysFile::Shmmax => writeln!(t, "{}", self.ipc.shm_limits.max),
+            SysFile::Shmall => writeln!(t, "{}", self.ipc.shm_limits.all),
+            SysFile::Shmmni => writeln!(t, "{}", self.ipc.shm_limits.mni),
             SysFile::Msgmax => writeln!(t, "{}", lim::MSGMAX),
             SysFile::Msgmnb => writeln!(t, "{}", lim::MSGMNB),
             SysFile::Msgmni => writeln!(t, "{}", lim::MSGMNI),

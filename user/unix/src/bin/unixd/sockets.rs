@@ -552,7 +552,10 @@ impl Unixd<'_> {
         i.rdev = 0;
         i.uid = c.uid[FS];
         i.gid = c.gid[FS];
-        Ok(stet_unix::fs::stat_bytes(0x4000_0000 + n, &i))
+        Ok(stet_unix::fs::stat_bytes(
+            0x4000_0000u32.wrapping_add(n),
+            &i,
+        ))
     }
 }
 

@@ -128,11 +128,11 @@ fn line(data: &[u8]) -> &[u8] {
 
 /// A written integer, as Linux's `proc_dointvec` reads one (leading
 /// blanks, a sign, digits, then a blank or the end) → `EINVAL`.
-fn int_of(data: &[u8]) -> Result<i64, i64> {
+fn int_of(data: &[u8]) -> Result<i128, i64> {
     let s = core::str::from_utf8(data).map_err(|_| EINVAL)?;
     let s = s.trim_start();
     let end = s.find(|c: char| c.is_ascii_whitespace()).unwrap_or(s.len());
-    s[..end].parse::<i64>().map_err(|_| EINVAL)
+    s[..end].parse::<i128>().map_err(|_| EINVAL)
 }
 
 /// Checks an I/O priority as Linux's `ioprio_check_cap` (`rt` whether the
@@ -179,6 +179,21 @@ impl Unixd<'_> {
                 self.misc.core[..n].copy_from_slice(&v[..n]);
                 self.misc.core_len = n as u8;
             }
+            // `proc_doulongvec_minmax` (no negative value) and
+            // `proc_dointvec_minmax` up to `IPCMNI`.
+            SysFile::Shmmax | SysFile::Shmall => {
+                let v = u64::try_from(int_of(data)?).map_err(|_| EINVAL)?;
+                let l = &mut self.ipc.shm_limits;
+                if f == SysFile::Shmmax {
+                    l.max = v;
+                } else {
+                    l.all = v;
+                }
+            }
+            SysFile::Shmmni => match int_of(data)? {
+                v @ 0..=0x8000 => self.ipc.shm_limits.mni = v as u64,
+                _ => return Err(EINVAL),
+            },
             SysFile::DmesgRestrict => match int_of(data)? {
                 v @ 0..=1 => self.misc.dmesg_restrict = v == 1,
                 _ => return Err(EINVAL),

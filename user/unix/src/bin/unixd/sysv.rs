@@ -416,7 +416,7 @@ impl Unixd<'_> {
         match kind {
             ipc_kind::SHM => match cmd {
                 IPC_INFO => {
-                    write_shminfo(out);
+                    write_shminfo(out, &self.ipc.shm_limits);
                     done(self.ipc.shm.max_index(), size::SHMINFO)
                 }
                 SHM_INFO => {

@@ -440,7 +440,8 @@ impl Keeper {
         let path = self.path(path, &mut pb)?;
         self.fd_dir_for(path);
         let base = match (path.is_empty(), flags & at::EMPTY_PATH != 0) {
-            (true, true) => self.fid(dirfd)?,
+            // The descriptor, or with `AT_FDCWD` the working directory.
+            (true, true) => self.dirfd(dirfd)?,
             (true, false) => return Err(ENOENT),
             (false, _) => self.base_for(dirfd, path)?,
         };

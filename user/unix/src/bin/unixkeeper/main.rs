@@ -16,8 +16,8 @@
 
 mod answers;
 mod calls;
-mod epoll;
 mod dump;
+mod epoll;
 mod exec;
 mod fds;
 mod fifos;
@@ -175,6 +175,12 @@ pub struct Keeper {
     pub th: threads::Threads,
     /// Signals sent to the thread being served alone (`tgkill`).
     pub tpending: u64,
+    /// What `rt_sigqueueinfo` to this process said with each signal
+    /// (`si_code` | `si_pid` << 32, `si_uid`, `si_value`), for the
+    /// `siginfo` it is delivered with.
+    pub queued_si: [[u64; 3]; 64],
+    /// The signals whose `queued_si` entry holds one.
+    pub queued_si_mask: u64,
     /// A signal that ends the process, found while serving another thread.
     pub fatal: Option<u8>,
     /// The most pages the process has had (`getrusage`'s `ru_maxrss`).
@@ -223,6 +229,8 @@ impl Keeper {
             fork_parked: false,
             th: threads::Threads::one(pid as u32),
             tpending: 0,
+            queued_si: [[0; 3]; 64],
+            queued_si_mask: 0,
             fatal: None,
             peak_pages: 0,
             ptimers_made: false,

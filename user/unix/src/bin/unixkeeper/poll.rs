@@ -1,12 +1,15 @@
 //! Waiting on descriptors: `poll`, `ppoll`, `select` and `pselect6`. Each
 //! descriptor's readiness comes from unixd (`POLL`); while none is ready
-//! and time is left, the keeper looks again every 10 ms, the wait in
-//! between parked in unixd so that a signal ends it (`EINTR`). `ppoll` and
+//! and time is left, the call is parked in unixd until some file may have
+//! changed since the look (`POLL_WAIT`: then the keeper looks again), the
+//! deadline, or a signal (`EINTR`). `ppoll` and
 //! `pselect6` wait with their signal mask (`Keeper::with_sigmask`).
 
 use crate::calls::now_ns;
+use crate::slots::UNIXD;
 use crate::space::Touch;
 use crate::Keeper;
+use stet_rt::key::Msg;
 use stet_unix::proto;
 use stet_unix::sys::errno::*;
 use stet_unix::sys::poll::{FD_SETSIZE, POLLERR, POLLHUP, POLLIN, POLLNVAL, POLLOUT};
@@ -15,8 +18,7 @@ type R = Result<u64, i64>;
 
 impl Keeper {
     /// `poll`: every descriptor's readiness from unixd; while none is
-    /// ready and time is left, looks again every 10 ms (a parked poll in
-    /// unixd is to come with signals).
+    /// ready and time is left, parked until a file may have changed.
     pub(crate) fn poll(&mut self, fds: u64, n: u64, timeout_ms: i64) -> R {
         if n > 1024 {
             return Err(EINVAL);
@@ -29,6 +31,7 @@ impl Keeper {
         self.space.touch(fds, 8 * n, true).map_err(Touch::errno)?;
         loop {
             let mut ready = 0;
+            let (mut seen, mut signalfd) = (None, false);
             for i in 0..n {
                 let mut e = [0u8; 8];
                 self.space.win.read(fds + 8 * i, &mut e);
@@ -39,9 +42,10 @@ impl Keeper {
                 } else {
                     match self.fid(fd as u64) {
                         Ok(f) => {
-                            let pending = self.pending_signals();
-                            self.unixd(proto::POLL, [f, pending, 0, 0]).unwrap_or(0)
-                                & (want | POLLERR | POLLHUP)
+                            let (r, changes, s) = self.poll_one(f);
+                            seen.get_or_insert(changes);
+                            signalfd |= s;
+                            r & (want | POLLERR | POLLHUP)
                         }
                         Err(_) => POLLNVAL,
                     }
@@ -54,9 +58,50 @@ impl Keeper {
             if ready > 0 || now_ns() >= deadline {
                 return Ok(ready);
             }
-            // Parked in unixd, so a signal ends the wait (EINTR).
-            let until = (now_ns() + 10_000_000).min(deadline);
-            self.wait_until(until)?;
+            self.wait_change(deadline, seen, signalfd)?;
+        }
+    }
+
+    /// One descriptor's readiness (fid `f`) → the `poll` events, unixd's
+    /// count of changes before it, and whether it is a signalfd.
+    fn poll_one(&mut self, f: u64) -> (u64, u64, bool) {
+        let pending = self.pending_signals();
+        let a = Msg::new(UNIXD, proto::POLL)
+            .words([f, pending, 0, 0])
+            .call();
+        let r = crate::calls::result(&a).unwrap_or(0);
+        (r, a.w[1], a.w[2] == 1)
+    }
+
+    /// Parked in unixd until some file may have changed since the look that
+    /// saw `seen` changes (`POLL_WAIT`; `None`: no file, only time), the
+    /// deadline, or a signal (`EINTR`) → `Ok` to look again. With a
+    /// signalfd among the files, any signal ends the park (and, if it does
+    /// not interrupt, the keeper looks again).
+    fn wait_change(&mut self, deadline: u64, seen: Option<u64>, signalfd: bool) -> R {
+        let Some(seen) = seen else {
+            return self.wait_until(deadline);
+        };
+        // A look at least every second all the same: a file whose change
+        // no order reports (a bug) then costs latency, never a hang.
+        let deadline = self.keep_deadline(deadline.min(now_ns().saturating_add(1_000_000_000)));
+        if self.interrupted() {
+            return Err(EINTR);
+        }
+        let intr = if signalfd {
+            u64::MAX
+        } else {
+            self.interrupting()
+        };
+        let a = Msg::new(UNIXD, self.tagged(proto::POLL_WAIT))
+            .words([deadline, seen, 0, intr])
+            .call();
+        if a.code == stet_rt::abi::code::Code::Busy {
+            return Ok(0);
+        }
+        match crate::calls::result(&a) {
+            Err(EINTR) if !self.interrupted() => Ok(0),
+            r => r.map(|_| 0),
         }
     }
 
@@ -138,14 +183,16 @@ impl Keeper {
         loop {
             let mut got = [[0u64; 16]; 3];
             let mut n = 0;
+            let (mut seen, mut signalfd) = (None, false);
             for fd in 0..nfds {
                 let (word, bit) = ((fd / 64) as usize, 1u64 << (fd % 64));
                 if (want[0][word] | want[1][word] | want[2][word]) & bit == 0 {
                     continue;
                 }
                 let f = self.fid(fd)?;
-                let pending = self.pending_signals();
-                let ev = self.unixd(proto::POLL, [f, pending, 0, 0]).unwrap_or(0);
+                let (ev, changes, s) = self.poll_one(f);
+                seen.get_or_insert(changes);
+                signalfd |= s;
                 let ready = [
                     ev & (POLLIN | POLLHUP | POLLERR) != 0,
                     ev & (POLLOUT | POLLERR) != 0,
@@ -172,8 +219,7 @@ impl Keeper {
                 }
                 return Ok(n);
             }
-            let until = (now_ns() + 10_000_000).min(deadline);
-            self.wait_until(until)?;
+            self.wait_change(deadline, seen, signalfd)?;
         }
     }
 }

@@ -15,6 +15,7 @@ use stet_rt::abi::order::domain;
 use stet_rt::key::Msg;
 use stet_unix::proto;
 use stet_unix::sys::errno::*;
+use stet_unix::sys::rlimit::RLIMIT_SIGPENDING;
 use stet_unix::sys::sig::*;
 
 /// Signals sent to the process and not yet delivered (unixd's answers add
@@ -304,6 +305,12 @@ impl Keeper {
         put(MCONTEXT + 168, old); // oldmask
         put(MCONTEXT + 184, fpstate);
         put(SIGMASK, old);
+        // A queued signal says what its sender said (`rt_sigqueueinfo`).
+        if let Some([code, uid, value]) = self.take_queued_si(sig) {
+            put(INFO + 8, code as u32 as u64);
+            put(INFO + 16, code >> 32 | uid << 32);
+            put(INFO + 24, value);
+        }
         // A fault's signal says why and where (`si_code`, `si_addr`).
         if self.fault_si.0 == sig {
             let (_, code, addr) = core::mem::take(&mut self.fault_si);
@@ -357,7 +364,9 @@ impl Keeper {
         if sig > 64 {
             return Err(EINVAL);
         }
-        if pid == self.pid as i64 {
+        // A thread id of this process names the process (Linux).
+        let own_thread = pid > 0 && self.th.t.iter().any(|t| t.tid != 0 && t.tid as i64 == pid);
+        if pid == self.pid as i64 || own_thread {
             if sig != 0 {
                 PENDING.fetch_or(1 << (sig - 1), Ordering::Relaxed);
                 // A thread that blocks it leaves it to one that does not.
@@ -426,9 +435,15 @@ impl Keeper {
                 }
                 if info != 0 {
                     // si_signo; si_errno and si_code (SI_USER) 0: who sent
-                    // it is not kept.
+                    // it is not kept, but for rt_sigqueueinfo's to itself.
                     let mut si = [0u8; 128];
                     si[..4].copy_from_slice(&(sig as u32).to_le_bytes());
+                    if let Some([code, uid, value]) = self.take_queued_si(sig) {
+                        si[8..12].copy_from_slice(&(code as u32).to_le_bytes());
+                        si[16..20].copy_from_slice(&((code >> 32) as u32).to_le_bytes());
+                        si[20..24].copy_from_slice(&(uid as u32).to_le_bytes());
+                        si[24..32].copy_from_slice(&value.to_le_bytes());
+                    }
                     self.space.write(info, &si).map_err(Touch::errno)?;
                 }
                 return Ok(sig);
@@ -466,6 +481,32 @@ impl Keeper {
         if (code >= 0 || code == SI_TKILL) && !own {
             return Err(EPERM);
         }
+        // To this process (or one of its threads, which names it): what
+        // the sender said goes with the signal to its handler.
+        let mine = match tid {
+            None => {
+                tgid == self.pid || self.th.t.iter().any(|t| t.tid != 0 && t.tid as u64 == tgid)
+            }
+            Some(t) => {
+                tgid == self.pid && self.th.t.iter().any(|x| x.tid != 0 && x.tid as u64 == t)
+            }
+        };
+        let sig = sig as u32 as u64;
+        if mine && (1..=64).contains(&sig) {
+            if sig >= 32 && self.rlimits[RLIMIT_SIGPENDING as usize][0] == 0 {
+                // No room to queue a real-time signal (Linux: EAGAIN).
+                return Err(EAGAIN);
+            }
+            let w =
+                |o: usize| u32::from_le_bytes(si[o..o + 4].try_into().unwrap_or_default()) as u64;
+            let value = u64::from_le_bytes(si[24..32].try_into().unwrap_or_default());
+            self.queued_si[sig as usize - 1] = [code as u32 as u64 | w(16) << 32, w(20), value];
+            self.queued_si_mask |= 1 << (sig - 1);
+            return match tid {
+                None => self.kill(self.pid as i64, sig),
+                Some(t) => self.signal_thread(t, sig).unwrap_or(Err(ESRCH)),
+            };
+        }
         match tid {
             // One process only: 0 and the negative ids that `kill` takes
             // for groups name none here (Linux: ESRCH).
@@ -488,12 +529,27 @@ impl Keeper {
             return Err(EINVAL);
         }
         if tgid == self.pid {
+            // A real-time signal needs room in the queue: none with
+            // RLIMIT_SIGPENDING 0 (Linux: EAGAIN).
+            if sig >= 32 && self.rlimits[RLIMIT_SIGPENDING as usize][0] == 0 {
+                return Err(EAGAIN);
+            }
             return self.signal_thread(tid, sig).unwrap_or(Err(ESRCH));
         }
         if tgid != tid {
             return Err(ESRCH);
         }
         self.kill(tid as i64, sig)
+    }
+
+    /// What `rt_sigqueueinfo` said with signal `sig`, taken.
+    fn take_queued_si(&mut self, sig: u64) -> Option<[u64; 3]> {
+        let bit = 1u64 << (sig - 1);
+        if self.queued_si_mask & bit == 0 {
+            return None;
+        }
+        self.queued_si_mask &= !bit;
+        Some(self.queued_si[sig as usize - 1])
     }
 
     /// A `SIGNAL` message while the process runs: stop it, deliver, start
