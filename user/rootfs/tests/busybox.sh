@@ -138,7 +138,7 @@ s ps-self "ok" "ps >/dev/null && echo ok"
 # /proc
 s proc-self-stat "same" "read pid rest < /proc/self/stat; [ \$pid = \$\$ ] && echo same"
 s proc-cmdline "cat /proc/self/cmdline " "cat /proc/self/cmdline | tr '\\0' ' '"
-s proc-ls-self "cmdline exe mounts stat status task" "ls /proc/self | tr '\\n' ' ' | sed 's/ \$//'"
+s proc-ls-self "cmdline comm exe mounts ns stat status task" "ls /proc/self | tr '\\n' ' ' | sed 's/ \$//'"
 s proc-exe-link "link" "[ -L /proc/self/exe ] && echo link"
 s proc-meminfo "MemTotal MemFree MemAvailable" "cut -d: -f1 /proc/meminfo | head -3 | tr '\\n' ' ' | sed 's/ \$//'"
 s proc-uptime "1" "grep -c '^[0-9]*\\.[0-9][0-9] [0-9]*\\.[0-9][0-9]\$' /proc/uptime"
