@@ -274,7 +274,7 @@ impl Keeper {
     }
 
     /// Whether `pid` is this process or one of its threads.
-    fn is_mine(&self, pid: u64) -> bool {
+    pub(crate) fn is_mine(&self, pid: u64) -> bool {
         pid == self.pid || (0..self.th.t.len()).any(|i| self.th.t[i].tid as u64 == pid && pid != 0)
     }
 
