@@ -813,7 +813,8 @@ pub const PIDFD: u64 = 162;
 /// `HELLO` and after each `execve` (a new tree). unixd keeps it in slot
 /// [`FWD_SPACE`] of the process's forwarder node (a node of its own for a
 /// process unixd did not fork) until the process is reaped, for
-/// [`PROCVM`] → 0.
+/// [`PROCVM`]; `w0` 1 if the process may not be dumped (`PR_SET_DUMPABLE`
+/// 0: only `CAP_SYS_PTRACE` reaches it), sent again when that changes → 0.
 pub const PROC_SPACE: u64 = 240;
 /// Slot of a process's forwarder node that holds its space ([`PROC_SPACE`]).
 pub const FWD_SPACE: u64 = 3;
@@ -821,7 +822,8 @@ pub const FWD_SPACE: u64 = 3;
 /// reach process (or thread) `w0`'s memory, for writing if `w1` is 1? As
 /// Linux's `ptrace_may_access` with real credentials: the target's real,
 /// effective and saved user ids all the caller's real one and its group
-/// ids all the caller's real group, or the caller has `CAP_SYS_PTRACE`
+/// ids all the caller's real group and it may be dumped, or the caller
+/// has `CAP_SYS_PTRACE`
 /// → key 0: a no-call segment key to the target's space (read-only
 /// unless `w1` is 1), `w0` 0. `-ESRCH` for no such process or a zombie,
 /// `-EPERM` when not allowed, `-EAGAIN` when the target's keeper has not

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -261,6 +262,32 @@ int main(void) {
         long own = pvr(getpid(), &g, 1, &rg, 1, 0);
         printf("procvm: nobody reads root's: %ld %s, writes: %ld %s, reads its own %ld (%c)\n", e1,
                err1 == EPERM ? "EPERM" : "?", e2, err2 == EPERM ? "EPERM" : "?", own, got[0]);
+        /* A process of the same user, until it may not be dumped. */
+        int p1[2], p2[2];
+        pipe(p1);
+        pipe(p2);
+        pid_t w = fork();
+        if (w == 0) {
+            send_byte(p1[1]);
+            wait_byte(p2[0]);
+            prctl(PR_SET_DUMPABLE, 0);
+            send_byte(p1[1]);
+            wait_byte(p2[0]);
+            _exit(0);
+        }
+        wait_byte(p1[0]);
+        long d1 = pvr(w, &g, 1, &rg, 1, 0);
+        send_byte(p2[1]);
+        wait_byte(p1[0]);
+        errno = 0;
+        long d2 = pvr(w, &g, 1, &rg, 1, 0);
+        int err3 = errno;
+        printf("procvm: nobody reads nobody's: %ld, once it is not dumpable: %ld %s\n", d1, d2,
+               err3 == EPERM ? "EPERM" : "?");
+        send_byte(p2[1]);
+        waitpid(w, NULL, 0);
+        /* Root may still (CAP_SYS_PTRACE). */
+        prctl(PR_SET_DUMPABLE, 0);
         send_byte(back[1]);
         wait_byte(gate[0]);
         _exit(0);
@@ -269,7 +296,7 @@ int main(void) {
     unsigned char got = 0;
     struct iovec g = {&got, 1}, rg = {shared_buf, 1};
     r = pvr(u, &g, 1, &rg, 1, 0);
-    printf("procvm: root reads nobody's: %ld (%c)\n", r, got);
+    printf("procvm: root reads nobody's undumpable: %ld (%c)\n", r, got);
     send_byte(gate[1]);
     send_byte(gate[1]);
     waitpid(t, NULL, 0);

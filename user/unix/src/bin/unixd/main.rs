@@ -367,7 +367,7 @@ impl Unixd<'_> {
             | p::PAGES => self.memory_order(a, s, out),
             p::PROC_CTL => self.proc_ctl_order(a, s),
             p::PIDFD => self.pidfd_order(a),
-            p::PROC_SPACE => self.proc_space(a.label),
+            p::PROC_SPACE => self.proc_space(a.label, a.w[0] & 1 != 0),
             p::PROCVM => self.procvm(a.label, a.w[0], a.w[1] == 1),
             _ => Err(ENOSYS),
         }

@@ -43,6 +43,10 @@ pub(crate) struct Proc {
     /// as its forwarder's is, to hold its space (`proto::FWD_SPACE`);
     /// freed when the process is reaped.
     pub(crate) side: bool,
+    /// `PR_SET_DUMPABLE` 0 (or a program run with changed ids), as its
+    /// keeper said (`proto::PROC_SPACE`): only `CAP_SYS_PTRACE` reaches
+    /// its memory.
+    pub(crate) undumpable: bool,
     /// Whether its keeper waits as a spare (`proto::EXIT`): its `KEYS`
     /// node is in slot [`FWD_SPARE`] of the forwarder's node, for the
     /// parent's `WAIT4`.
@@ -106,6 +110,7 @@ pub(crate) const NO_PROC: Proc = Proc {
     keeper: false,
     fwd: false,
     side: false,
+    undumpable: false,
     spare: false,
     kept: 0,
     proc_pending: false,

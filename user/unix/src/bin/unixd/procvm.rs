@@ -19,9 +19,10 @@ use stet_unix_personality::keydir::{fetch, swap};
 impl Unixd<'_> {
     /// `PROC_SPACE`: the caller's space (`K0`) into slot `FWD_SPACE` of its
     /// forwarder's node (a plain node made now for a process the image
-    /// started).
-    pub(crate) fn proc_space(&mut self, pid: u32) -> Result<Reply, i64> {
+    /// started), and whether it may not be dumped.
+    pub(crate) fn proc_space(&mut self, pid: u32, undumpable: bool) -> Result<Reply, i64> {
         let i = self.proc_of(pid)?;
+        self.procs[i].undumpable = undumpable;
         if !self.procs[i].fwd && !self.procs[i].side {
             bank::alloc_node(BANK, T).map_err(|_| ENOMEM)?;
             if self.put_key(keys::forwarder(i), T).is_err() {
@@ -59,7 +60,8 @@ impl Unixd<'_> {
             let same = [REAL, EFF, SAVED]
                 .iter()
                 .all(|&k| tc.uid[k] == u && tc.gid[k] == g);
-            if !same && !c.capable(cap::SYS_PTRACE) {
+            // Linux's `__ptrace_may_access`: the ids, then dumpable.
+            if (!same || self.procs[i].undumpable) && !c.capable(cap::SYS_PTRACE) {
                 return Err(EPERM);
             }
         }

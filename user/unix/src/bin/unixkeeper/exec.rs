@@ -442,7 +442,7 @@ fn load<const N: usize, const M: usize>(
         .call();
     crate::signals::note(a.w[proto::INTR_WORD]);
     // The new tree is the process's space now (`process_vm_readv`).
-    crate::procvm::send_space();
+    crate::procvm::send_space(k.dumpable);
     ok(Msg::new(PROC, domain::SET_STATE)
         .words([state::RUNNING, state::FOREIGN as u64, 0, 0])
         .call())

@@ -66,6 +66,8 @@ impl Keeper {
             PR_SET_DUMPABLE if arg > 1 => Err(EINVAL),
             PR_SET_DUMPABLE => {
                 self.dumpable = arg as u8;
+                // Who may reach its memory (`process_vm_readv`).
+                crate::procvm::send_space(self.dumpable);
                 Ok(0)
             }
             PR_SET_NO_NEW_PRIVS if arg != 1 || !zeros(0) => Err(EINVAL),

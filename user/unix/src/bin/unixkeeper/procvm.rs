@@ -11,7 +11,9 @@
 //! true whatever it is doing. A page the target does not have yet, or
 //! may not write without a copy (shared copy-on-write, a private file
 //! page not yet written), ends the transfer there, as an unmapped page
-//! does. The caller's own memory (or its own pid as the target) goes
+//! does. A process that may not be dumped (`PR_SET_DUMPABLE` 0, or a
+//! program run with changed ids) is reached only with `CAP_SYS_PTRACE`,
+//! as on Linux: its keeper says so with its space. The caller's own memory (or its own pid as the target) goes
 //! through the window like any system call's buffer, pages made as the
 //! process's own fault would make them.
 
@@ -47,13 +49,17 @@ enum Stop {
 }
 
 /// Sends unixd this process's space (the segment in this keeper's window
-/// slot), for another process's `process_vm_readv` (`proto::PROC_SPACE`).
-pub fn send_space() {
+/// slot), for another process's `process_vm_readv` (`proto::PROC_SPACE`),
+/// and whether it may be dumped (`PR_SET_DUMPABLE`: 0 keeps others out).
+pub fn send_space(dumpable: u8) {
     use crate::slots::{keys, KEYS, T};
     use stet_unix::layout::WINDOW_SLOT;
     use stet_unix_personality::keydir::fetch;
     if fetch(KEYS, keys::SELF_SPACE, T).is_ok() && fetch(T, WINDOW_SLOT, T).is_ok() {
-        let a = Msg::new(UNIXD, proto::PROC_SPACE).keys([T, 0, 0, 0]).call();
+        let a = Msg::new(UNIXD, proto::PROC_SPACE)
+            .w0((dumpable == 0) as u64)
+            .keys([T, 0, 0, 0])
+            .call();
         crate::signals::note(a.w[proto::INTR_WORD]);
     }
 }
