@@ -808,6 +808,28 @@ pub const FUTEX_REQUEUE: u64 = 161;
 /// it has ended, bit 1 the pidfd is `O_NONBLOCK` (`-EBADF`: not a pidfd).
 pub const PIDFD: u64 = 162;
 
+/// (forwarder) Key 0 is the caller's process's address space: a full
+/// segment key to the root of its tree, which its keeper sends after
+/// `HELLO` and after each `execve` (a new tree). unixd keeps it in slot
+/// [`FWD_SPACE`] of the process's forwarder node (a node of its own for a
+/// process unixd did not fork) until the process is reaped, for
+/// [`PROCVM`]; `w0` 1 if the process may not be dumped (`PR_SET_DUMPABLE`
+/// 0: only `CAP_SYS_PTRACE` reaches it), sent again when that changes → 0.
+pub const PROC_SPACE: u64 = 240;
+/// Slot of a process's forwarder node that holds its space ([`PROC_SPACE`]).
+pub const FWD_SPACE: u64 = 3;
+/// (forwarder) `process_vm_readv`/`process_vm_writev`: may the caller
+/// reach process (or thread) `w0`'s memory, for writing if `w1` is 1? As
+/// Linux's `ptrace_may_access` with real credentials: the target's real,
+/// effective and saved user ids all the caller's real one and its group
+/// ids all the caller's real group and it may be dumped, or the caller
+/// has `CAP_SYS_PTRACE`
+/// → key 0: a no-call segment key to the target's space (read-only
+/// unless `w1` is 1), `w0` 0. `-ESRCH` for no such process or a zombie,
+/// `-EPERM` when not allowed, `-EAGAIN` when the target's keeper has not
+/// sent its space yet (a child that has only just been forked: ask again).
+pub const PROCVM: u64 = 241;
+
 /// The system's own settings and the calls about the system as a whole
 /// (forwarder): `w0` says which ([`sysmisc`]), the rest its arguments.
 pub const SYSMISC: u64 = 170;

@@ -227,6 +227,9 @@ pub mod nr {
     pub const UNSHARE: u64 = 272;
     pub const GETCPU: u64 = 309;
     pub const KCMP: u64 = 312;
+    // Another process's memory (`unixkeeper/procvm.rs`).
+    pub const PROCESS_VM_READV: u64 = 310;
+    pub const PROCESS_VM_WRITEV: u64 = 311;
     pub const MEMBARRIER: u64 = 324;
     pub const PIDFD_SEND_SIGNAL: u64 = 424;
     pub const PIDFD_OPEN: u64 = 434;

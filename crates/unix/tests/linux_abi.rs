@@ -256,6 +256,8 @@ fn linux_rows() -> Vec<Row> {
         sys::nr::UNSHARE => general::__NR_unshare,
         sys::nr::GETCPU => general::__NR_getcpu,
         sys::nr::KCMP => general::__NR_kcmp,
+        sys::nr::PROCESS_VM_READV => general::__NR_process_vm_readv,
+        sys::nr::PROCESS_VM_WRITEV => general::__NR_process_vm_writev,
         sys::nr::MEMBARRIER => general::__NR_membarrier,
         sys::nr::PIDFD_SEND_SIGNAL => general::__NR_pidfd_send_signal,
         sys::nr::PIDFD_OPEN => general::__NR_pidfd_open,

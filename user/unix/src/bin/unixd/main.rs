@@ -57,6 +57,7 @@ mod procctl;
 mod procfs;
 mod procgen;
 mod procs;
+mod procvm;
 mod ptimers;
 mod signals;
 mod slots;
@@ -275,6 +276,8 @@ impl Unixd<'_> {
             | p::PROC_CTL
             | p::FUTEX_REQUEUE
             | p::PIDFD
+            | p::PROC_SPACE
+            | p::PROCVM
                 if a.source != Source::Forwarded =>
             {
                 Err(EPERM)
@@ -364,6 +367,8 @@ impl Unixd<'_> {
             | p::PAGES => self.memory_order(a, s, out),
             p::PROC_CTL => self.proc_ctl_order(a, s),
             p::PIDFD => self.pidfd_order(a),
+            p::PROC_SPACE => self.proc_space(a.label, a.w[0] & 1 != 0),
+            p::PROCVM => self.procvm(a.label, a.w[0], a.w[1] == 1),
             _ => Err(ENOSYS),
         }
     }

@@ -39,6 +39,14 @@ pub(crate) struct Proc {
     /// Whether unixd made its keeper's forwarder (a forked process): the
     /// node is freed when the process is reaped (`release_forwarder`).
     pub(crate) fwd: bool,
+    /// Whether unixd made a plain node for a process it did not fork, kept
+    /// as its forwarder's is, to hold its space (`proto::FWD_SPACE`);
+    /// freed when the process is reaped.
+    pub(crate) side: bool,
+    /// `PR_SET_DUMPABLE` 0 (or a program run with changed ids), as its
+    /// keeper said (`proto::PROC_SPACE`): only `CAP_SYS_PTRACE` reaches
+    /// its memory.
+    pub(crate) undumpable: bool,
     /// Whether its keeper waits as a spare (`proto::EXIT`): its `KEYS`
     /// node is in slot [`FWD_SPARE`] of the forwarder's node, for the
     /// parent's `WAIT4`.
@@ -101,6 +109,8 @@ pub(crate) const NO_PROC: Proc = Proc {
     itimer: [[0; 2]; 3],
     keeper: false,
     fwd: false,
+    side: false,
+    undumpable: false,
     spare: false,
     kept: 0,
     proc_pending: false,
@@ -438,6 +448,9 @@ impl Unixd<'_> {
         self.free_tids(p.pid);
         self.ptimers_gone(p.pid);
         self.proc_gone(p.pid, made);
+        if p.side && self.keys.get(keys::forwarder(i), T2).is_ok() {
+            let _ = bank::free(BANK, T2);
+        }
         if !p.fwd || self.keys.get(keys::forwarder(i), T2).is_err() {
             return false;
         }

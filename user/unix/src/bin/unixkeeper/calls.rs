@@ -420,6 +420,10 @@ impl Keeper {
             nr::MEMBARRIER => self.membarrier(a[0], a[1]),
             nr::UNSHARE => self.unshare(a[0]),
             nr::KCMP => self.kcmp(a[0], a[1], a[2], a[3], a[4]),
+            nr::PROCESS_VM_READV | nr::PROCESS_VM_WRITEV => {
+                let write = n == nr::PROCESS_VM_WRITEV;
+                self.process_vm(a[0], a[1], a[2], a[3], a[4], a[5], write)
+            }
             nr::PIDFD_OPEN => self.pidfd_open(a[0], a[1]),
             nr::FUTEX_WAITV => self.futex_waitv(a[0], a[1], a[2], a[3], a[4]),
             nr::PIDFD_SEND_SIGNAL => self.pidfd_send_signal(a[0], a[1], a[2], a[3]),

@@ -441,6 +441,8 @@ fn load<const N: usize, const M: usize>(
         .string(&info[..n])
         .call();
     crate::signals::note(a.w[proto::INTR_WORD]);
+    // The new tree is the process's space now (`process_vm_readv`).
+    crate::procvm::send_space(k.dumpable);
     ok(Msg::new(PROC, domain::SET_STATE)
         .words([state::RUNNING, state::FOREIGN as u64, 0, 0])
         .call())

@@ -33,6 +33,7 @@ mod misc;
 mod mqueue;
 mod poll;
 mod procctl;
+mod procvm;
 mod ptimers;
 mod sched;
 mod signals;
@@ -720,6 +721,8 @@ fn main(arg: u64) -> i64 {
             .keys([T, 0, 0, 0])
             .call();
         signals::note(a.w[stet_unix::proto::INTR_WORD]);
+        // The process's space, for another's `process_vm_readv`.
+        procvm::send_space(k.dumpable);
         // unixd asks once for the meter processes run under (`/proc/stat`).
         if a.w[0] == 1 && keydir::fetch(KEYS, slots::keys::METER, T).is_ok() {
             let a = Msg::new(UNIXD, stet_unix::proto::METER)

@@ -66,6 +66,8 @@ impl Keeper {
             PR_SET_DUMPABLE if arg > 1 => Err(EINVAL),
             PR_SET_DUMPABLE => {
                 self.dumpable = arg as u8;
+                // Who may reach its memory (`process_vm_readv`).
+                crate::procvm::send_space(self.dumpable);
                 Ok(0)
             }
             PR_SET_NO_NEW_PRIVS if arg != 1 || !zeros(0) => Err(EINVAL),
@@ -274,7 +276,7 @@ impl Keeper {
     }
 
     /// Whether `pid` is this process or one of its threads.
-    fn is_mine(&self, pid: u64) -> bool {
+    pub(crate) fn is_mine(&self, pid: u64) -> bool {
         pid == self.pid || (0..self.th.t.len()).any(|i| self.th.t[i].tid as u64 == pid && pid != 0)
     }
 
