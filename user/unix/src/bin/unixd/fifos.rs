@@ -257,6 +257,13 @@ impl Unixd<'_> {
                 i.rdev = dev as u32;
             }
         }
+        self.inotify_entry(
+            par.dir,
+            par.name,
+            ino,
+            stet_unixfs::inotify::mask::CREATE,
+            0,
+        );
         Ok(0)
     }
 
@@ -580,6 +587,7 @@ impl Unixd<'_> {
                 Kind::Epoll(_) => b"anon_inode:[eventpoll]",
                 Kind::Signal(_) => b"anon_inode:[signalfd]",
                 Kind::Pidfd(_) => b"anon_inode:[pidfd]",
+                Kind::Inotify(_) => b"anon_inode:inotify",
                 Kind::Socket(n) => {
                     let k = fmt_id(b"socket:[", 0x2000_0000 + n as u64, &mut target);
                     &target[..k]
