@@ -765,8 +765,9 @@ pub const LEASE: u64 = 135;
 /// [`owner`]'s operation, `w2` the owner (`F_OWNER_*` type \| pid << 32)
 /// or the signal → `w0` the owner or signal (get), 0 (set).
 pub const OWNER: u64 = 136;
-/// `/proc/<pid>/fd` of the caller made again (forwarder): the string is
-/// its open descriptors, a `u32` descriptor and a `u32` fid each.
+/// `/proc/<pid>/fd` and `/proc/<pid>/fdinfo` of the caller made again
+/// (forwarder): the string is its open descriptors, a `u32` descriptor and
+/// a `u32` fid each.
 pub const FD_DIR: u64 = 137;
 
 /// [`OWNER`]'s operations.

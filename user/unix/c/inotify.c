@@ -221,6 +221,18 @@ int main(void) {
     CHECK(write(f, "3", 1) == 1, "write");
     printf("inotify: with IN_EXCL_UNLINK: [%s]\n", events(in));
     close(f);
+    /* /proc/self/fdinfo: a line per watch. */
+    char path[64], info[512] = {0};
+    snprintf(path, sizeof path, "/proc/self/fdinfo/%d", in);
+    int fi = open(path, O_RDONLY);
+    CHECK(fi >= 0, "open %s", path);
+    CHECK(read(fi, info, sizeof info - 1) > 0, "read fdinfo");
+    close(fi);
+    char *w = strstr(info, "inotify wd:");
+    unsigned iwd = 0, imask = 0;
+    CHECK(w && sscanf(w, "inotify wd:%x ino:%*x sdev:%*x mask:%x", &iwd, &imask) == 2, "fdinfo");
+    printf("inotify: fdinfo wd %u mask %x, one watch %d\n", iwd, imask,
+           w && !strstr(w + 1, "inotify wd:"));
     close(in);
 
     /* A blocking read woken by another process. */

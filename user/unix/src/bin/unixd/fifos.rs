@@ -540,7 +540,8 @@ impl Unixd<'_> {
     }
 
     /// `FD_DIR`: `/proc/<pid>/fd` holds a symbolic link per descriptor of
-    /// the caller's, named by its number, to what it has open.
+    /// the caller's, named by its number, to what it has open (and
+    /// `/proc/<pid>/fdinfo` a file per descriptor: `inotify`).
     fn fd_dir(&mut self, pid: u32, s: &[u8]) -> Result<u64, i64> {
         let root = self.proc_root().ok_or(ENOENT)?;
         let mut nb = [0u8; 10];
@@ -599,6 +600,7 @@ impl Unixd<'_> {
             // A name that cannot be made (a full heap) is left out.
             let _ = self.fs.symlink(fd, name, t, now);
         }
+        self.fdinfo_dir(dir, s);
         Ok(0)
     }
 

@@ -48,6 +48,15 @@ impl Limits {
     }
 }
 
+/// Text formatted onto the end of a string.
+struct Line<'a>(&'a mut alloc::string::String);
+
+impl Line<'_> {
+    fn put(&mut self, args: core::fmt::Arguments<'_>) {
+        let _ = core::fmt::Write::write_fmt(self.0, args);
+    }
+}
+
 /// An inode unlinked while open: its last directory and name.
 pub(crate) struct Orphan {
     ino: u32,
@@ -322,6 +331,56 @@ impl Unixd<'_> {
         let c = self.inotify_cookie();
         self.inotify_entry(dir1, name1, ino, mask::MOVED_FROM, c);
         self.inotify_entry(dir2, name2, ino, mask::MOVED_TO, c);
+    }
+
+    /// `/proc/<pid>/fdinfo` of the descriptors in `s` (a `u32` number and
+    /// a `u32` fid each) under `/proc/<pid>` directory `dir`: a file per
+    /// descriptor with Linux's `pos`, `flags`, `mnt_id` and `ino` lines
+    /// and, for an inotify instance, a line per watch (`inotify wd:`…).
+    pub(crate) fn fdinfo_dir(&mut self, dir: u32, s: &[u8]) {
+        let now = self.time();
+        let info = match self.fs.lookup(dir, b"fdinfo") {
+            Some(d) => {
+                self.fd_dir_clear(d);
+                d
+            }
+            None => match self.fs.create(dir, b"fdinfo", mode::DIR | 0o500, now) {
+                Ok(d) => d,
+                Err(_) => return,
+            },
+        };
+        for c in s.chunks_exact(8) {
+            let n = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            let fid = u32::from_le_bytes([c[4], c[5], c[6], c[7]]) as usize;
+            let Some(x) = self.open.get(fid).copied() else {
+                continue;
+            };
+            let ino = match x.kind {
+                Kind::Inode(i) => i,
+                _ => 0,
+            };
+            let mut text = alloc::string::String::new();
+            let mut t = Line(&mut text);
+            t.put(format_args!(
+                "pos:\t{}\nflags:\t0{:o}\nmnt_id:\t1\nino:\t{}\n",
+                x.off, x.flags, ino
+            ));
+            if let Kind::Inotify(k) = x.kind {
+                if let Some(Some(i)) = self.inotifies.get(k as usize) {
+                    for w in i.watches() {
+                        t.put(format_args!(
+                            "inotify wd:{:x} ino:{:x} sdev:{:x} mask:{:x} ignored_mask:0\n",
+                            w.wd, w.ino, 1, w.mask
+                        ));
+                    }
+                }
+            }
+            let mut name = [0u8; 10];
+            let name = crate::procfs::name_of(n, &mut name);
+            if let Ok(f) = self.fs.create(info, name, mode::REG | 0o444, now) {
+                self.set_content(f, text.as_bytes());
+            }
+        }
     }
 
     /// A cookie that ties an `IN_MOVED_FROM` to its `IN_MOVED_TO`.
