@@ -20,6 +20,7 @@
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -233,6 +234,20 @@ int main(void) {
     CHECK(w && sscanf(w, "inotify wd:%x ino:%*x sdev:%*x mask:%x", &iwd, &imask) == 2, "fdinfo");
     printf("inotify: fdinfo wd %u mask %x, one watch %d\n", iwd, imask,
            w && !strstr(w + 1, "inotify wd:"));
+    close(in);
+
+    /* A directory's listing is IN_ACCESS|IN_ISDIR (itself, and in its
+     * watched parent with its name). */
+    in = inotify_init1(IN_NONBLOCK);
+    mkdir("d", 0755);
+    inotify_add_watch(in, ".", IN_ACCESS | IN_OPEN);
+    inotify_add_watch(in, "d", IN_ACCESS);
+    int dfd = open("d", O_RDONLY | O_DIRECTORY);
+    char dents[256];
+    CHECK(syscall(SYS_getdents64, dfd, dents, sizeof dents) > 0, "getdents64");
+    close(dfd);
+    printf("inotify: listing: %s\n", events(in));
+    rmdir("d");
     close(in);
 
     /* A blocking read woken by another process. */

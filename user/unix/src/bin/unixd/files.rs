@@ -483,6 +483,9 @@ impl Unixd<'_> {
                 let len = (w[1] as usize).min(out.len());
                 let (n, next) = self.fs.getdents(ino, self.open[f].off, &mut out[..len])?;
                 self.open[f].off = next;
+                // Each listing of a directory is an access (Linux's
+                // `iterate_dir`).
+                self.inotify_inode(ino, ev::ACCESS);
                 Ok(Reply::Now([n as u64, 0, 0], n, false))
             }
             p::MKDIR => {
