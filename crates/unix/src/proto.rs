@@ -600,6 +600,22 @@ pub const SIGNALFD: u64 = 123;
 /// `w3` (`-EINTR`).
 pub const POLL_WAIT: u64 = 124;
 
+// inotify (unixd's `inotify.rs`): codes 210–219.
+
+/// `inotify_init1`: `w0` `O_NONBLOCK` → `w0` the fid of a new inotify
+/// instance (an open file description; `EMFILE` past the caller's real
+/// user's `max_user_instances`).
+pub const INOTIFY_INIT: u64 = 210;
+/// `inotify_add_watch`: instance fid `w0`, the path (string) relative to
+/// fid `w1`, `w2` the mask → `w0` the watch descriptor (`EINVAL`: no
+/// instance or a bad mask; `ENOTDIR` for `IN_ONLYDIR`; `EEXIST` for
+/// `IN_MASK_CREATE`; `ENOSPC` past `max_user_watches`; the walk's errors;
+/// `EACCES` without read permission).
+pub const INOTIFY_ADD: u64 = 211;
+/// `inotify_rm_watch`: instance fid `w0`, watch descriptor `w1` (`EINVAL`:
+/// no such watch or no instance).
+pub const INOTIFY_RM: u64 = 212;
+
 /// What [`SIGNALFD`] does.
 pub mod signalfd {
     /// A new signalfd of mask `w1`, `w2` `O_NONBLOCK` → `w0` its fid.
@@ -749,8 +765,9 @@ pub const LEASE: u64 = 135;
 /// [`owner`]'s operation, `w2` the owner (`F_OWNER_*` type \| pid << 32)
 /// or the signal → `w0` the owner or signal (get), 0 (set).
 pub const OWNER: u64 = 136;
-/// `/proc/<pid>/fd` of the caller made again (forwarder): the string is
-/// its open descriptors, a `u32` descriptor and a `u32` fid each.
+/// `/proc/<pid>/fd` and `/proc/<pid>/fdinfo` of the caller made again
+/// (forwarder): the string is its open descriptors, a `u32` descriptor and
+/// a `u32` fid each.
 pub const FD_DIR: u64 = 137;
 
 /// [`OWNER`]'s operations.
@@ -913,13 +930,31 @@ pub mod sched_op {
 /// could see `/proc` (unixd makes a forked child's `/proc/<pid>/` only
 /// before one of these; before one of [`LOOKS_UP`] only if the path goes
 /// through `/proc`).
-pub const NAMES_FILES: [u64; 19] = [
-    OPEN, STAT, GETDENTS, MKDIR, UNLINK, RENAME, LINK, SYMLINK, READLINK, CHMOD, TRUNCATE, ACCESS,
-    EXEC, UTIMENS, CHOWN, STATFS, MKNOD, FD_DIR, CHROOT,
+pub const NAMES_FILES: [u64; 20] = [
+    OPEN,
+    STAT,
+    GETDENTS,
+    MKDIR,
+    UNLINK,
+    RENAME,
+    LINK,
+    SYMLINK,
+    READLINK,
+    CHMOD,
+    TRUNCATE,
+    ACCESS,
+    EXEC,
+    UTIMENS,
+    CHOWN,
+    STATFS,
+    MKNOD,
+    FD_DIR,
+    CHROOT,
+    INOTIFY_ADD,
 ];
 
 /// The orders of [`NAMES_FILES`] that only look one path up.
-pub const LOOKS_UP: [u64; 6] = [STAT, ACCESS, READLINK, EXEC, STATFS, CHROOT];
+pub const LOOKS_UP: [u64; 7] = [STAT, ACCESS, READLINK, EXEC, STATFS, CHROOT, INOTIFY_ADD];
 
 /// `open` flags the domain understands.
 #[allow(missing_docs)]

@@ -79,6 +79,10 @@ pub mod nr {
     pub const TIMERFD_SETTIME: u64 = 286;
     pub const TIMERFD_GETTIME: u64 = 287;
     pub const EVENTFD2: u64 = 290;
+    pub const INOTIFY_INIT: u64 = 253;
+    pub const INOTIFY_ADD_WATCH: u64 = 254;
+    pub const INOTIFY_RM_WATCH: u64 = 255;
+    pub const INOTIFY_INIT1: u64 = 294;
     pub const GETRUSAGE: u64 = 98;
     pub const SETRLIMIT: u64 = 160;
     pub const GETPRIORITY: u64 = 140;

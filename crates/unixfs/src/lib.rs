@@ -3,7 +3,7 @@
 //! constants: names and inodes ([`fs`]), the shapes of regular files'
 //! segment trees ([`forest`]), pages shared copy-on-write after `fork`
 //! ([`share`]), record locks ([`locks`]), extended attributes ([`xattrs`]),
-//! AF_UNIX sockets ([`sock`]), epoll's interest lists ([`epoll`]) and
+//! AF_UNIX sockets ([`sock`]), inotify's watches and queues ([`inotify`]), epoll's interest lists ([`epoll`]) and
 //! pipes' buffers ([`pipe`]). Every growth is `try_reserve`d, so a full heap is an error
 //! value (`ENOSPC`, or a page copied instead of shared), never a panic.
 //!
@@ -22,6 +22,7 @@ pub mod epoll;
 pub mod flocks;
 pub mod forest;
 pub mod fs;
+pub mod inotify;
 pub mod ipc;
 pub mod locks;
 pub mod pipe;

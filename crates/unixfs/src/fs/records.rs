@@ -116,7 +116,6 @@ impl Fs {
         Err(ENOENT)
     }
 
-    /// The name of `child` in directory `dir`.
     /// The absolute path of any inode into `out` → its length: a
     /// directory's, or a name of a file's (the first found: a file does
     /// not know its directories, so every name is looked at); `ENOENT`
@@ -142,7 +141,9 @@ impl Fs {
         Ok(n + name.len())
     }
 
-    fn name_in(&self, dir: u32, child: u32) -> Option<&[u8]> {
+    /// The name of `child` in directory `dir` (the first, for a file
+    /// with several there).
+    pub fn name_in(&self, dir: u32, child: u32) -> Option<&[u8]> {
         let mut e = self.inodes[dir as usize].first;
         while e != NONE {
             let x = &self.ents[e as usize];

@@ -180,6 +180,7 @@ impl Unixd<'_> {
             i.mode = o.mode;
             i.ctime = now;
         }
+        self.inotify_inode(ino, stet_unixfs::inotify::mask::ATTRIB);
         Ok(0)
     }
 }

@@ -327,6 +327,10 @@ impl Unixd<'_> {
                 (m, 0)
             }
             Kind::Pidfd(pid) => (if self.pid_ended(pid) { IN } else { 0 }, 0),
+            Kind::Inotify(n) => {
+                let (ready, gen) = self.inotify_poll(n);
+                (if ready { IN } else { 0 }, gen)
+            }
             Kind::Inode(_) | Kind::Null | Kind::Zero | Kind::Random => (IN | OUT, 0),
         }
     }

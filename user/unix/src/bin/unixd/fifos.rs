@@ -257,6 +257,13 @@ impl Unixd<'_> {
                 i.rdev = dev as u32;
             }
         }
+        self.inotify_entry(
+            par.dir,
+            par.name,
+            ino,
+            stet_unixfs::inotify::mask::CREATE,
+            0,
+        );
         Ok(0)
     }
 
@@ -533,7 +540,8 @@ impl Unixd<'_> {
     }
 
     /// `FD_DIR`: `/proc/<pid>/fd` holds a symbolic link per descriptor of
-    /// the caller's, named by its number, to what it has open.
+    /// the caller's, named by its number, to what it has open (and
+    /// `/proc/<pid>/fdinfo` a file per descriptor: `inotify`).
     fn fd_dir(&mut self, pid: u32, s: &[u8]) -> Result<u64, i64> {
         let root = self.proc_root().ok_or(ENOENT)?;
         let mut nb = [0u8; 10];
@@ -580,6 +588,7 @@ impl Unixd<'_> {
                 Kind::Epoll(_) => b"anon_inode:[eventpoll]",
                 Kind::Signal(_) => b"anon_inode:[signalfd]",
                 Kind::Pidfd(_) => b"anon_inode:[pidfd]",
+                Kind::Inotify(_) => b"anon_inode:inotify",
                 Kind::Socket(n) => {
                     let k = fmt_id(b"socket:[", 0x2000_0000 + n as u64, &mut target);
                     &target[..k]
@@ -591,6 +600,7 @@ impl Unixd<'_> {
             // A name that cannot be made (a full heap) is left out.
             let _ = self.fs.symlink(fd, name, t, now);
         }
+        self.fdinfo_dir(dir, s);
         Ok(0)
     }
 

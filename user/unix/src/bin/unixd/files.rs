@@ -14,6 +14,7 @@ use stet_unix::fs::{mode, ROOT};
 use stet_unix::proto as p;
 use stet_unix::proto::{at, o};
 use stet_unix::sys::errno::*;
+use stet_unixfs::inotify::mask as ev;
 
 impl Unixd<'_> {
     pub(crate) fn fid(&self, fid: u64) -> Result<usize, i64> {
@@ -86,6 +87,7 @@ impl Unixd<'_> {
             || self.pipes.iter().any(|p| p.used && p.fifo == ino);
         let named = self.fs.inode(ino).is_some_and(|i| i.nlink > 0);
         if !held && !named {
+            self.inotify_gone(ino);
             self.forget_generated(ino);
             self.ipc.mq_gone(ino);
             self.sock_inode_gone(ino);
@@ -127,8 +129,11 @@ impl Unixd<'_> {
             Err(ENOENT) if flags & o::CREAT != 0 => {
                 let par = self.fs.parent(dir, path)?;
                 made = true;
-                self.fs
-                    .create(par.dir, par.name, mode::REG | (perm as u32 & 0o7777), now)?
+                let ino =
+                    self.fs
+                        .create(par.dir, par.name, mode::REG | (perm as u32 & 0o7777), now)?;
+                self.inotify_entry(par.dir, par.name, ino, ev::CREATE, 0);
+                ino
             }
             Err(e) => return Err(e),
         };
@@ -214,7 +219,9 @@ impl Unixd<'_> {
         if fmt == mode::REG {
             self.break_leases(ino, acc != o::RDONLY);
         }
-        if fmt == mode::REG && flags & o::TRUNC != 0 && acc != o::RDONLY {
+        let trunc = fmt == mode::REG && flags & o::TRUNC != 0 && acc != o::RDONLY;
+        // (A file this call made is empty: no `IN_MODIFY`, as on Linux.)
+        if trunc {
             self.content.truncate(ino, i.size, 0)?;
             if let Some(m) = self.fs.inode_mut(ino) {
                 m.size = 0;
@@ -222,6 +229,12 @@ impl Unixd<'_> {
             }
         }
         let fid = self.new_fid(kind, flags & !(o::CREAT | o::EXCL | o::TRUNC | o::CLOEXEC))?;
+        if flags & o::PATH == 0 {
+            if trunc && !made {
+                self.inotify_inode(ino, ev::MODIFY);
+            }
+            self.inotify_inode(ino, ev::OPEN);
+        }
         Ok([fid, ino as u64, i.mode as u64])
     }
 
@@ -229,10 +242,19 @@ impl Unixd<'_> {
         let f = self.fid(fid)?;
         let o = &mut self.open[f];
         o.refs -= 1;
-        let (kind, last) = (o.kind, o.refs == 0);
+        let (kind, last, flags) = (o.kind, o.refs == 0, o.flags);
         if last {
             *o = FREE;
             self.extra_gone(fid);
+        }
+        if let (Kind::Inode(ino), true) = (kind, last && flags & o::PATH == 0) {
+            let wrote = flags & o::ACCMODE != o::RDONLY;
+            let e = if wrote {
+                ev::CLOSE_WRITE
+            } else {
+                ev::CLOSE_NOWRITE
+            };
+            self.inotify_inode(ino, e);
         }
         // A pipe counts its ends by references: a reader sees end of file
         // when the last reference to a write end is gone.
@@ -250,6 +272,7 @@ impl Unixd<'_> {
             }
             Kind::Inode(ino) => self.shm_closed(ino),
             Kind::Event(_) | Kind::Timer(_) if last => self.fdobj_free(kind),
+            Kind::Inotify(n) if last => self.inotify_free(n),
             Kind::Socket(n) if last => self.sock_close(n),
             Kind::Epoll(_) | Kind::Signal(_) if last => {}
             Kind::PipeRead(n) | Kind::PipeWrite(n) | Kind::PipeBoth(n) => {
@@ -278,6 +301,8 @@ impl Unixd<'_> {
             | Kind::Epoll(_)
             | Kind::Signal(_)
             | Kind::Pidfd(_) => return Err(ESPIPE),
+            // inotify's `noop_llseek`: the offset stays 0.
+            Kind::Inotify(_) => return Ok(0),
             _ => 0,
         };
         let base = match whence {
@@ -353,7 +378,11 @@ impl Unixd<'_> {
     fn stat_of(&self, kind: Kind) -> Result<[u8; 144], i64> {
         match kind {
             // Linux's anonymous inodes: no type bits, 0600.
-            Kind::Event(n) | Kind::Timer(n) | Kind::Epoll(n) | Kind::Signal(n) => {
+            Kind::Event(n)
+            | Kind::Timer(n)
+            | Kind::Epoll(n)
+            | Kind::Signal(n)
+            | Kind::Inotify(n) => {
                 let mut i = *self.fs.inode(ROOT).ok_or(EIO)?;
                 i.mode = 0o600;
                 i.nlink = 1;
@@ -454,6 +483,9 @@ impl Unixd<'_> {
                 let len = (w[1] as usize).min(out.len());
                 let (n, next) = self.fs.getdents(ino, self.open[f].off, &mut out[..len])?;
                 self.open[f].off = next;
+                // Each listing of a directory is an access (Linux's
+                // `iterate_dir`).
+                self.inotify_inode(ino, ev::ACCESS);
                 Ok(Reply::Now([n as u64, 0, 0], n, false))
             }
             p::MKDIR => {
@@ -464,8 +496,10 @@ impl Unixd<'_> {
                 if matches!(par.name, b"" | b"." | b"..") {
                     return Err(EEXIST);
                 }
-                self.fs
-                    .create(par.dir, par.name, mode::DIR | (w[1] as u32 & 0o7777), now)?;
+                let ino =
+                    self.fs
+                        .create(par.dir, par.name, mode::DIR | (w[1] as u32 & 0o7777), now)?;
+                self.inotify_entry(par.dir, par.name, ino, ev::CREATE, 0);
                 word(Ok(0))
             }
             p::UNLINK => {
@@ -473,11 +507,16 @@ impl Unixd<'_> {
                 let par = self.fs.parent(self.base(w[0])?, s)?;
                 if w[1] & at::REMOVEDIR != 0 {
                     let ino = self.fs.rmdir_keep(par.dir, par.name, now)?;
+                    self.inotify_entry(par.dir, par.name, ino, ev::DELETE, 0);
                     self.maybe_free(ino);
                 } else {
                     let (ino, gone) = self.fs.unlink(par.dir, par.name, now)?;
+                    // The link count changed, then the name went.
+                    self.inotify_self(ino, ev::ATTRIB);
+                    self.inotify_entry(par.dir, par.name, ino, ev::DELETE, 0);
                     if gone {
                         self.maybe_free(ino);
+                        self.inotify_orphan(ino, par.dir, par.name);
                     }
                 }
                 word(Ok(0))
@@ -495,22 +534,37 @@ impl Unixd<'_> {
                     if w[2] & !3 != 0 || w[2] == 3 {
                         return Err(EINVAL);
                     }
+                    let moved = self.fs.lookup(p1.dir, p1.name);
+                    let target = self.fs.lookup(p2.dir, p2.name);
                     if w[2] & 2 != 0 {
                         self.fs.exchange(p1.dir, p1.name, p2.dir, p2.name, now)?;
+                        if let (Some(a), Some(b)) = (moved, target) {
+                            self.inotify_moved(p1.dir, p1.name, p2.dir, p2.name, a);
+                            self.inotify_moved(p2.dir, p2.name, p1.dir, p1.name, b);
+                        }
                         return word(Ok(0));
                     }
-                    if w[2] & 1 != 0 && self.fs.lookup(p2.dir, p2.name).is_some() {
+                    if w[2] & 1 != 0 && target.is_some() {
                         return Err(EEXIST);
                     }
-                    if let Some((ino, true)) =
-                        self.fs.rename(p1.dir, p1.name, p2.dir, p2.name, now)?
-                    {
+                    let freed = self.fs.rename(p1.dir, p1.name, p2.dir, p2.name, now)?;
+                    // Renaming a file to a name of itself does nothing.
+                    if let Some(m) = moved.filter(|&m| Some(m) != target) {
+                        self.inotify_moved(p1.dir, p1.name, p2.dir, p2.name, m);
+                        if let Some(t) = target {
+                            self.inotify_self(t, ev::ATTRIB);
+                        }
+                        self.inotify_self(m, ev::MOVE_SELF);
+                    }
+                    if let Some((ino, true)) = freed {
                         self.maybe_free(ino);
                     }
                 } else {
                     let follow = w[2] & at::SYMLINK_FOLLOW != 0;
                     let ino = self.fs.resolve(self.base(w[0])?, from, follow)?;
                     self.fs.link(p2.dir, p2.name, ino, now)?;
+                    self.inotify_self(ino, ev::ATTRIB);
+                    self.inotify_entry(p2.dir, p2.name, ino, ev::CREATE, 0);
                 }
                 word(Ok(0))
             }
@@ -518,7 +572,8 @@ impl Unixd<'_> {
                 let now = self.time();
                 let z = s.iter().position(|&b| b == 0).ok_or(EINVAL)?;
                 let par = self.fs.parent(self.base(w[0])?, &s[z + 1..])?;
-                self.fs.symlink(par.dir, par.name, &s[..z], now)?;
+                let ino = self.fs.symlink(par.dir, par.name, &s[..z], now)?;
+                self.inotify_entry(par.dir, par.name, ino, ev::CREATE, 0);
                 word(Ok(0))
             }
             p::READLINK => {
@@ -544,6 +599,15 @@ impl Unixd<'_> {
                 };
                 let who = self.fs.who;
                 let i = self.fs.inode_mut(ino).ok_or(ENOENT)?;
+                // What inotify sees: a mode or both times `IN_ATTRIB`, the
+                // access time alone `IN_ACCESS`, the other alone
+                // `IN_MODIFY` (Linux's `fsnotify_change`).
+                let event = match (w[1] == u64::MAX - 1, w[2] == u64::MAX - 1) {
+                    _ if a.code == p::CHMOD => ev::ATTRIB,
+                    (false, true) => ev::ACCESS,
+                    (true, false) => ev::MODIFY,
+                    _ => ev::ATTRIB,
+                };
                 if a.code == p::CHMOD {
                     i.mode = who.chmod(i.owner(), w[1] as u32)?;
                 } else {
@@ -561,6 +625,7 @@ impl Unixd<'_> {
                     i.mtime = pick(w[2], i.mtime);
                 }
                 i.ctime = now;
+                self.inotify_inode(ino, event);
                 word(Ok(0))
             }
             p::TRUNCATE => {
@@ -606,6 +671,7 @@ impl Unixd<'_> {
                     n.ctime = now;
                     n.mode = m;
                 }
+                self.inotify_inode(ino, ev::MODIFY);
                 word(Ok(0))
             }
             p::ACCESS => {

@@ -45,6 +45,9 @@ impl Unixd<'_> {
                 if at.is_none() {
                     self.open[f].off = off + n as u64;
                 }
+                if n > 0 {
+                    self.inotify_inode(ino, stet_unixfs::inotify::mask::ACCESS);
+                }
                 n
             }
             Kind::Null => 0,
@@ -90,6 +93,8 @@ impl Unixd<'_> {
             Kind::Epoll(_) => return Err(EINVAL),
             Kind::PipeWrite(_) | Kind::Free => return Err(EBADF),
             Kind::Pidfd(_) => return Err(EINVAL),
+            Kind::Inotify(_) if at.is_some() => return Err(ESPIPE),
+            Kind::Inotify(i) => return self.inotify_read(f, i, len, out),
         };
         Ok(Reply::Now([n as u64, 0, 0], n, false))
     }
@@ -174,6 +179,9 @@ impl Unixd<'_> {
                 if at.is_none() {
                     self.open[f].off = off + data.len() as u64;
                 }
+                if !data.is_empty() {
+                    self.inotify_inode(ino, stet_unixfs::inotify::mask::MODIFY);
+                }
                 data.len()
             }
             Kind::Null | Kind::Zero | Kind::Random => data.len(),
@@ -215,7 +223,7 @@ impl Unixd<'_> {
             Kind::Socket(s) => return self.sock_write(f, s, data),
             Kind::Epoll(_) | Kind::Signal(_) => return Err(EINVAL),
             Kind::PipeRead(_) | Kind::Timer(_) | Kind::Free => return Err(EBADF),
-            Kind::Pidfd(_) => return Err(EINVAL),
+            Kind::Pidfd(_) | Kind::Inotify(_) => return Err(EINVAL),
         };
         Ok(Reply::Now([n as u64, 0, 0], 0, false))
     }
@@ -346,6 +354,13 @@ impl Unixd<'_> {
                 if let Some((n, _, _)) = self.open[f].kind.pipe() {
                     if w[1] == stet_unix::sys::ioctl::FIONREAD {
                         return word(Ok(self.pipes[n as usize].buf.len() as u64));
+                    }
+                }
+                // `FIONREAD` of an inotify instance: the bytes of its
+                // queued records.
+                if let Kind::Inotify(n) = self.open[f].kind {
+                    if w[1] == stet_unix::sys::ioctl::FIONREAD {
+                        return word(Ok(self.inotify_pending(n)));
                     }
                 }
                 if self.open[f].kind != Kind::Tty {

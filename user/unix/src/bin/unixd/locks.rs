@@ -32,6 +32,7 @@ fn lock_file(kind: Kind) -> Option<u32> {
         Kind::Epoll(n) => 0xffc0_0000 | n as u32,
         Kind::Signal(n) => 0xffb0_0000 | n as u32,
         Kind::Pidfd(pid) => 0xff90_0000 | (pid & 0xffff),
+        Kind::Inotify(n) => 0xff80_0000 | n as u32,
         Kind::Free => return None,
     })
 }

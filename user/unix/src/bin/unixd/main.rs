@@ -43,6 +43,7 @@ mod fdobjs;
 mod fifos;
 mod files;
 mod flocks;
+mod inotify;
 mod io;
 mod keys;
 mod klog;
@@ -207,6 +208,12 @@ pub struct Unixd<'a> {
     seals: Vec<(u32, u32)>,
     /// The host and domain names and other settings (`sysmisc`).
     misc: sysmisc::Misc,
+    /// inotify instances, their limits, files unlinked while open and the
+    /// last `IN_MOVED_*` cookie (`inotify`).
+    inotifies: Vec<Option<stet_unixfs::inotify::Instance>>,
+    inotify_limits: inotify::Limits,
+    orphans: Vec<inotify::Orphan>,
+    cookie: u32,
 }
 
 impl Unixd<'_> {
@@ -318,6 +325,7 @@ impl Unixd<'_> {
             p::EPOLL_CREATE | p::EPOLL_CTL | p::EPOLL_WAIT | p::SIGNALFD | p::POLL_WAIT => {
                 self.epoll_order(a, s, out)
             }
+            p::INOTIFY_INIT..=p::INOTIFY_RM => self.inotify_order(a, s),
             p::TID => word(self.tid_order(a.label, a.w[0], a.w[1])),
             p::PRIO => word(self.prio(a.label, a.w[0], a.w[1], a.w[2])),
             p::SCHED => self.sched_order(a.label, a.w, s, out),
@@ -427,9 +435,14 @@ fn main(arg: u64) -> i64 {
         socks: stet_unixfs::sock::Socks::new(),
         seals: Vec::new(),
         misc: sysmisc::Misc::new(),
+        inotifies: Vec::new(),
+        inotify_limits: inotify::Limits::new(0),
+        orphans: Vec::new(),
+        cookie: 0,
     };
     // As Linux: 4% of memory, at 160 bytes an entry (an `Entry` and its
     // share of the list), for each user.
+    d.inotify_limits = inotify::Limits::new(d.files_limit);
     d.max_user_watches = (d.files_limit.saturating_mul(4096) / 25 / 160).clamp(1024, 1 << 22);
     // The keepers' domain keeper (`faults`), if the image gave one (in
     // `K0`, free until the first message).

@@ -35,6 +35,8 @@ pub enum Kind {
     Signal(u16),
     /// A pidfd of process `pid` (`procctl`): readable once it has ended.
     Pidfd(u32),
+    /// inotify instance `n` (`inotify`).
+    Inotify(u16),
 }
 
 impl Kind {
@@ -66,6 +68,7 @@ impl Kind {
                 | Kind::Epoll(_)
                 | Kind::Signal(_)
                 | Kind::Pidfd(_)
+                | Kind::Inotify(_)
         )
     }
 }

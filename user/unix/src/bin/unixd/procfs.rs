@@ -279,7 +279,7 @@ impl Unixd<'_> {
     }
 
     /// Replaces file `ino`'s bytes.
-    fn set_content(&mut self, ino: u32, data: &[u8]) {
+    pub(crate) fn set_content(&mut self, ino: u32, data: &[u8]) {
         let old = self.fs.inode(ino).map_or(0, |i| i.size);
         let _ = self.content.truncate(ino, old, 0);
         let size = match self.content.write(ino, 0, data) {

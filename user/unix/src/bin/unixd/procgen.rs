@@ -63,6 +63,11 @@ pub enum SysFile {
     EntropyAvail,
     /// `/proc/sys/fs/epoll/max_user_watches` (`epoll`).
     EpollWatches,
+    /// `/proc/sys/fs/inotify/max_user_instances`, `max_user_watches`,
+    /// `max_queued_events` (`inotify`).
+    InotifyInstances,
+    InotifyWatches,
+    InotifyQueued,
     /// `/proc/sysvipc/shm`, `sem`, `msg`.
     SysvShm,
     SysvSem,
@@ -81,12 +86,15 @@ impl SysFile {
                 | SysFile::Shmmax
                 | SysFile::Shmall
                 | SysFile::Shmmni
+                | SysFile::InotifyInstances
+                | SysFile::InotifyWatches
+                | SysFile::InotifyQueued
         )
     }
 }
 
 /// The system's files: directory under `/proc`, name, what.
-const FILES: [(&[u8], &[u8], SysFile); 33] = [
+const FILES: [(&[u8], &[u8], SysFile); 36] = [
     (b"", b"cpuinfo", SysFile::Cpuinfo),
     (b"", b"stat", SysFile::Stat),
     (b"", b"version", SysFile::Version),
@@ -113,6 +121,21 @@ const FILES: [(&[u8], &[u8], SysFile); 33] = [
         SysFile::PipeUserPagesHard,
     ),
     (b"sys/fs/epoll", b"max_user_watches", SysFile::EpollWatches),
+    (
+        b"sys/fs/inotify",
+        b"max_user_instances",
+        SysFile::InotifyInstances,
+    ),
+    (
+        b"sys/fs/inotify",
+        b"max_user_watches",
+        SysFile::InotifyWatches,
+    ),
+    (
+        b"sys/fs/inotify",
+        b"max_queued_events",
+        SysFile::InotifyQueued,
+    ),
     (b"sys/kernel", b"printk", SysFile::Printk),
     (b"sys/kernel", b"domainname", SysFile::Domainname),
     (b"sys/kernel", b"shmmax", SysFile::Shmmax),
@@ -451,6 +474,9 @@ impl Unixd<'_> {
                 t.write_str("\n")
             }
             SysFile::EpollWatches => writeln!(t, "{}", self.max_user_watches),
+            SysFile::InotifyInstances => writeln!(t, "{}", self.inotify_limits.instances),
+            SysFile::InotifyWatches => writeln!(t, "{}", self.inotify_limits.watches),
+            SysFile::InotifyQueued => writeln!(t, "{}", self.inotify_limits.queued),
         };
     }
 }

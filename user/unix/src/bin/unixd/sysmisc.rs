@@ -194,6 +194,19 @@ impl Unixd<'_> {
                 v @ 0..=0x8000 => self.ipc.shm_limits.mni = v as u64,
                 _ => return Err(EINVAL),
             },
+            // `proc_dointvec_minmax` from 0 to `INT_MAX`.
+            SysFile::InotifyInstances | SysFile::InotifyWatches | SysFile::InotifyQueued => {
+                let v = match int_of(data)? {
+                    v @ 0..=0x7fff_ffff => v as u64,
+                    _ => return Err(EINVAL),
+                };
+                let l = &mut self.inotify_limits;
+                match f {
+                    SysFile::InotifyInstances => l.instances = v,
+                    SysFile::InotifyWatches => l.watches = v,
+                    _ => l.queued = v,
+                }
+            }
             SysFile::DmesgRestrict => match int_of(data)? {
                 v @ 0..=1 => self.misc.dmesg_restrict = v == 1,
                 _ => return Err(EINVAL),

@@ -58,6 +58,8 @@ pub(crate) enum Wait {
     /// `epoll_wait`: a change of any file's readiness, until the deadline
     /// (ns since boot, `u64::MAX`: none; `epoll`).
     Epoll(u64),
+    /// An event of this inotify instance.
+    Inotify(u16),
 }
 
 /// A parked call.

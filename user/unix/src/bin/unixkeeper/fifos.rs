@@ -452,8 +452,9 @@ impl Keeper {
         Ok(0)
     }
 
-    /// `/proc/self/fd` (or `/proc/<own pid>/fd`) in `path`: unixd makes the
-    /// directory of this process's descriptors again first.
+    /// `/proc/self/fd` or `fdinfo` (or `/proc/<own pid>/…`) in `path`:
+    /// unixd makes the directories of this process's descriptors again
+    /// first.
     pub fn fd_dir_for(&mut self, path: &[u8]) {
         let Some(rest) = path.strip_prefix(b"/proc/") else {
             return;
@@ -475,7 +476,11 @@ impl Keeper {
         let Some(rest) = rest else {
             return;
         };
-        if !(rest == b"/fd" || rest.starts_with(b"/fd/")) {
+        let under = |d: &[u8]| {
+            rest.strip_prefix(d)
+                .is_some_and(|r| r.is_empty() || r[0] == b'/')
+        };
+        if !(under(b"/fd") || under(b"/fdinfo")) {
             return;
         }
         let mut s = [0u8; 8 * crate::fds::MAX_FDS];

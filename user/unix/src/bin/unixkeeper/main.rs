@@ -25,6 +25,7 @@ mod filecalls;
 mod flocks;
 mod fork;
 mod ids;
+mod inotify;
 mod interp;
 mod limits;
 mod locks;
