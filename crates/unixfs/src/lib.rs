@@ -23,6 +23,7 @@ pub mod flocks;
 pub mod forest;
 pub mod fs;
 pub mod ipc;
+pub mod keyrings;
 pub mod locks;
 pub mod pipe;
 pub mod share;

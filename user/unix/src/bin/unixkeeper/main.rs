@@ -26,6 +26,7 @@ mod flocks;
 mod fork;
 mod ids;
 mod interp;
+mod keyrings;
 mod limits;
 mod locks;
 mod memory;
