@@ -76,6 +76,10 @@ pub struct Key {
     pub perm: u32,
     /// `KEYCTL_REVOKE`d.
     pub revoked: bool,
+    /// Negatively instantiated: a `request_key` that found nothing and
+    /// could not construct it left it (`ENOKEY` to reads and searches
+    /// until it expires).
+    pub negative: bool,
     /// When it expires (ns since boot; 0: never).
     pub expiry: u64,
     /// References: links to it and processes' keyrings.
@@ -175,11 +179,18 @@ impl Default for Keys {
     }
 }
 
+/// How long a negative key lasts (`key_negative_timeout`, 60 s).
+const NEGATIVE_NS: u64 = 60_000_000_000;
+
 /// What a lookup needs of a key besides a permission.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Check {
-    /// That it is neither revoked nor expired.
+    /// That it is instantiated, neither negative nor revoked nor
+    /// expired.
     Valid,
+    /// That it is neither revoked nor expired (`KEY_LOOKUP_PARTIAL`:
+    /// describing it, changing its attributes).
+    Partial,
     /// Nothing: revoking, unlinking, invalidating, naming.
     Any,
 }
@@ -338,6 +349,7 @@ impl Keys {
                 gid,
                 perm,
                 revoked: false,
+                negative: false,
                 expiry: 0,
                 refs: 1,
                 quser: uid,
@@ -582,7 +594,10 @@ impl Keys {
             }
         };
         let k = self.keys.get(&s).ok_or(ENOKEY)?;
-        if check == Check::Valid {
+        if check == Check::Valid && k.negative {
+            return Err(ENOKEY);
+        }
+        if check != Check::Any {
             if k.revoked {
                 return Err(EKEYREVOKED);
             }
@@ -811,23 +826,30 @@ impl Keys {
                 return Ok(s);
             }
         }
-        let mut p = (perm::VIEW | perm::SEARCH | perm::LINK | perm::SETATTR) << perm::POS
-            | perm::VIEW << perm::USR;
-        if kind != Type::Logon {
-            p |= (perm::READ | perm::WRITE) << perm::POS;
-        } else {
-            p |= perm::WRITE << perm::POS;
-        }
+        let p = Self::new_perm(kind);
         let s = self.alloc(kind, desc, payload, c.fsuid, c.fsgid, p, false)?;
         let r = self.link_in(ring, s);
         self.put(s);
         r.map(|_| s)
     }
 
+    /// A new key's permissions: the possessor's all but reading a type
+    /// that cannot be read, the owner's view.
+    fn new_perm(kind: Type) -> u32 {
+        let mut p = (perm::VIEW | perm::SEARCH | perm::LINK | perm::SETATTR | perm::WRITE)
+            << perm::POS
+            | perm::VIEW << perm::USR;
+        if kind != Type::Logon {
+            p |= perm::READ << perm::POS;
+        }
+        p
+    }
+
     /// Searches the keyrings `from` (with whether each is possessed) for
     /// a key of `kind` and `desc` the caller may search: the first found,
-    /// or why none (`EKEYREVOKED`, `EKEYEXPIRED` or `EACCES` for a match
-    /// that would not do, else `ENOKEY`).
+    /// or why none (`ENOKEY` for a negative key, `EKEYREVOKED`,
+    /// `EKEYEXPIRED` or `EACCES` for a match that would not do, else
+    /// `EAGAIN`: nothing matched).
     fn search(
         &self,
         c: &Caller,
@@ -835,7 +857,7 @@ impl Keys {
         kind: Type,
         desc: &[u8],
     ) -> Result<i32, i64> {
-        let mut err = ENOKEY;
+        let mut err = EAGAIN;
         for &(start, pos) in from {
             let mut seen: Vec<i32> = Vec::new();
             let mut level = Vec::new();
@@ -851,6 +873,8 @@ impl Keys {
                     if k.kind == kind && k.desc == desc {
                         if k.revoked {
                             err = EKEYREVOKED;
+                        } else if k.negative && !Self::expired(k, c.now) {
+                            err = ENOKEY;
                         } else if Self::expired(k, c.now) {
                             err = EKEYEXPIRED;
                         } else if !self.may(s, c, pos, perm::SEARCH) {
@@ -911,7 +935,7 @@ impl Keys {
                 }
                 Ok(s)
             }
-            Err(ENOKEY) if callout => {
+            Err(EAGAIN) if callout => {
                 let ring = match dest {
                     Some(d) => d,
                     None => self.default_dest(c)?,
@@ -919,8 +943,27 @@ impl Keys {
                 if !self.may(ring, c, true, perm::WRITE) {
                     return Err(EACCES);
                 }
+                // Constructed by nobody: the key is made, negated for a
+                // minute and linked where it would have gone.
+                let s = self.alloc(
+                    kind,
+                    desc,
+                    &[],
+                    c.fsuid,
+                    c.fsgid,
+                    Self::new_perm(kind),
+                    false,
+                )?;
+                if let Some(k) = self.keys.get_mut(&s) {
+                    k.negative = true;
+                    k.expiry = c.now.saturating_add(NEGATIVE_NS);
+                }
+                let r = self.link_in(ring, s);
+                self.put(s);
+                r?;
                 Err(ENOKEY)
             }
+            Err(EAGAIN) => Err(ENOKEY),
             Err(e) => Err(e),
         }
     }
@@ -1073,7 +1116,7 @@ impl Keys {
     /// `KEYCTL_CHOWN`: a new owner is root's to give (`EACCES`), counted
     /// to them (`EDQUOT`); a new group the owner's if a member.
     pub fn chown(&mut self, c: &Caller, id: i32, uid: u32, gid: u32) -> Result<(), i64> {
-        let (s, _) = self.lookup(c, id, true, Check::Valid, perm::SETATTR)?;
+        let (s, _) = self.lookup(c, id, true, Check::Partial, perm::SETATTR)?;
         let k = &self.keys[&s];
         let (ouid, quser, qbytes) = (k.uid, k.quser, k.qbytes);
         if uid != u32::MAX && uid != ouid && !c.admin {
@@ -1108,7 +1151,7 @@ impl Keys {
         if p & !all != 0 {
             return Err(EINVAL);
         }
-        let (s, _) = self.lookup(c, id, true, Check::Valid, perm::SETATTR)?;
+        let (s, _) = self.lookup(c, id, true, Check::Partial, perm::SETATTR)?;
         let k = self.keys.get_mut(&s).ok_or(ENOKEY)?;
         if !c.admin && k.uid != c.fsuid {
             return Err(EACCES);
@@ -1119,7 +1162,7 @@ impl Keys {
 
     /// `KEYCTL_DESCRIBE`: `type;uid;gid;perm;description` and its NUL.
     pub fn describe(&mut self, c: &Caller, id: i32, out: &mut Vec<u8>) -> Result<(), i64> {
-        let (s, _) = self.lookup(c, id, true, Check::Valid, perm::VIEW)?;
+        let (s, _) = self.lookup(c, id, true, Check::Partial, perm::VIEW)?;
         let k = &self.keys[&s];
         let mut b = [0u8; 64];
         let mut n = 0;
@@ -1154,6 +1197,9 @@ impl Keys {
             return Err(EACCES);
         }
         let k = &self.keys[&s];
+        if k.negative {
+            return Err(ENOKEY);
+        }
         if k.revoked {
             return Err(EKEYREVOKED);
         }
@@ -1221,7 +1267,10 @@ impl Keys {
         if self.keys[&r].kind != Type::Keyring {
             return Err(ENOTDIR);
         }
-        let s = self.search(c, &[(r, pos)], kind, desc)?;
+        let s = match self.search(c, &[(r, pos)], kind, desc) {
+            Err(EAGAIN) => return Err(ENOKEY),
+            r => r?,
+        };
         if let Some(d) = d {
             if !self.may(s, c, self.possessed(c, s), perm::LINK) {
                 return Err(EACCES);
@@ -1258,7 +1307,7 @@ impl Keys {
 
     /// `KEYCTL_SET_TIMEOUT`: the key expires `secs` from now (0: never).
     pub fn set_timeout(&mut self, c: &Caller, id: i32, secs: u32) -> Result<(), i64> {
-        let (s, _) = self.lookup(c, id, true, Check::Valid, perm::SETATTR)?;
+        let (s, _) = self.lookup(c, id, true, Check::Partial, perm::SETATTR)?;
         let k = self.keys.get_mut(&s).ok_or(ENOKEY)?;
         k.expiry = if secs == 0 {
             0
@@ -1535,6 +1584,35 @@ mod tests {
         let mut out = vec![];
         k.read(&c, spec::SESSION_KEYRING, &mut out).unwrap();
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn a_request_with_a_callout_leaves_a_negative_key() {
+        let mut k = Keys::new();
+        let c = who(10, 0);
+        assert_eq!(
+            k.request_key(&c, b"user", b"d", true, spec::PROCESS_KEYRING),
+            Err(ENOKEY)
+        );
+        let mut out = vec![];
+        k.read(&c, spec::PROCESS_KEYRING, &mut out).unwrap();
+        let s = i32::from_le_bytes([out[0], out[1], out[2], out[3]]);
+        assert_eq!(k.read(&c, s, &mut vec![]), Err(ENOKEY));
+        let mut d = vec![];
+        k.describe(&c, s, &mut d).unwrap();
+        assert_eq!(d, b"user;0;0;3f010000;d\0");
+        // Found again: ENOKEY, nothing more made.
+        assert_eq!(k.request_key(&c, b"user", b"d", true, 0), Err(ENOKEY));
+        assert_eq!(k.len(), 2);
+        // A minute later it has expired.
+        let later = Caller {
+            now: c.now + NEGATIVE_NS,
+            ..c
+        };
+        assert_eq!(
+            k.request_key(&later, b"user", b"d", false, 0),
+            Err(EKEYEXPIRED)
+        );
     }
 
     #[test]

@@ -180,6 +180,19 @@ int main(int argc, char **argv) {
     printf("keyrings: request_key finds the keyring %d\n", request_key("keyring", "ltp", NULL, 0) == rk);
     REFUSED(request_key("keyring", "absent", NULL, 0), ENOKEY);
     REFUSED(request_key("user", "absent", "callout", 0), ENOKEY);
+    /* Nothing constructs it: a negative key is left in the keyring it
+     * would have gone to, and found as ENOKEY. */
+    n = keyctl(11, THREAD, (long)ids, sizeof ids, 0);
+    long neg = -1;
+    for (int i = 0; i < n / 4 && i < 8; i++) {
+        char d[64];
+        if (keyctl(6, ids[i], (long)d, sizeof d, 0) > 0 && strcmp(d, "user;0;0;3f010000;absent") == 0)
+            neg = ids[i];
+    }
+    printf("keyrings: the callout left a negative key %d\n", neg > 0);
+    REFUSED(keyctl(11, neg, (long)buf, sizeof buf, 0), ENOKEY);
+    REFUSED(request_key("user", "absent", NULL, 0), ENOKEY);
+    REFUSED(keyctl(10, THREAD, (long)"user", (long)"absent", 0), ENOKEY);
     REFUSED(request_key("nosuchtype", "absent", NULL, 0), ENOKEY);
     REFUSED(request_key((char *)-1, "d", NULL, PROCESS), EFAULT);
     REFUSED(request_key("user", (char *)-1, NULL, PROCESS), EFAULT);
