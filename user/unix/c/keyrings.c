@@ -283,6 +283,46 @@ int main(int argc, char **argv) {
     waitpid(c, &st, 0);
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %x", st);
     CHECK(pr > 0, "process keyring");
+
+    /* The quotas are /proc/sys/kernel/keys/'s. */
+    const char *qf[] = {"maxkeys", "maxbytes", "root_maxkeys", "root_maxbytes"};
+    printf("keyrings: quotas");
+    for (int i = 0; i < 4; i++) {
+        char path[64], v[32] = {0};
+        snprintf(path, sizeof path, "/proc/sys/kernel/keys/%s", qf[i]);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (fgets(v, sizeof v, f))
+                v[strcspn(v, "\n")] = 0;
+            fclose(f);
+        }
+        printf(" %s=%s", qf[i], v);
+    }
+    printf("\n");
+    FILE *mb = fopen("/proc/sys/kernel/keys/maxbytes", "w");
+    CHECK(mb != NULL, "open maxbytes");
+    if (mb) {
+        setvbuf(mb, NULL, _IONBF, 0);
+        errno = 0;
+        int bad = fputs("0\n", mb) == EOF && errno == EINVAL;
+        int good = fputs("30000\n", mb) != EOF;
+        printf("keyrings: maxbytes 0 refused %d, 30000 taken %d\n", bad, good);
+        fclose(mb);
+    }
+    c = fork();
+    if (c == 0) {
+        if (setuid(1001) != 0)
+            _exit(3);
+        long q1 = add_key("user", "q1", big, 10000, PROCESS);
+        long q2 = add_key("user", "q2", big, 10000, PROCESS);
+        errno = 0;
+        long q3 = add_key("user", "q3", big, 10000, PROCESS);
+        printf("keyrings: with maxbytes 30000: two keys %d, a third EDQUOT %d\n", q1 > 0 && q2 > 0,
+               q3 == -1 && errno == EDQUOT);
+        _exit(0);
+    }
+    waitpid(c, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "quota child status %x", st);
     c = fork();
     if (c == 0) {
         char arg[24];

@@ -63,6 +63,12 @@ pub enum SysFile {
     EntropyAvail,
     /// `/proc/sys/fs/epoll/max_user_watches` (`epoll`).
     EpollWatches,
+    /// `/proc/sys/kernel/keys/maxkeys`, `maxbytes`, `root_maxkeys`,
+    /// `root_maxbytes`: the key quotas (`keyrings`).
+    KeysMaxkeys,
+    KeysMaxbytes,
+    KeysRootMaxkeys,
+    KeysRootMaxbytes,
     /// `/proc/sysvipc/shm`, `sem`, `msg`.
     SysvShm,
     SysvSem,
@@ -81,12 +87,16 @@ impl SysFile {
                 | SysFile::Shmmax
                 | SysFile::Shmall
                 | SysFile::Shmmni
+                | SysFile::KeysMaxkeys
+                | SysFile::KeysMaxbytes
+                | SysFile::KeysRootMaxkeys
+                | SysFile::KeysRootMaxbytes
         )
     }
 }
 
 /// The system's files: directory under `/proc`, name, what.
-const FILES: [(&[u8], &[u8], SysFile); 33] = [
+const FILES: [(&[u8], &[u8], SysFile); 37] = [
     (b"", b"cpuinfo", SysFile::Cpuinfo),
     (b"", b"stat", SysFile::Stat),
     (b"", b"version", SysFile::Version),
@@ -128,6 +138,18 @@ const FILES: [(&[u8], &[u8], SysFile); 33] = [
         b"sys/kernel/random",
         b"entropy_avail",
         SysFile::EntropyAvail,
+    ),
+    (b"sys/kernel/keys", b"maxkeys", SysFile::KeysMaxkeys),
+    (b"sys/kernel/keys", b"maxbytes", SysFile::KeysMaxbytes),
+    (
+        b"sys/kernel/keys",
+        b"root_maxkeys",
+        SysFile::KeysRootMaxkeys,
+    ),
+    (
+        b"sys/kernel/keys",
+        b"root_maxbytes",
+        SysFile::KeysRootMaxbytes,
     ),
     (b"sysvipc", b"shm", SysFile::SysvShm),
     (b"sysvipc", b"sem", SysFile::SysvSem),
@@ -425,6 +447,10 @@ impl Unixd<'_> {
             SysFile::Shmmax => writeln!(t, "{}", self.ipc.shm_limits.max),
             SysFile::Shmall => writeln!(t, "{}", self.ipc.shm_limits.all),
             SysFile::Shmmni => writeln!(t, "{}", self.ipc.shm_limits.mni),
+            SysFile::KeysMaxkeys => writeln!(t, "{}", self.keyring.limits.maxkeys),
+            SysFile::KeysMaxbytes => writeln!(t, "{}", self.keyring.limits.maxbytes),
+            SysFile::KeysRootMaxkeys => writeln!(t, "{}", self.keyring.limits.root_maxkeys),
+            SysFile::KeysRootMaxbytes => writeln!(t, "{}", self.keyring.limits.root_maxbytes),
             SysFile::Msgmax => writeln!(t, "{}", lim::MSGMAX),
             SysFile::Msgmnb => writeln!(t, "{}", lim::MSGMNB),
             SysFile::Msgmni => writeln!(t, "{}", lim::MSGMNI),
