@@ -742,7 +742,7 @@ impl Keys {
             self.uncharge(quser, 0, old - new);
         }
         let k = self.keys.get_mut(&s).ok_or(ENOKEY)?;
-        k.qbytes = k.qbytes - old + new;
+        k.qbytes = k.qbytes.saturating_sub(old).saturating_add(new);
         k.payload = p;
         Ok(())
     }
@@ -1402,6 +1402,82 @@ impl Keys {
         }
     }
 
+    /// `/proc/keys`: a line per key the caller may view, Linux's
+    /// format (`proc_keys_show`).
+    pub fn proc_keys_text(&self, c: &Caller, t: &mut impl core::fmt::Write) -> core::fmt::Result {
+        for (&s, k) in &self.keys {
+            if Self::perm_on(k, c, self.possessed(c, s)) & perm::VIEW == 0 {
+                continue;
+            }
+            let mut tb = [0u8; 24];
+            let timeout: &str = if k.expiry == 0 {
+                "perm"
+            } else if Self::expired(k, c.now) {
+                "expd"
+            } else {
+                let secs = (k.expiry - c.now) / 1_000_000_000;
+                let (v, unit) = match secs {
+                    0..=59 => (secs, b's'),
+                    60..=3599 => (secs / 60, b'm'),
+                    3600..=86399 => (secs / 3600, b'h'),
+                    86400..=604_799 => (secs / 86400, b'd'),
+                    _ => (secs / 604_800, b'w'),
+                };
+                let n = fmt_signed(&mut tb, v.min(i32::MAX as u64) as u32);
+                tb[n] = unit;
+                core::str::from_utf8(&tb[..n + 1]).unwrap_or("?")
+            };
+            let flag = |on: bool, ch: char| if on { ch } else { '-' };
+            write!(
+                t,
+                "{:08x} I{}-Q-{}- {:5} {:>4} {:08x} {:5} {:5} {:<9.9} ",
+                s,
+                flag(k.revoked, 'R'),
+                flag(k.negative, 'N'),
+                k.refs,
+                timeout,
+                k.perm,
+                k.uid as i32,
+                k.gid as i32,
+                core::str::from_utf8(k.kind.name()).unwrap_or("?"),
+            )?;
+            t.write_str(core::str::from_utf8(&k.desc).unwrap_or("?"))?;
+            if !k.negative && !k.revoked {
+                match k.kind {
+                    Type::Keyring if k.links.is_empty() => t.write_str(": empty")?,
+                    Type::Keyring => write!(t, ": {}", k.links.len())?,
+                    _ => write!(t, ": {}", k.payload.len())?,
+                }
+            }
+            t.write_str("\n")?;
+        }
+        Ok(())
+    }
+
+    /// `/proc/key-users`: a line per user with keys, Linux's format
+    /// (`proc_key_users_show`): uid, usage, keys/instantiated keys,
+    /// keys/quota, bytes/quota.
+    pub fn proc_key_users_text(&self, t: &mut impl core::fmt::Write) -> core::fmt::Result {
+        let mut users: Vec<&UserKeys> = self.users.iter().filter(|u| u.nkeys > 0).collect();
+        users.sort_by_key(|u| u.uid);
+        for u in users {
+            let l = self.limits;
+            let (mk, mb) = if u.uid == 0 {
+                (l.root_maxkeys, l.root_maxbytes)
+            } else {
+                (l.maxkeys, l.maxbytes)
+            };
+            let owned = self.keys.values().filter(|k| k.quser == u.uid);
+            let (n, ni) = owned.fold((0, 0), |(n, ni), k| (n + 1, ni + !k.negative as u32));
+            writeln!(
+                t,
+                "{:5}: {:5} {}/{} {}/{} {}/{}",
+                u.uid, n, n, ni, u.nkeys, mk, u.nbytes, mb
+            )?;
+        }
+        Ok(())
+    }
+
     /// Processes with keyrings (for tests).
     pub fn procs_with_keys(&self) -> usize {
         self.procs.len()
@@ -1613,6 +1689,33 @@ mod tests {
             k.request_key(&later, b"user", b"d", false, 0),
             Err(EKEYEXPIRED)
         );
+    }
+
+    #[test]
+    fn proc_files() {
+        let mut k = Keys::new();
+        let c = who(10, 0);
+        let s = add(&mut k, &c, "user", "pk", b"abc", spec::PROCESS_KEYRING).unwrap();
+        k.set_timeout(&c, s, 90).unwrap();
+        let mut t = std::string::String::new();
+        k.proc_keys_text(&c, &mut t).unwrap();
+        let pr = k
+            .lookup(&c, spec::PROCESS_KEYRING, false, Check::Valid, 0)
+            .unwrap()
+            .0;
+        let want_key =
+            std::format!("{s:08x} I--Q---     1   1m 3f010000     0     0 user      pk: 3\n");
+        let want_ring =
+            std::format!("{pr:08x} I--Q---     1 perm 3f010000     0     0 keyring   _pid: 1\n");
+        assert!(t.contains(&want_key), "{t}");
+        assert!(t.contains(&want_ring), "{t}");
+        // Another user sees neither.
+        let mut o = std::string::String::new();
+        k.proc_keys_text(&who(11, 5), &mut o).unwrap();
+        assert_eq!(o, "");
+        let mut u = std::string::String::new();
+        k.proc_key_users_text(&mut u).unwrap();
+        assert_eq!(u, "    0:     2 2/2 2/1000000 15/25000000\n");
     }
 
     #[test]

@@ -90,6 +90,27 @@ int main(int argc, char **argv) {
     n = keyctl(11, k, (long)buf, sizeof buf, 0);
     printf("keyrings: after update %ld '%s'\n", n, buf);
     REFUSED(keyctl(11, k, 1, 100, 0), EFAULT);
+
+    /* /proc/keys shows it; /proc/key-users counts root's keys. */
+    char want[16], line[256], shown[256] = "";
+    snprintf(want, sizeof want, "%08lx ", k);
+    FILE *pf = fopen("/proc/keys", "r");
+    CHECK(pf != NULL, "/proc/keys");
+    while (pf && fgets(line, sizeof line, pf))
+        if (strncmp(line, want, 9) == 0) {
+            line[strcspn(line, "\n")] = 0;
+            strcpy(shown, line + 9);
+        }
+    if (pf)
+        fclose(pf);
+    printf("keyrings: /proc/keys '%s'\n", shown);
+    FILE *ku = fopen("/proc/key-users", "r");
+    int root_line = 0;
+    while (ku && fgets(line, sizeof line, ku))
+        root_line |= strncmp(line, "    0: ", 7) == 0;
+    if (ku)
+        fclose(ku);
+    printf("keyrings: /proc/key-users has root %d\n", root_line);
     REFUSED(keyctl(2, k, (long)"x", 0, 0), EINVAL);
     REFUSED(keyctl(2, k, (long)big, 4097, 0), EINVAL);
 

@@ -18,6 +18,36 @@ use stet_unixfs::keyrings::Caller;
 const PIECE: usize = 4096;
 
 impl Unixd<'_> {
+    /// `/proc/keys` as the caller sees it (`keys`), or `/proc/key-users`.
+    pub(crate) fn keys_text(&self, keys: bool) -> alloc::string::String {
+        let mut t = alloc::string::String::new();
+        if !keys {
+            let _ = self.keyring.proc_key_users_text(&mut t);
+            return t;
+        }
+        let Some(p) = self
+            .procs
+            .iter()
+            .find(|p| p.pid == self.caller && p.pid != 0)
+        else {
+            return t;
+        };
+        let cred = p.cred;
+        let ng = (cred.ngroups as usize).min(cred.groups.len());
+        let c = Caller {
+            pid: p.pid,
+            tid: p.pid,
+            ruid: cred.uid[0],
+            fsuid: cred.uid[3],
+            fsgid: cred.gid[3],
+            groups: &cred.groups[..ng],
+            admin: cred.capable(cap::SYS_ADMIN),
+            now: now_ns(),
+        };
+        let _ = self.keyring.proc_keys_text(&c, &mut t);
+        t
+    }
+
     /// `KEYCTL` and `KEY_STAGE`.
     pub(crate) fn key_order(
         &mut self,

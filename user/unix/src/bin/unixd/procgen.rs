@@ -69,6 +69,9 @@ pub enum SysFile {
     KeysMaxbytes,
     KeysRootMaxkeys,
     KeysRootMaxbytes,
+    /// `/proc/keys` (what the opener may view) and `/proc/key-users`.
+    Keys,
+    KeyUsers,
     /// `/proc/sysvipc/shm`, `sem`, `msg`.
     SysvShm,
     SysvSem,
@@ -96,7 +99,7 @@ impl SysFile {
 }
 
 /// The system's files: directory under `/proc`, name, what.
-const FILES: [(&[u8], &[u8], SysFile); 37] = [
+const FILES: [(&[u8], &[u8], SysFile); 39] = [
     (b"", b"cpuinfo", SysFile::Cpuinfo),
     (b"", b"stat", SysFile::Stat),
     (b"", b"version", SysFile::Version),
@@ -151,6 +154,8 @@ const FILES: [(&[u8], &[u8], SysFile); 37] = [
         b"root_maxbytes",
         SysFile::KeysRootMaxbytes,
     ),
+    (b"", b"keys", SysFile::Keys),
+    (b"", b"key-users", SysFile::KeyUsers),
     (b"sysvipc", b"shm", SysFile::SysvShm),
     (b"sysvipc", b"sem", SysFile::SysvSem),
     (b"sysvipc", b"msg", SysFile::SysvMsg),
@@ -464,6 +469,8 @@ impl Unixd<'_> {
             ),
             // Longer than `Text`'s page: `sysvipc_text`.
             SysFile::SysvShm | SysFile::SysvSem | SysFile::SysvMsg => Ok(()),
+            // Longer than `Text`'s page too: `keys_text`.
+            SysFile::Keys | SysFile::KeyUsers => Ok(()),
             SysFile::CorePattern => {
                 let _ =
                     t.write_str(core::str::from_utf8(self.misc.core_pattern()).unwrap_or("core"));

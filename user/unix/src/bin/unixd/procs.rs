@@ -439,6 +439,8 @@ impl Unixd<'_> {
         let made = !self.procs[i].proc_pending;
         self.procs[i] = NO_PROC;
         self.free_tids(p.pid);
+        // (A child whose fork failed never sent `EXIT`.)
+        self.keyring.exit(p.pid);
         self.ptimers_gone(p.pid);
         self.proc_gone(p.pid, made);
         if !p.fwd || self.keys.get(keys::forwarder(i), T2).is_err() {
