@@ -23,6 +23,7 @@ pub mod cred;
 pub mod elf;
 pub mod fs;
 pub mod futexq;
+pub mod keyctl;
 pub mod klog;
 pub mod layout;
 pub mod loadavg;

@@ -655,6 +655,18 @@ pub const VFORK: u64 = 91;
 /// by a NUL.
 pub const XATTR: u64 = 190;
 
+/// The key retention service (`stet_unixfs::keyrings`, `keyrings(7)`):
+/// `w0` the operation (`stet_unix::keyctl::op`: a `keyctl` operation, or
+/// `ADD_KEY`, `REQUEST_KEY`) | the calling thread's id << 32, `w1`–`w3`
+/// its arguments; descriptions and `add_key`'s payload staged
+/// ([`KEY_STAGE`]), the type the string. `DESCRIBE`, `READ` and
+/// `GET_SECURITY` take `w2` a byte offset → `w0` the whole length, the
+/// string the bytes from the offset (≤ 4096).
+pub const KEYCTL: u64 = 200;
+/// Stages the string at byte `w1` (0 starts again) of the caller's next
+/// [`KEYCTL`]'s payload (`w0` 0) or description (`w0` 1).
+pub const KEY_STAGE: u64 = 201;
+
 /// [`XATTR`]'s `w1`.
 #[allow(missing_docs)]
 pub mod xattr {

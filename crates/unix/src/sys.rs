@@ -32,6 +32,9 @@ pub mod nr {
     pub const MREMAP: u64 = 25;
     pub const TIMES: u64 = 100;
     pub const WAITID: u64 = 247;
+    pub const ADD_KEY: u64 = 248;
+    pub const REQUEST_KEY: u64 = 249;
+    pub const KEYCTL: u64 = 250;
     pub const FLOCK: u64 = 73;
     pub const MINCORE: u64 = 27;
     pub const PREADV: u64 = 295;
@@ -327,6 +330,10 @@ pub mod errno {
     pub const ENOTCONN: i64 = 107;
     pub const ETIMEDOUT: i64 = 110;
     pub const ECONNREFUSED: i64 = 111;
+    pub const EDQUOT: i64 = 122;
+    pub const ENOKEY: i64 = 126;
+    pub const EKEYEXPIRED: i64 = 127;
+    pub const EKEYREVOKED: i64 = 128;
 }
 
 /// Signals: their numbers, the two dispositions that are not handlers,

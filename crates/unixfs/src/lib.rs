@@ -24,6 +24,7 @@ pub mod forest;
 pub mod fs;
 pub mod inotify;
 pub mod ipc;
+pub mod keyrings;
 pub mod locks;
 pub mod pipe;
 pub mod share;

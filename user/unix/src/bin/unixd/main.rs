@@ -45,6 +45,7 @@ mod files;
 mod flocks;
 mod inotify;
 mod io;
+mod keyrings;
 mod keys;
 mod klog;
 mod limits;
@@ -197,6 +198,8 @@ pub struct Unixd<'a> {
     flocks: stet_unixfs::flocks::Locks,
     /// System V IPC's objects (`sysv`).
     ipc: stet_unixfs::ipc::Ipc,
+    /// The key retention service's keys (`keyrings`).
+    keyring: stet_unixfs::keyrings::Keys,
     /// `fcntl`'s record locks (`locks`).
     locks: stet_unixfs::locks::Locks,
     /// Children made by `vfork` that have not yet run `execve` or ended,
@@ -285,6 +288,8 @@ impl Unixd<'_> {
             | p::PIDFD
             | p::PROC_SPACE
             | p::PROCVM
+            | p::KEYCTL
+            | p::KEY_STAGE
                 if a.source != Source::Forwarded =>
             {
                 Err(EPERM)
@@ -357,6 +362,7 @@ impl Unixd<'_> {
             p::KILL | p::ALARM => self.signal_order(a),
             p::KEEPER_KEY => self.keeper_key(),
             p::STATFS => self.statfs_order(a, s, out),
+            p::KEYCTL | p::KEY_STAGE => self.key_order(a, s, out),
             p::SYSLOG => self.syslog_order(a, out),
             p::METER => self.meter_order(),
             p::SHMGET..=p::IPC_MORE => self.sysv_order(a, s, out),
@@ -430,6 +436,7 @@ fn main(arg: u64) -> i64 {
         ptimers: Vec::new(),
         flocks: stet_unixfs::flocks::Locks::new(),
         ipc: stet_unixfs::ipc::Ipc::default(),
+        keyring: stet_unixfs::keyrings::Keys::new(),
         locks: stet_unixfs::locks::Locks::new(),
         vforks: Vec::new(),
         socks: stet_unixfs::sock::Socks::new(),

@@ -516,6 +516,14 @@ impl Unixd<'_> {
             self.set_content(ino, text.as_bytes());
             return;
         }
+        if let Gen::System(
+            f @ (crate::procgen::SysFile::Keys | crate::procgen::SysFile::KeyUsers),
+        ) = g
+        {
+            let text = self.keys_text(f == crate::procgen::SysFile::Keys);
+            self.set_content(ino, text.as_bytes());
+            return;
+        }
         let mut buf = [0u8; 4096];
         let mut t = Text::new(&mut buf);
         let now = crate::now_ns();

@@ -68,6 +68,15 @@ pub enum SysFile {
     InotifyInstances,
     InotifyWatches,
     InotifyQueued,
+    /// `/proc/sys/kernel/keys/maxkeys`, `maxbytes`, `root_maxkeys`,
+    /// `root_maxbytes`: the key quotas (`keyrings`).
+    KeysMaxkeys,
+    KeysMaxbytes,
+    KeysRootMaxkeys,
+    KeysRootMaxbytes,
+    /// `/proc/keys` (what the opener may view) and `/proc/key-users`.
+    Keys,
+    KeyUsers,
     /// `/proc/sysvipc/shm`, `sem`, `msg`.
     SysvShm,
     SysvSem,
@@ -89,12 +98,17 @@ impl SysFile {
                 | SysFile::InotifyInstances
                 | SysFile::InotifyWatches
                 | SysFile::InotifyQueued
+                | SysFile::KeysMaxkeys
+                | SysFile::KeysMaxbytes
+                | SysFile::KeysRootMaxkeys
+                | SysFile::KeysRootMaxbytes
         )
     }
 }
 
 /// The system's files: directory under `/proc`, name, what.
-const FILES: [(&[u8], &[u8], SysFile); 36] = [
+
+const FILES: [(&[u8], &[u8], SysFile); 42] = [
     (b"", b"cpuinfo", SysFile::Cpuinfo),
     (b"", b"stat", SysFile::Stat),
     (b"", b"version", SysFile::Version),
@@ -152,6 +166,20 @@ const FILES: [(&[u8], &[u8], SysFile); 36] = [
         b"entropy_avail",
         SysFile::EntropyAvail,
     ),
+    (b"sys/kernel/keys", b"maxkeys", SysFile::KeysMaxkeys),
+    (b"sys/kernel/keys", b"maxbytes", SysFile::KeysMaxbytes),
+    (
+        b"sys/kernel/keys",
+        b"root_maxkeys",
+        SysFile::KeysRootMaxkeys,
+    ),
+    (
+        b"sys/kernel/keys",
+        b"root_maxbytes",
+        SysFile::KeysRootMaxbytes,
+    ),
+    (b"", b"keys", SysFile::Keys),
+    (b"", b"key-users", SysFile::KeyUsers),
     (b"sysvipc", b"shm", SysFile::SysvShm),
     (b"sysvipc", b"sem", SysFile::SysvSem),
     (b"sysvipc", b"msg", SysFile::SysvMsg),
@@ -448,6 +476,10 @@ impl Unixd<'_> {
             SysFile::Shmmax => writeln!(t, "{}", self.ipc.shm_limits.max),
             SysFile::Shmall => writeln!(t, "{}", self.ipc.shm_limits.all),
             SysFile::Shmmni => writeln!(t, "{}", self.ipc.shm_limits.mni),
+            SysFile::KeysMaxkeys => writeln!(t, "{}", self.keyring.limits.maxkeys),
+            SysFile::KeysMaxbytes => writeln!(t, "{}", self.keyring.limits.maxbytes),
+            SysFile::KeysRootMaxkeys => writeln!(t, "{}", self.keyring.limits.root_maxkeys),
+            SysFile::KeysRootMaxbytes => writeln!(t, "{}", self.keyring.limits.root_maxbytes),
             SysFile::Msgmax => writeln!(t, "{}", lim::MSGMAX),
             SysFile::Msgmnb => writeln!(t, "{}", lim::MSGMNB),
             SysFile::Msgmni => writeln!(t, "{}", lim::MSGMNI),
@@ -461,6 +493,8 @@ impl Unixd<'_> {
             ),
             // Longer than `Text`'s page: `sysvipc_text`.
             SysFile::SysvShm | SysFile::SysvSem | SysFile::SysvMsg => Ok(()),
+            // Longer than `Text`'s page too: `keys_text`.
+            SysFile::Keys | SysFile::KeyUsers => Ok(()),
             SysFile::CorePattern => {
                 let _ =
                     t.write_str(core::str::from_utf8(self.misc.core_pattern()).unwrap_or("core"));

@@ -265,6 +265,8 @@ impl Unixd<'_> {
             ..NO_PROC
         };
         self.proc_pending = true;
+        // Its session keyring is its parent's (nothing else is kept).
+        let _ = self.keyring.fork(caller, pid);
         self.next_pid = if pid >= 32767 { 2 } else { pid + 1 };
         self.sys.forks += 1;
         self.sys.last_pid = pid;
@@ -326,6 +328,7 @@ impl Unixd<'_> {
         self.procs[i].zombie = true;
         self.procs[i].status = status;
         self.locks_exit(pid);
+        self.keyring.exit(pid);
         self.vfork_done(pid);
         if status & 0x7f != 0 {
             let p = self.procs[i];
@@ -446,6 +449,8 @@ impl Unixd<'_> {
         let made = !self.procs[i].proc_pending;
         self.procs[i] = NO_PROC;
         self.free_tids(p.pid);
+        // (A child whose fork failed never sent `EXIT`.)
+        self.keyring.exit(p.pid);
         self.ptimers_gone(p.pid);
         self.proc_gone(p.pid, made);
         if p.side && self.keys.get(keys::forwarder(i), T2).is_ok() {
@@ -647,6 +652,7 @@ impl Unixd<'_> {
                 self.proc_exec(a.label, w[0], &s[..z], &s[z + 1..]);
                 let i = self.proc_of(a.label)?;
                 self.procs[i].execed = true;
+                self.keyring.exec(a.label);
                 self.vfork_done(a.label);
                 word(Ok(0))
             }

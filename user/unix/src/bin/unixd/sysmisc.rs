@@ -207,6 +207,23 @@ impl Unixd<'_> {
                     _ => l.queued = v,
                 }
             }
+            // `proc_dointvec_minmax` from 1 to `INT_MAX`.
+            SysFile::KeysMaxkeys
+            | SysFile::KeysMaxbytes
+            | SysFile::KeysRootMaxkeys
+            | SysFile::KeysRootMaxbytes => {
+                let v = match int_of(data)? {
+                    v @ 1..=0x7fff_ffff => v as u32,
+                    _ => return Err(EINVAL),
+                };
+                let l = &mut self.keyring.limits;
+                match f {
+                    SysFile::KeysMaxkeys => l.maxkeys = v,
+                    SysFile::KeysMaxbytes => l.maxbytes = v,
+                    SysFile::KeysRootMaxkeys => l.root_maxkeys = v,
+                    _ => l.root_maxbytes = v,
+                }
+            }
             SysFile::DmesgRestrict => match int_of(data)? {
                 v @ 0..=1 => self.misc.dmesg_restrict = v == 1,
                 _ => return Err(EINVAL),

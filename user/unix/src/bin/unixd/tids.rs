@@ -38,6 +38,7 @@ impl Unixd<'_> {
                     .position(|t| t.0 as u64 == tid && t.1 == pid)
                     .ok_or(ESRCH)?;
                 self.tids.swap_remove(i);
+                self.keyring.thread_exit(pid, tid as u32);
                 self.task_gone(pid, tid as u32);
                 Ok(0)
             }

@@ -213,6 +213,7 @@ impl Keeper {
             | nr::REMOVEXATTR
             | nr::LREMOVEXATTR
             | nr::FREMOVEXATTR => self.xattr(n, &a),
+            nr::ADD_KEY | nr::REQUEST_KEY | nr::KEYCTL => self.keys_call(n, &a),
             nr::TIMER_CREATE => self.timer_create(a[0], a[1], a[2]),
             nr::TIMER_SETTIME => self.timer_settime(a[0], a[1], a[2], a[3]),
             nr::TIMER_GETTIME => self.timer_gettime(a[0], a[1]),

@@ -27,6 +27,7 @@ mod fork;
 mod ids;
 mod inotify;
 mod interp;
+mod keyrings;
 mod limits;
 mod locks;
 mod memory;
