@@ -26,6 +26,9 @@ pub const PIE_BASE: u64 = 0x5_0000_0000;
 pub const STACK_TOP: u64 = 0xf_0001_0000;
 /// How far the stack may grow (Linux's default `RLIMIT_STACK`, 8 MiB).
 pub const STACK_MAX: u64 = 8 << 20;
+/// The gap a `MAP_GROWSDOWN` range keeps above the range below it when it
+/// grows (Linux's default `stack_guard_gap`, 256 pages).
+pub const STACK_GUARD_GAP: u64 = 256 * PAGE;
 /// `mmap` places mappings top-down from here (well below the lowest
 /// stack).
 pub const MMAP_TOP: u64 = 0xe_0000_0000;

@@ -64,6 +64,8 @@ mod tests {
             end,
             prot,
             shared,
+            grows_down: false,
+
             backing: Backing::Anon,
         }
     }

@@ -195,6 +195,11 @@ pub const POLL: u64 = 32;
 pub const HELLO: u64 = 33;
 /// `kill(w0 pid as Linux's argument, w1 signal)`: 0 for "exists".
 pub const KILL: u64 = 34;
+/// Who sent the caller signal `w0` by `kill` (its `siginfo`'s `si_pid`
+/// and `si_uid`, for a handler with `SA_SIGINFO` or `sigtimedwait`) →
+/// `w0` the sender's pid, `w1` its real uid (0, 0: none kept); the
+/// record is taken.
+pub const SIG_SENDER: u64 = 230;
 /// `setpgid(w0 pid, w1 pgid)` (0s: the caller).
 pub const SETPGID: u64 = 35;
 /// `getpgid(w0 pid)` / `getsid`: `w1` 0 group, 1 session.

@@ -42,6 +42,9 @@ pub struct Vma {
     /// `MAP_SHARED`: writes are seen by every mapping (and stay shared
     /// across `fork`).
     pub shared: bool,
+    /// `MAP_GROWSDOWN`: a stack that grows down on a fault in the gap
+    /// below it ([`Map::grow_down`]).
+    pub grows_down: bool,
     /// What backs it.
     pub backing: Backing,
 }
@@ -71,6 +74,7 @@ impl Vma {
         self.end == next.start
             && self.prot == next.prot
             && self.shared == next.shared
+            && self.grows_down == next.grows_down
             && match (self.backing, next.backing) {
                 (Backing::Anon, Backing::Anon) => true,
                 (
@@ -106,6 +110,8 @@ const NONE: Vma = Vma {
     end: 0,
     prot: 0,
     shared: false,
+    grows_down: false,
+
     backing: Backing::Anon,
 };
 
@@ -188,6 +194,32 @@ impl Map {
             self.vmas[i].end = self.vmas[i + 1].end;
             self.remove(i + 1);
         }
+    }
+
+    /// A fault at unmapped `addr`: if the range above it grows down
+    /// (`MAP_GROWSDOWN`, anonymous), it is extended down to `addr`'s page
+    /// and returned — unless that leaves less than `gap` bytes above the
+    /// accessible range below it (Linux's `stack_guard_gap`) or makes it
+    /// longer than `max` bytes (`RLIMIT_STACK`).
+    pub fn grow_down(&mut self, addr: u64, gap: u64, max: u64) -> Option<Vma> {
+        let i = self.vmas().partition_point(|v| v.end <= addr);
+        let v = *self.vmas().get(i)?;
+        if v.start <= addr || !v.grows_down || v.backing != Backing::Anon {
+            return None;
+        }
+        let start = addr & !(PAGE - 1);
+        if start < USER_MIN || v.end - start > max {
+            return None;
+        }
+        if i > 0 {
+            let prev = self.vmas[i - 1];
+            let guarded = !prev.grows_down && prev.prot != 0;
+            if start < prev.end || guarded && start - prev.end < gap {
+                return None;
+            }
+        }
+        self.vmas[i].start = start;
+        Some(self.vmas[i])
     }
 
     /// Unmaps `[a, b)` (page-aligned), calling `gone` for every piece that
@@ -311,6 +343,8 @@ impl Map {
             end: STACK_TOP,
             prot: crate::elf::prot::READ | crate::elf::prot::WRITE,
             shared: false,
+            grows_down: false,
+
             backing: Backing::Anon,
         })
     }
@@ -335,6 +369,8 @@ impl Map {
                 end: new_end,
                 prot: rw,
                 shared: false,
+                grows_down: false,
+
                 backing: Backing::Anon,
             };
             if self.insert(v).is_err() {

@@ -9,6 +9,8 @@ fn anon(start: u64, end: u64, prot: u8) -> Vma {
         end,
         prot,
         shared: false,
+        grows_down: false,
+
         backing: Backing::Anon,
     }
 }
@@ -78,6 +80,8 @@ fn file_offsets_follow_splits() {
         end: 0x408000,
         prot: READ | EXEC,
         shared: false,
+        grows_down: false,
+
         backing: Backing::File {
             file: 3,
             offset: 0x1000,
@@ -197,4 +201,36 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn a_growsdown_range_grows_to_a_fault_below_it_but_keeps_its_gap() {
+    let mut m = Map::new();
+    let below = anon(0x100000, 0x101000, READ | WRITE);
+    m.insert(below).unwrap();
+    let mut stack = anon(0x300000, 0x301000, READ | WRITE);
+    stack.grows_down = true;
+    m.insert(stack).unwrap();
+    let gap = 0x100000;
+    // Not below it, or a plain range: nothing grows.
+    assert_eq!(m.grow_down(0x302000, gap, u64::MAX), None);
+    assert_eq!(m.grow_down(0x0f0000, gap, u64::MAX), None);
+    // A fault a few pages down: the range starts at its page.
+    let v = m.grow_down(0x2fd123, gap, u64::MAX).unwrap();
+    assert_eq!((v.start, v.end), (0x2fd000, 0x301000));
+    assert_eq!(m.find(0x2fe000).map(|v| v.start), Some(0x2fd000));
+    // Longer than the limit: no.
+    assert_eq!(m.grow_down(0x280000, gap, 0x10000), None);
+    // Into the guard gap above the range below: no; just outside it: yes.
+    assert_eq!(m.grow_down(0x200fff, gap, u64::MAX), None);
+    let v = m.grow_down(0x201000, gap, u64::MAX).unwrap();
+    assert_eq!(v.start, 0x201000);
+    // An inaccessible range below keeps no gap.
+    let mut m = Map::new();
+    m.insert(anon(0x100000, 0x101000, 0)).unwrap();
+    m.insert(stack).unwrap();
+    assert_eq!(
+        m.grow_down(0x101000, gap, u64::MAX).map(|v| v.start),
+        Some(0x101000)
+    );
 }

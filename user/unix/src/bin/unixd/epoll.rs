@@ -278,9 +278,11 @@ impl Unixd<'_> {
                     gen = pi.wgen;
                 }
                 if wr {
-                    // As Linux: writable while there is room, an error once
-                    // no reader is left.
-                    r |= (if pi.buf.room() > 0 { OUT } else { 0 })
+                    // As Linux: writable while a whole page of the pipe is
+                    // free (its buffers are pages: one read from only in
+                    // part is still taken), an error once no reader is left.
+                    let page = stet_unixfs::pipe::PAGE.min(pi.buf.cap());
+                    r |= (if pi.buf.room() >= page.max(1) { OUT } else { 0 })
                         | (if pi.readers == 0 { ev::ERR } else { 0 });
                     gen = gen.wrapping_add(pi.rgen);
                 }

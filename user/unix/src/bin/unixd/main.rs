@@ -132,6 +132,9 @@ pub struct Unixd<'a> {
     keys: stet_unix_personality::keydir::KeyDir,
     /// Processes, by table index.
     procs: Vec<Proc>,
+    /// Who sent each signal by `kill` that its target has not asked about
+    /// (`signals::Sender`).
+    senders: Vec<crate::signals::Sender>,
 
     next_pid: u32,
     /// The caller of the message being served (0: not a process) and the
@@ -262,6 +265,7 @@ impl Unixd<'_> {
             | p::GETPPID
             | p::HELLO
             | p::KILL
+            | p::SIG_SENDER
             | p::SETPGID
             | p::GETPGID
             | p::SETSID
@@ -359,7 +363,7 @@ impl Unixd<'_> {
             | p::STATUS
             | p::JOBCTL
             | p::SYSINFO => self.process_order(a, s, out),
-            p::KILL | p::ALARM => self.signal_order(a),
+            p::KILL | p::ALARM | p::SIG_SENDER => self.signal_order(a),
             p::KEEPER_KEY => self.keeper_key(),
             p::STATFS => self.statfs_order(a, s, out),
             p::KEYCTL | p::KEY_STAGE => self.key_order(a, s, out),
@@ -407,6 +411,7 @@ fn main(arg: u64) -> i64 {
         waiters: Vec::new(),
         keys: keys::directory(),
         procs: Vec::new(),
+        senders: Vec::new(),
         next_pid: 2,
         caller: 0,
         intr: 0,

@@ -12,6 +12,20 @@ use stet_unix::sys::errno::*;
 /// Signals unixd sends itself.
 pub(crate) use stet_unix::sys::sig::{SIGALRM, SIGCHLD, SIGCONT};
 
+/// Who sent signal `sig` to process `to` by `kill` (a signal's
+/// `si_pid`, `si_uid`), kept until the target's keeper asks
+/// (`proto::SIG_SENDER`). At most [`MAX_SENDERS`]: the oldest goes first.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sender {
+    to: u32,
+    sig: u8,
+    pid: u32,
+    uid: u32,
+}
+
+/// Most sender records kept: two for each process the system holds.
+const MAX_SENDERS: usize = 2 * crate::keys::MAX_PROCS;
+
 fn bit(sig: u64) -> u64 {
     1 << (sig - 1)
 }
@@ -109,6 +123,8 @@ impl Unixd<'_> {
             }
             found = true;
             if sig != 0 && !p.zombie {
+                let uid = my_cred.uid[stet_unix::cred::REAL];
+                self.note_sender(p.pid, sig, from, uid);
                 self.signal(i, sig);
             }
         }
@@ -121,11 +137,40 @@ impl Unixd<'_> {
         }
     }
 
+    /// Keeps who sent `sig` to `to` (the latest sender).
+    fn note_sender(&mut self, to: u32, sig: u64, pid: u32, uid: u32) {
+        let sig = sig as u8;
+        self.senders.retain(|s| s.to != to || s.sig != sig);
+        if self.senders.len() >= MAX_SENDERS {
+            self.senders.remove(0);
+        }
+        self.senders.push(Sender { to, sig, pid, uid });
+    }
+
+    /// `SIG_SENDER`: who sent `sig` to `to` → (pid, uid), the record taken.
+    fn take_sender(&mut self, to: u32, sig: u64) -> (u64, u64) {
+        let i = self
+            .senders
+            .iter()
+            .position(|s| s.to == to && s.sig as u64 == sig);
+        match i {
+            Some(i) => {
+                let s = self.senders.remove(i);
+                (s.pid as u64, s.uid as u64)
+            }
+            None => (0, 0),
+        }
+    }
+
     /// The orders that signal: `kill` and `alarm`.
     pub(crate) fn signal_order(&mut self, a: &Answer) -> Result<Reply, i64> {
         let w = a.w;
         match a.code {
             p::KILL => word(self.kill(a.label, w[0] as i64, w[1])),
+            p::SIG_SENDER => {
+                let (pid, uid) = self.take_sender(a.label, w[0]);
+                Ok(Reply::Now([pid, uid, 0], 0, false))
+            }
             p::ALARM => {
                 let i = self.proc_of(a.label)?;
                 let which = (w[1] & 3) as usize;

@@ -50,8 +50,10 @@ impl Unixd<'_> {
         }
     }
 
-    /// Socket `n` changed: its parked calls ask again.
+    /// Socket `n` changed: its parked calls ask again, and so do parked
+    /// `poll`s, `select`s and `epoll_wait`s (which may be watching it).
     pub(crate) fn sock_changed(&mut self, n: u32) {
+        self.epoll_wake();
         for i in 0..self.waiters.len() {
             if self.waiters[i].on == Wait::Sock(n) {
                 self.wake(i);

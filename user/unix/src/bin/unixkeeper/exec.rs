@@ -368,6 +368,8 @@ fn load<const N: usize, const M: usize>(
             end,
             prot: l.prot,
             shared: false,
+            grows_down: false,
+
             backing: Backing::File {
                 file: 0,
                 offset: l.page_offset(),

@@ -136,6 +136,13 @@ impl Keeper {
 
     fn fork_inner(&mut self, regs: &[u64; NREGS], vm: bool, vfork: bool) -> Result<u64, i64> {
         self.drop_kept();
+        // One memory: the pages the child must see written are made
+        // this process's own writable ones first (`Space::own_for_vm`).
+        if vm {
+            self.space
+                .own_for_vm()
+                .map_err(|_| stet_unix::sys::errno::ENOMEM)?;
+        }
         // The child's pid and its references to the open files.
         let mut fids = [0u8; 4 * (crate::fds::MAX_FDS + 1 + crate::space::MAX_FILES)];
         let mut n = 0;

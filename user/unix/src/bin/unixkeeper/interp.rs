@@ -111,6 +111,8 @@ impl Keeper {
                     end: file_end,
                     prot: l.prot,
                     shared: false,
+                    grows_down: false,
+
                     backing: Backing::File {
                         file,
                         offset: l.page_offset(),
@@ -124,6 +126,8 @@ impl Keeper {
                     end,
                     prot: l.prot,
                     shared: false,
+                    grows_down: false,
+
                     backing: Backing::Anon,
                 })?;
             }

@@ -184,6 +184,9 @@ pub struct Keeper {
     pub queued_si: [[u64; 3]; 64],
     /// The signals whose `queued_si` entry holds one.
     pub queued_si_mask: u64,
+    /// The handler being given a frame has `SA_SIGINFO` (`push_frame`
+    /// then asks unixd who sent the signal).
+    pub siginfo_wanted: bool,
     /// A signal that ends the process, found while serving another thread.
     pub fatal: Option<u8>,
     /// The most pages the process has had (`getrusage`'s `ru_maxrss`).
@@ -234,6 +237,7 @@ impl Keeper {
             tpending: 0,
             queued_si: [[0; 3]; 64],
             queued_si_mask: 0,
+            siginfo_wanted: false,
             fatal: None,
             peak_pages: 0,
             ptimers_made: false,
@@ -245,9 +249,17 @@ impl Keeper {
         self.rng.next_u64()
     }
 
-    /// A memory fault at `addr`: makes the page, or ends the process.
+    /// A memory fault at `addr`: makes the page (growing a `MAP_GROWSDOWN`
+    /// range down to it first, as Linux's `expand_stack`), or ends the
+    /// process.
     fn memory_fault(&mut self, addr: u64, access: u64, why: u64) -> Result<(), u8> {
-        let Some(v) = self.space.map.find(addr).copied() else {
+        // Below a `MAP_GROWSDOWN` range: it grows to here if it may.
+        let stack_max = self.rlimits[stet_unix::sys::rlimit::RLIMIT_STACK as usize][0];
+        let found = self.space.map.find(addr).copied();
+        let Some(v) = found.or_else(|| {
+            let gap = stet_unix::layout::STACK_GUARD_GAP;
+            self.space.map.grow_down(addr, gap, stack_max)
+        }) else {
             return Err(SIGSEGV);
         };
         let need = match access {

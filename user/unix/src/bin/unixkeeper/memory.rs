@@ -149,6 +149,8 @@ impl Keeper {
             end: start + len,
             prot: p as u8,
             shared,
+            grows_down: flags & map::GROWSDOWN != 0,
+
             backing,
         });
         if let Err(e) = r {
@@ -231,6 +233,8 @@ impl Keeper {
             end,
             prot: v.prot,
             shared: true,
+            grows_down: false,
+
             backing: Backing::File {
                 file: i,
                 offset,
@@ -503,6 +507,8 @@ impl Keeper {
             end: start + len,
             prot: p as u8,
             shared: true,
+            grows_down: false,
+
             backing: Backing::File {
                 file: i,
                 offset: off,

@@ -206,6 +206,8 @@ impl Keeper {
                 }
             }
             let onstack = flags & stet_unix::sys::sig::SA_ONSTACK != 0;
+            // A handler that reads its siginfo learns who sent it.
+            self.siginfo_wanted = flags & stet_unix::sys::sig::SA_SIGINFO != 0;
             match self.push_frame(&saved, sig, restorer, onstack) {
                 Ok(frame) => {
                     regs[Reg::Rsp as usize] = frame;
@@ -305,11 +307,15 @@ impl Keeper {
         put(MCONTEXT + 168, old); // oldmask
         put(MCONTEXT + 184, fpstate);
         put(SIGMASK, old);
-        // A queued signal says what its sender said (`rt_sigqueueinfo`).
+        // A queued signal says what its sender said (`rt_sigqueueinfo`);
+        // one sent by `kill` who sent it (`SI_USER`, `si_pid`, `si_uid`).
         if let Some([code, uid, value]) = self.take_queued_si(sig) {
             put(INFO + 8, code as u32 as u64);
             put(INFO + 16, code >> 32 | uid << 32);
             put(INFO + 24, value);
+        } else if core::mem::take(&mut self.siginfo_wanted) {
+            let (pid, uid) = sig_sender(sig);
+            put(INFO + 16, pid | uid << 32);
         }
         // A fault's signal says why and where (`si_code`, `si_addr`).
         if self.fault_si.0 == sig {
@@ -368,6 +374,14 @@ impl Keeper {
         let own_thread = pid > 0 && self.th.t.iter().any(|t| t.tid != 0 && t.tid as i64 == pid);
         if pid == self.pid as i64 || own_thread {
             if sig != 0 {
+                // Its siginfo names this process (`SI_USER`), unless a
+                // queued one says more.
+                let bit = 1u64 << (sig - 1);
+                if self.queued_si_mask & bit == 0 {
+                    let uid = self.cred.uid[stet_unix::cred::REAL] as u64;
+                    self.queued_si[sig as usize - 1] = [self.pid << 32, uid, 0];
+                    self.queued_si_mask |= bit;
+                }
                 PENDING.fetch_or(1 << (sig - 1), Ordering::Relaxed);
                 // A thread that blocks it leaves it to one that does not.
                 if self.threaded() && self.sigmask & (1 << (sig - 1)) != 0 {
@@ -434,8 +448,9 @@ impl Keeper {
                     PENDING.fetch_and(!bit, Ordering::Relaxed);
                 }
                 if info != 0 {
-                    // si_signo; si_errno and si_code (SI_USER) 0: who sent
-                    // it is not kept, but for rt_sigqueueinfo's to itself.
+                    // si_signo; si_errno and si_code (SI_USER) 0; who
+                    // sent it (`kill`: unixd kept it), or what
+                    // rt_sigqueueinfo to itself said.
                     let mut si = [0u8; 128];
                     si[..4].copy_from_slice(&(sig as u32).to_le_bytes());
                     if let Some([code, uid, value]) = self.take_queued_si(sig) {
@@ -443,6 +458,10 @@ impl Keeper {
                         si[16..20].copy_from_slice(&((code >> 32) as u32).to_le_bytes());
                         si[20..24].copy_from_slice(&(uid as u32).to_le_bytes());
                         si[24..32].copy_from_slice(&value.to_le_bytes());
+                    } else {
+                        let (pid, uid) = sig_sender(sig);
+                        si[16..20].copy_from_slice(&(pid as u32).to_le_bytes());
+                        si[20..24].copy_from_slice(&(uid as u32).to_le_bytes());
                     }
                     self.space.write(info, &si).map_err(Touch::errno)?;
                 }
@@ -569,5 +588,18 @@ impl Keeper {
             Msg::new(PROC, domain::START).call();
         }
         end
+    }
+}
+
+/// Who sent this process signal `sig` by `kill` (unixd keeps it:
+/// `proto::SIG_SENDER`) → (pid, real uid); (0, 0) if unixd kept none
+/// (a signal of the system's own: a timer's, a child's end).
+fn sig_sender(sig: u64) -> (u64, u64) {
+    let a = Msg::new(UNIXD, proto::SIG_SENDER).w0(sig).call();
+    note(a.w[proto::INTR_WORD]);
+    if a.ok() {
+        (a.w[0] as u32 as u64, a.w[1] as u32 as u64)
+    } else {
+        (0, 0)
     }
 }

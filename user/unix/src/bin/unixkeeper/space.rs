@@ -459,6 +459,47 @@ impl Space {
         Ok(())
     }
 
+    /// Before a child shares this memory (`vfork`, `clone` with
+    /// `CLONE_VM`): each page of a private writable mapping that is not
+    /// the process's own writable page of the common bank — one shared
+    /// copy-on-write with another process (as after this process's own
+    /// `fork`), or a copy in its own bank (`LOCAL`, which the child
+    /// cannot hold) — becomes one, as a write would make it. Then
+    /// `share_own_pages` gives the child the same writable page, and what
+    /// either writes the other reads (Linux's one memory).
+    pub fn own_for_vm(&mut self) -> Result<(), Touch> {
+        let mut from = 0;
+        loop {
+            let mut found = [(0u64, 0u8); 64];
+            let mut n = 0;
+            self.tree.pages(from, u64::MAX, |p, _, _, flags| {
+                let cow = flags & (pf::SHARED | pf::WRITABLE) == pf::SHARED;
+                if n < found.len() && (cow || flags & pf::LOCAL != 0) {
+                    found[n] = (p, flags);
+                    n += 1;
+                }
+            });
+            for &(p, flags) in &found[..n] {
+                from = p + 1;
+                let base = p * PAGE;
+                let Some(v) = self.map.find(base).copied() else {
+                    continue;
+                };
+                if v.shared || v.prot & prot::WRITE == 0 {
+                    continue;
+                }
+                if flags & pf::SHARED != 0 {
+                    self.unshare_for_write(p, base)?;
+                } else {
+                    self.break_page(p, base)?;
+                }
+            }
+            if n < found.len() {
+                return Ok(());
+            }
+        }
+    }
+
     /// `fork`: every own page becomes shared copy-on-write — counted in
     /// unixd (one more holder: the child) and read-only here (the child's
     /// tree gets the same read-only key). A page unixd cannot count (its

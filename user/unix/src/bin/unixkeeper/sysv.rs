@@ -267,6 +267,8 @@ impl Keeper {
             end: start + len,
             prot: p,
             shared: true,
+            grows_down: false,
+
             backing: Backing::File {
                 file,
                 offset: 0,

@@ -16,9 +16,10 @@
 //!
 //! What the child shares is the memory that exists when it starts: pages
 //! it makes (a stack page never touched before, an `mmap`) and mappings
-//! it changes are its own, and a page the parent itself shares
-//! copy-on-write with another process, or a small process's page copied
-//! from its own bank at its `fork` (`LOCAL`), is a copy. A threaded
+//! it changes are its own. A page the parent itself shares copy-on-write
+//! with another process, or a small process's page copied from its own
+//! bank at its `fork` (`LOCAL`), is first made the parent's own writable
+//! page (`Space::own_for_vm`), so it is shared too. A threaded
 //! parent's other threads wait with the calling one while the keeper is
 //! held.
 
