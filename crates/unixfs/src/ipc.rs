@@ -10,9 +10,11 @@
 //! Ids are Linux's: `seq * 32768 + index`, the sequence of a table slot
 //! counting up each time the slot is used again, so a removed object's id
 //! stays invalid (`EINVAL`) for a long while. Nothing is bounded by a
-//! system-wide constant: a table grows as long as the heap gives room
-//! (`try_reserve`: `ENOMEM`/`ENOSPC`, never a panic), and each user (by
-//! creator) may hold at most [`Caps`] — so one user cannot fill unixd.
+//! system-wide constant but Linux's own limits (`SEMMNI`, `SEMMNS`,
+//! `MSGMNI`, `shmmni`, as `/proc/sys/kernel` and `IPC_INFO` report them):
+//! a table grows as long as the heap gives room (`try_reserve`:
+//! `ENOMEM`/`ENOSPC`, never a panic), and each user (by creator) may
+//! hold at most [`Caps`].
 //! The limits of one object are Linux's (`SEMMSL`, `SEMOPM`, `SEMVMX`,
 //! `MSGMAX`, `MSGMNB`, `SHMMIN`, `SHMMAX`).
 
@@ -45,11 +47,14 @@ pub struct Caps {
 }
 
 impl Caps {
-    /// 128 of each kind, 32,000 semaphores, 1 MiB of messages, and no
-    /// bound of segment sizes but the file space's (unixd sets it).
+    /// As many objects and semaphores as the system-wide limits that
+    /// `/proc/sys/kernel/{sem,msgmni,shmmni}` and `IPC_INFO` report (so
+    /// one user, as on Linux, may reach them; past that the heap bounds
+    /// them, `ENOMEM`), 1 MiB of messages, and no bound of segment sizes
+    /// but the file space's (unixd sets it).
     pub const DEFAULT: Caps = Caps {
-        objects: 128,
-        sems: limit::SEMMSL as usize,
+        objects: limit::IPCMNI as usize,
+        sems: limit::SEMMNS as usize,
         msg_bytes: 1 << 20,
         shm_bytes: u64::MAX,
     };
@@ -108,13 +113,12 @@ impl<T> Table<T> {
         self.slots[i].as_mut().ok_or(EINVAL)
     }
 
-    /// The object in slot `i` (`*_STAT`'s index) and its id.
+    /// The object in slot `i` (`*_STAT`'s index) and its id. As on
+    /// Linux (`ipcid_to_idx`), the index is the low bits of the `int`
+    /// the caller gave, so an object's id names its own slot too.
     pub fn at(&self, i: i64) -> Result<(i32, &Entry<T>), i64> {
-        let e = usize::try_from(i)
-            .ok()
-            .and_then(|i| self.slots.get(i))
-            .and_then(Option::as_ref)
-            .ok_or(EINVAL)?;
+        let i = (i as u32 % limit::IPCMNI) as usize;
+        let e = self.slots.get(i).and_then(Option::as_ref).ok_or(EINVAL)?;
         Ok((sysv::make_id(e.perm.seq, i as u32), e))
     }
 

@@ -137,10 +137,13 @@ fn fit(m: &Message, max: u64, flags: u32) -> Result<Message, i64> {
 
 impl Ipc {
     /// `msgget`'s checks before a queue is made: `ENOSPC` past the
-    /// caller's caps.
+    /// caller's caps or `MSGMNI` queues in all.
     pub fn msg_lookup(&self, key: i32, flags: u32, c: &Cred) -> Result<Found, i64> {
         let f = Self::lookup(&self.msg, key, flags, c, |_| Ok(()))?;
-        if f == Found::Create && Self::count(&self.msg, c.uid[EFF]) >= self.caps.objects {
+        if f == Found::Create
+            && (Self::count(&self.msg, c.uid[EFF]) >= self.caps.objects
+                || self.msg.in_use() >= limit::MSGMNI as usize)
+        {
             return Err(ENOSPC);
         }
         Ok(f)

@@ -179,7 +179,8 @@ impl SemSet {
 impl Ipc {
     /// `semget`'s checks before a set is made: `nsems` out of
     /// `0..=SEMMSL` is `EINVAL`, and so is 0 for a new set or more than
-    /// the key's set has; `ENOSPC` past the caller's caps.
+    /// the key's set has; `ENOSPC` past the caller's caps or `SEMMNI` sets
+    /// or `SEMMNS` semaphores in all.
     pub fn sem_lookup(&self, key: i32, nsems: i64, flags: u32, c: &Cred) -> Result<Found, i64> {
         if !(0..=limit::SEMMSL as i64).contains(&nsems) {
             return Err(EINVAL);
@@ -195,10 +196,25 @@ impl Ipc {
             if nsems == 0 {
                 return Err(EINVAL);
             }
+            // The caller's sets and semaphores, and all of them: Linux's
+            // system-wide limits are `SEMMNI` sets and `SEMMNS` semaphores.
             let uid = c.uid[EFF];
-            let mine = self.sem.iter().filter(|(_, e)| e.perm.cuid == uid);
-            let (sets, sems) = mine.fold((0, 0), |(a, b), (_, e)| (a + 1, b + e.obj.vals.len()));
-            if sets >= self.caps.objects || sems + nsems as usize > self.caps.sems {
+            let (mut sets, mut sems, mut all_sets, mut all_sems) = (0, 0, 0, 0);
+            for (_, e) in self.sem.iter() {
+                let n = e.obj.vals.len();
+                if e.perm.cuid == uid {
+                    sets += 1;
+                    sems += n;
+                }
+                all_sets += 1;
+                all_sems += n;
+            }
+            let n = nsems as usize;
+            if sets >= self.caps.objects
+                || sems + n > self.caps.sems
+                || all_sets >= limit::SEMMNI as usize
+                || all_sems + n > limit::SEMMNS as usize
+            {
                 return Err(ENOSPC);
             }
         }
