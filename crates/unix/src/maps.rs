@@ -64,6 +64,7 @@ mod tests {
             end,
             prot,
             shared,
+            locked: false,
             backing: Backing::Anon,
         }
     }

@@ -639,6 +639,15 @@ pub const VFORK: u64 = 91;
 /// by a NUL.
 pub const XATTR: u64 = 190;
 
+// Orders 220–229: assorted Linux behaviour (issue 23).
+
+/// The caller's memory figures, sent by its keeper before the process
+/// opens its own `/proc/<pid>/status`: `w0` bytes mapped (`VmSize`), `w1`
+/// bytes locked (`VmLck`), `w2` pages resident (`VmRSS`), `w3` the most
+/// pages resident at once (`VmHWM`) → 0. unixd keeps them (and the most
+/// bytes mapped, `VmPeak`) for the `Vm*` lines of the file.
+pub const VM_STATS: u64 = 220;
+
 /// [`XATTR`]'s `w1`.
 #[allow(missing_docs)]
 pub mod xattr {

@@ -194,6 +194,10 @@ impl Unixd<'_> {
                 v @ 0..=0x8000 => self.ipc.shm_limits.mni = v as u64,
                 _ => return Err(EINVAL),
             },
+            SysFile::PidMax => match int_of(data)? {
+                v if crate::procgen::PID_MAX_BOUNDS.contains(&v) => self.pid_max = v as u32,
+                _ => return Err(EINVAL),
+            },
             SysFile::DmesgRestrict => match int_of(data)? {
                 v @ 0..=1 => self.misc.dmesg_restrict = v == 1,
                 _ => return Err(EINVAL),

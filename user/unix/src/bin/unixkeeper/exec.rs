@@ -368,6 +368,7 @@ fn load<const N: usize, const M: usize>(
             end,
             prot: l.prot,
             shared: false,
+            locked: false,
             backing: Backing::File {
                 file: 0,
                 offset: l.page_offset(),

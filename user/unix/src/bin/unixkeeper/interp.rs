@@ -111,6 +111,7 @@ impl Keeper {
                     end: file_end,
                     prot: l.prot,
                     shared: false,
+                    locked: false,
                     backing: Backing::File {
                         file,
                         offset: l.page_offset(),
@@ -124,6 +125,7 @@ impl Keeper {
                     end,
                     prot: l.prot,
                     shared: false,
+                    locked: false,
                     backing: Backing::Anon,
                 })?;
             }

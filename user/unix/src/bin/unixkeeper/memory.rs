@@ -149,6 +149,7 @@ impl Keeper {
             end: start + len,
             prot: p as u8,
             shared,
+            locked: flags & map::LOCKED != 0,
             backing,
         });
         if let Err(e) = r {
@@ -231,6 +232,7 @@ impl Keeper {
             end,
             prot: v.prot,
             shared: true,
+            locked: false,
             backing: Backing::File {
                 file: i,
                 offset,
@@ -298,6 +300,10 @@ impl Keeper {
         while at < b {
             let v = self.space.map.find(at).ok_or(ENOMEM)?;
             at = v.end;
+        }
+        // Linux: pages locked in memory cannot be invalidated.
+        if flags & MS_INVALIDATE != 0 && self.space.map.any_locked(a, b) {
+            return Err(EBUSY);
         }
         Ok(0)
     }
@@ -503,6 +509,7 @@ impl Keeper {
             end: start + len,
             prot: p as u8,
             shared: true,
+            locked: false,
             backing: Backing::File {
                 file: i,
                 offset: off,

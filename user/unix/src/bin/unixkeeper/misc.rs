@@ -182,9 +182,13 @@ impl Keeper {
                 return Err(if limit == 0 { EPERM } else { ENOMEM });
             }
         }
+        // The ranges remember it (`VmLck`, `msync`'s `EBUSY`); a range
+        // locked again counts once.
+        self.space.map.lock(start, end, lock)?;
         // Locked pages are resident: made now, as Linux faults them in
-        // (pages are never paged out here, so they stay).
-        if lock {
+        // (pages are never paged out here, so they stay), unless
+        // `MLOCK_ONFAULT` asks for them at their first touch.
+        if lock && flags & 1 == 0 {
             self.populate(start, end);
         }
         Ok(0)
@@ -208,8 +212,20 @@ impl Keeper {
             if !self.cred.capable(cap::IPC_LOCK) && mapped > limit {
                 return Err(ENOMEM);
             }
+            self.lock_all(true);
         }
         Ok(0)
+    }
+
+    /// Locks or unlocks every range (`mlockall(MCL_CURRENT)`,
+    /// `munlockall`).
+    pub fn lock_all(&mut self, lock: bool) {
+        // Range by range (locking one may merge it with the one before).
+        let mut at = 0;
+        while let Some(&v) = self.space.map.vmas().iter().find(|v| v.end > at) {
+            let _ = self.space.map.lock(v.start, v.end, lock);
+            at = v.end;
+        }
     }
 
     /// `clock_getres(clock, res)`: 1 ns for the clocks read from the

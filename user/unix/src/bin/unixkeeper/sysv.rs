@@ -267,6 +267,7 @@ impl Keeper {
             end: start + len,
             prot: p,
             shared: true,
+            locked: false,
             backing: Backing::File {
                 file,
                 offset: 0,
