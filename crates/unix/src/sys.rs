@@ -613,8 +613,6 @@ pub mod prctl {
     pub const PR_SPEC_L1D_FLUSH: u64 = 2;
     /// Speculation enabled, no mitigation the process may control.
     pub const PR_SPEC_ENABLE: u64 = 1 << 1;
-    /// `SECURE_ALL_BITS | SECURE_ALL_LOCKS` (`uapi/linux/securebits.h`).
-    pub const SECURE_ALL: u64 = 0xff;
 }
 
 /// `utimensat`'s nanosecond values that are not times.

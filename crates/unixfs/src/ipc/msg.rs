@@ -140,9 +140,11 @@ impl Ipc {
     /// caller's caps or `MSGMNI` queues in all.
     pub fn msg_lookup(&self, key: i32, flags: u32, c: &Cred) -> Result<Found, i64> {
         let f = Self::lookup(&self.msg, key, flags, c, |_| Ok(()))?;
+        let all = self.msg.in_use();
         if f == Found::Create
-            && (Self::count(&self.msg, c.uid[EFF]) >= self.caps.objects
-                || self.msg.in_use() >= limit::MSGMNI as usize)
+            && (all >= limit::MSGMNI as usize
+                || (all >= self.caps.objects
+                    && Self::count(&self.msg, c.uid[EFF]) >= self.caps.objects))
         {
             return Err(ENOSPC);
         }

@@ -196,26 +196,22 @@ impl Ipc {
             if nsems == 0 {
                 return Err(EINVAL);
             }
-            // The caller's sets and semaphores, and all of them: Linux's
-            // system-wide limits are `SEMMNI` sets and `SEMMNS` semaphores.
-            let uid = c.uid[EFF];
-            let (mut sets, mut sems, mut all_sets, mut all_sems) = (0, 0, 0, 0);
-            for (_, e) in self.sem.iter() {
-                let n = e.obj.vals.len();
-                if e.perm.cuid == uid {
-                    sets += 1;
-                    sems += n;
-                }
-                all_sets += 1;
-                all_sems += n;
-            }
+            // Linux's system-wide limits: `SEMMNI` sets, `SEMMNS`
+            // semaphores; then the caller's caps (which cannot be
+            // passed while all users' sets are within them).
             let n = nsems as usize;
-            if sets >= self.caps.objects
-                || sems + n > self.caps.sems
-                || all_sets >= limit::SEMMNI as usize
-                || all_sems + n > limit::SEMMNS as usize
-            {
+            let (all_sets, all_sems) = (self.sem.in_use(), self.sem_count);
+            if all_sets >= limit::SEMMNI as usize || all_sems + n > limit::SEMMNS as usize {
                 return Err(ENOSPC);
+            }
+            if all_sets >= self.caps.objects || all_sems + n > self.caps.sems {
+                let uid = c.uid[EFF];
+                let mine = self.sem.iter().filter(|(_, e)| e.perm.cuid == uid);
+                let (sets, sems) =
+                    mine.fold((0, 0), |(a, b), (_, e)| (a + 1, b + e.obj.vals.len()));
+                if sets >= self.caps.objects || sems + n > self.caps.sems {
+                    return Err(ENOSPC);
+                }
             }
         }
         Ok(f)
@@ -231,7 +227,10 @@ impl Ipc {
         now: u64,
     ) -> Result<i32, i64> {
         let set = SemSet::new(nsems.clamp(0, limit::SEMMSL as i64) as usize, now)?;
-        self.sem.insert(Perm::new(key, c, flags, 0), set)
+        let n = set.vals.len();
+        let id = self.sem.insert(Perm::new(key, c, flags, 0), set)?;
+        self.sem_count += n;
+        Ok(id)
     }
 
     /// The index of `pid`'s adjustments to set `id` of `n` semaphores,
@@ -462,7 +461,9 @@ impl Ipc {
             }
             IPC_RMID => {
                 e.perm.owner(c)?;
-                self.sem.remove(id);
+                if let Some(e) = self.sem.remove(id) {
+                    self.sem_count -= e.obj.vals.len();
+                }
                 self.undo.retain(|u| u.semid as i64 != id);
                 Ok(Ctl::default())
             }

@@ -988,3 +988,34 @@ fn a_user_may_reach_the_reported_system_limits() {
         ipc.msg_create(k, IPC_CREAT | 0o600, &ROOT, 0).unwrap();
     }
 }
+
+#[test]
+fn keys_counts_and_lowest_free_slot() {
+    let mut ipc = Ipc::default();
+    let a = new_set(&mut ipc, 5, 3, 0o600, &ROOT);
+    let b = new_set(&mut ipc, 6, 4, 0o600, &ROOT);
+    assert_eq!((a, b), (0, 1));
+    assert_eq!(ipc.sem_count, 7);
+    assert_eq!(ipc.sem.find_key(6), Some(1));
+    let mut out = [0u8; 256];
+    let c =
+        |ipc: &mut Ipc, id, out: &mut [u8]| ipc.sem_ctl(id, 0, IPC_RMID, 0, &[], out, &ROOT, 1, 0);
+    c(&mut ipc, a, &mut out).unwrap();
+    assert_eq!(ipc.sem_count, 4);
+    assert_eq!(ipc.sem.in_use(), 1);
+    assert_eq!(ipc.sem.find_key(5), None);
+    // The lowest free slot again, with its next sequence.
+    assert_eq!(new_set(&mut ipc, 7, 1, 0o600, &ROOT), 32768);
+    assert_eq!(new_set(&mut ipc, 8, 1, 0o600, &ROOT), 2);
+    assert_eq!(ipc.sem.find_key(8), Some(2));
+    assert_eq!(ipc.sem_count, 6);
+    // A removed segment still attached is not found by its key.
+    let m = ipc
+        .shm_create(9, 4096, IPC_CREAT | 0o600, &ROOT, 9, 9, 1, 0)
+        .unwrap();
+    assert_eq!(ipc.shm.find_key(9), Some(m));
+    ipc.shm_ctl(m as i64, IPC_RMID, &mut out, &ROOT, 0, |_| 1)
+        .unwrap();
+    assert_eq!(ipc.shm.find_key(9), None);
+    assert_eq!(ipc.shm.in_use(), 1);
+}

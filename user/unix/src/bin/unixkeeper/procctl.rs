@@ -16,6 +16,9 @@ use stet_unix::sys::prctl::*;
 
 type R = Result<u64, i64>;
 
+/// `SECURE_ALL_BITS | SECURE_ALL_LOCKS` (`uapi/linux/securebits.h`).
+const SECURE_ALL: u64 = 0xff;
+
 /// Linux's default timer slack (ns).
 pub const DEFAULT_SLACK: u64 = 50_000;
 
