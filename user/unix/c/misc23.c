@@ -251,6 +251,20 @@ static void memfd_trunc(void) {
     REFUSED(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096), EPERM);
     printf("misc23: punched: size %ld, bytes %c %d\n", (long)st.st_size, c0, c1);
     close(fd);
+
+    /* F_SEAL_WRITE while this process maps the file shared and writable:
+     * EBUSY; other seals may be added; a private mapping does not stop it. */
+    fd = memfd_create("m23s", MFD_ALLOW_SEALING);
+    CHECK(ftruncate(fd, 8192) == 0, "ftruncate");
+    void *w = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    REFUSED(fcntl(fd, F_ADD_SEALS, 0x0008), EBUSY);
+    CHECK(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) == 0, "shrink seal");
+    munmap(w, 8192);
+    void *r = mmap(NULL, 8192, PROT_READ, MAP_PRIVATE, fd, 0);
+    CHECK(fcntl(fd, F_ADD_SEALS, 0x0008) == 0, "write seal with a private mapping");
+    printf("misc23: seals %d\n", fcntl(fd, 1034 /* F_GET_SEALS */));
+    munmap(r, 8192);
+    close(fd);
 }
 
 /* A "Name:   N kB" line of /proc/self/status (-1: none). */

@@ -703,6 +703,18 @@ impl Keeper {
             }
             F_GETFL => ux(p::FLAGS, [fid, 0, 0, 0], &[]).0,
             // F_ADD_SEALS, F_GET_SEALS (`memfd_create`'s files).
+            // Adding `F_SEAL_WRITE` (8) while a shared writable mapping
+            // exists is `EBUSY` (after `EPERM` for a sealed file: unixd's).
+            // Only this process's mappings are seen here; another
+            // process's are not.
+            1033 if arg & 8 != 0
+                && ux(p::SEALS, [fid, 0, 0, 0], &[])
+                    .0
+                    .is_ok_and(|s| s & 1 == 0)
+                && self.maps_shared_writable(fid) =>
+            {
+                Err(EBUSY)
+            }
             1033 => ux(p::SEALS, [fid, 1, arg, 0], &[]).0,
             1034 => ux(p::SEALS, [fid, 0, 0, 0], &[]).0,
             F_SETFL => ux(p::FLAGS, [fid, 1, arg, 0], &[]).0,

@@ -135,6 +135,35 @@ impl Keeper {
         path == &b[..n]
     }
 
+    /// Whether this process maps the file of `fid` shared and writable.
+    pub fn maps_shared_writable(&self, fid: u64) -> bool {
+        let ino = |f: u64| {
+            let mut st = [0u8; 144];
+            let a = Msg::new(crate::slots::UNIXD, p::FSTAT)
+                .words([f, 0, 0, 0])
+                .call_into(&mut st);
+            match crate::fds::result(&a) {
+                Some(Ok(_)) => {
+                    let mut id = [0u8; 16];
+                    id.copy_from_slice(&st[..16]);
+                    Some(id)
+                }
+                _ => None,
+            }
+        };
+        let Some(me) = ino(fid) else {
+            return false;
+        };
+        self.space.map.vmas().iter().any(|v| match v.backing {
+            Backing::File { file, .. } if v.shared && v.prot & stet_unix::elf::prot::WRITE != 0 => {
+                self.space
+                    .file_fid(file)
+                    .is_some_and(|f| ino(f as u64).as_ref() == Some(&me))
+            }
+            _ => false,
+        })
+    }
+
     /// Tells unixd this process's memory figures ([`p::VM_STATS`]), for
     /// the `Vm*` lines of its `/proc/<pid>/status`.
     pub fn send_vm_stats(&mut self) {
