@@ -65,7 +65,7 @@ mod tests {
             prot,
             shared,
             grows_down: false,
-
+            locked: false,
             backing: Backing::Anon,
         }
     }

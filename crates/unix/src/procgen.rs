@@ -171,11 +171,18 @@ pub struct Status<'a> {
     pub pending: u64,
     /// Its threads.
     pub threads: u32,
+    /// Its memory as its keeper last reported it: bytes mapped, bytes
+    /// locked, pages resident, most pages resident, most bytes mapped
+    /// (all 0: no `Vm*` lines).
+    pub vm: [u64; 5],
 }
 
-/// `/proc/<pid>/status`: the lines unixd knows (no `Vm*` lines: a
-/// process's memory is its keeper's business, and no signal masks: they
-/// are the keeper's too).
+/// `/proc/<pid>/status`: the lines unixd knows (no signal masks: they are
+/// the keeper's). The `Vm*` lines are the figures the process's keeper
+/// sent when the process last opened its own file (a process's memory is
+/// its keeper's business): `VmPeak`, `VmSize`, `VmLck`, `VmPin` (0),
+/// `VmHWM`, `VmRSS` (all resident pages counted as anonymous), `VmSwap`
+/// (0), in Linux's `%8lu kB` format.
 pub fn status(t: &mut Text, s: &Status) {
     let _ = t.write_str("Name:\t");
     for &c in s.name {
@@ -209,14 +216,29 @@ pub fn status(t: &mut Text, s: &Status) {
     }
     let _ = write!(
         t,
-        "\nNStgid:\t{pid}\nNSpid:\t{pid}\nNSpgid:\t{}\nNSsid:\t{}\nThreads:\t{}\n\
-         SigPnd:\t{:016x}\nShdPnd:\t{:016x}\nCpus_allowed:\t1\nCpus_allowed_list:\t0\n",
+        "\nNStgid:\t{pid}\nNSpid:\t{pid}\nNSpgid:\t{}\nNSsid:\t{}\n",
         s.pgid,
         s.sid,
-        s.threads,
-        s.pending,
-        s.pending,
         pid = s.pid
+    );
+    if s.vm != [0; 5] {
+        let [size, lck, rss, hwm, peak] = s.vm;
+        let (size, lck, peak) = (size / 1024, lck / 1024, peak / 1024);
+        let (rss, hwm) = (rss * 4, hwm * 4);
+        let _ = write!(
+            t,
+            "VmPeak:\t{peak:8} kB\nVmSize:\t{size:8} kB\nVmLck:\t{lck:8} kB\n\
+             VmPin:\t{:8} kB\nVmHWM:\t{hwm:8} kB\nVmRSS:\t{rss:8} kB\n\
+             RssAnon:\t{rss:8} kB\nRssFile:\t{:8} kB\nRssShmem:\t{:8} kB\n\
+             VmSwap:\t{:8} kB\n",
+            0, 0, 0, 0
+        );
+    }
+    let _ = write!(
+        t,
+        "Threads:\t{}\n\
+         SigPnd:\t{:016x}\nShdPnd:\t{:016x}\nCpus_allowed:\t1\nCpus_allowed_list:\t0\n",
+        s.threads, s.pending, s.pending,
     );
 }
 

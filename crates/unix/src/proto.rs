@@ -671,6 +671,14 @@ pub const KEYCTL: u64 = 200;
 /// Stages the string at byte `w1` (0 starts again) of the caller's next
 /// [`KEYCTL`]'s payload (`w0` 0) or description (`w0` 1).
 pub const KEY_STAGE: u64 = 201;
+// Orders 220–229: assorted Linux behaviour (issue 23).
+
+/// The caller's memory figures, sent by its keeper before the process
+/// opens its own `/proc/<pid>/status`: `w0` bytes mapped (`VmSize`), `w1`
+/// bytes locked (`VmLck`), `w2` pages resident (`VmRSS`), `w3` the most
+/// pages resident at once (`VmHWM`) → 0. unixd keeps them (and the most
+/// bytes mapped, `VmPeak`) for the `Vm*` lines of the file.
+pub const VM_STATS: u64 = 220;
 
 /// [`XATTR`]'s `w1`.
 #[allow(missing_docs)]

@@ -618,6 +618,15 @@ pub mod prctl {
     pub const PR_GET_TID_ADDRESS: u64 = 40;
     pub const PR_SET_THP_DISABLE: u64 = 41;
     pub const PR_GET_THP_DISABLE: u64 = 42;
+    pub const PR_GET_SECUREBITS: u64 = 27;
+    pub const PR_SET_SECUREBITS: u64 = 28;
+    pub const PR_GET_SPECULATION_CTRL: u64 = 52;
+    pub const PR_SET_SPECULATION_CTRL: u64 = 53;
+    /// `PR_GET_SPECULATION_CTRL`'s misfeatures (`PR_SPEC_STORE_BYPASS`,
+    /// `PR_SPEC_INDIRECT_BRANCH`, `PR_SPEC_L1D_FLUSH`).
+    pub const PR_SPEC_L1D_FLUSH: u64 = 2;
+    /// Speculation enabled, no mitigation the process may control.
+    pub const PR_SPEC_ENABLE: u64 = 1 << 1;
 }
 
 /// `utimensat`'s nanosecond values that are not times.

@@ -147,9 +147,10 @@ pub const MSG_EXCEPT: u32 = 0o20000;
 pub const MSG_COPY: u32 = 0o40000;
 
 /// Linux's limits (`ipc/util.h`, `uapi/linux/{shm,sem,msg}.h`). Those of
-/// one object hold here as on Linux; the system-wide counts are reported
-/// by `IPC_INFO` as Linux's defaults, while what bounds the tables here
-/// is unixd's heap and a cap per user (`stet_unixfs::ipc::Caps`).
+/// one object hold here as on Linux, and so do the system-wide counts
+/// that `IPC_INFO` and `/proc/sys/kernel` report (`SEMMNI`, `SEMMNS`,
+/// `MSGMNI`; `shmmni` may be changed); past them unixd's heap bounds the
+/// tables (`stet_unixfs::ipc::Caps` is a cap per user, no lower).
 #[allow(missing_docs)]
 pub mod limit {
     /// Table indices per kind (an id is `seq * IPCMNI + index`).

@@ -47,6 +47,9 @@ pub struct Vma {
     pub grows_down: bool,
     /// What backs it.
     pub backing: Backing,
+    /// Locked in memory (`mlock`, `MAP_LOCKED`): counted in `VmLck`, and
+    /// `msync(MS_INVALIDATE)` over it is `EBUSY`.
+    pub locked: bool,
 }
 
 impl Vma {
@@ -75,6 +78,7 @@ impl Vma {
             && self.prot == next.prot
             && self.shared == next.shared
             && self.grows_down == next.grows_down
+            && self.locked == next.locked
             && match (self.backing, next.backing) {
                 (Backing::Anon, Backing::Anon) => true,
                 (
@@ -111,7 +115,7 @@ const NONE: Vma = Vma {
     prot: 0,
     shared: false,
     grows_down: false,
-
+    locked: false,
     backing: Backing::Anon,
 };
 
@@ -259,6 +263,35 @@ impl Map {
     /// Changes the protection of `[a, b)`; `ENOMEM` if any of it is not
     /// mapped (then nothing changes).
     pub fn protect(&mut self, a: u64, b: u64, prot: u8) -> Result<(), i64> {
+        self.change(a, b, |v| v.prot = prot)
+    }
+
+    /// Locks `[a, b)` in memory or unlocks it; `ENOMEM` if any of it is
+    /// not mapped (then nothing changes).
+    pub fn lock(&mut self, a: u64, b: u64, locked: bool) -> Result<(), i64> {
+        self.change(a, b, |v| v.locked = locked)
+    }
+
+    /// Bytes of the ranges locked in memory.
+    pub fn locked_bytes(&self) -> u64 {
+        self.vmas()
+            .iter()
+            .filter(|v| v.locked)
+            .map(|v| v.end - v.start)
+            .sum()
+    }
+
+    /// Whether any of `[a, b)` is locked.
+    pub fn any_locked(&self, a: u64, b: u64) -> bool {
+        self.vmas()
+            .iter()
+            .any(|v| v.locked && v.start < b && a < v.end)
+    }
+
+    /// Applies `f` to each piece of `[a, b)`, splitting ranges at `a`
+    /// and `b`; `ENOMEM` if any of it is not mapped or the table has no
+    /// room for the split (then nothing changes).
+    fn change(&mut self, a: u64, b: u64, f: impl Fn(&mut Vma)) -> Result<(), i64> {
         // All of it must be mapped.
         let mut at = a;
         for v in self.vmas() {
@@ -295,7 +328,7 @@ impl Map {
             np += 1;
         })?;
         for p in &mut pieces[..np] {
-            p.prot = prot;
+            f(p);
             self.insert(*p)?;
         }
         Ok(())
@@ -344,7 +377,7 @@ impl Map {
             prot: crate::elf::prot::READ | crate::elf::prot::WRITE,
             shared: false,
             grows_down: false,
-
+            locked: false,
             backing: Backing::Anon,
         })
     }
@@ -370,7 +403,7 @@ impl Map {
                 prot: rw,
                 shared: false,
                 grows_down: false,
-
+                locked: false,
                 backing: Backing::Anon,
             };
             if self.insert(v).is_err() {

@@ -10,9 +10,11 @@
 //! Ids are Linux's: `seq * 32768 + index`, the sequence of a table slot
 //! counting up each time the slot is used again, so a removed object's id
 //! stays invalid (`EINVAL`) for a long while. Nothing is bounded by a
-//! system-wide constant: a table grows as long as the heap gives room
-//! (`try_reserve`: `ENOMEM`/`ENOSPC`, never a panic), and each user (by
-//! creator) may hold at most [`Caps`] — so one user cannot fill unixd.
+//! system-wide constant but Linux's own limits (`SEMMNI`, `SEMMNS`,
+//! `MSGMNI`, `shmmni`, as `/proc/sys/kernel` and `IPC_INFO` report them):
+//! a table grows as long as the heap gives room (`try_reserve`:
+//! `ENOMEM`/`ENOSPC`, never a panic), and each user (by creator) may
+//! hold at most [`Caps`].
 //! The limits of one object are Linux's (`SEMMSL`, `SEMOPM`, `SEMVMX`,
 //! `MSGMAX`, `MSGMNB`, `SHMMIN`, `SHMMAX`).
 
@@ -45,11 +47,14 @@ pub struct Caps {
 }
 
 impl Caps {
-    /// 128 of each kind, 32,000 semaphores, 1 MiB of messages, and no
-    /// bound of segment sizes but the file space's (unixd sets it).
+    /// As many objects and semaphores as the system-wide limits that
+    /// `/proc/sys/kernel/{sem,msgmni,shmmni}` and `IPC_INFO` report (so
+    /// one user, as on Linux, may reach them; past that the heap bounds
+    /// them, `ENOMEM`), 1 MiB of messages, and no bound of segment sizes
+    /// but the file space's (unixd sets it).
     pub const DEFAULT: Caps = Caps {
-        objects: 128,
-        sems: limit::SEMMSL as usize,
+        objects: limit::IPCMNI as usize,
+        sems: limit::SEMMNS as usize,
         msg_bytes: 1 << 20,
         shm_bytes: u64::MAX,
     };
@@ -70,6 +75,13 @@ pub struct Table<T> {
     slots: Vec<Option<Entry<T>>>,
     /// Each slot's sequence number for its next object.
     seqs: Vec<u16>,
+    /// Each slot's key (`IPC_PRIVATE` when empty or no longer found by
+    /// key): a look-up by key reads 4 bytes a slot, not the entries.
+    keys: Vec<i32>,
+    /// Objects in the table.
+    used: usize,
+    /// No slot below this is empty (the lowest index is used first).
+    free: usize,
 }
 
 impl<T> Default for Table<T> {
@@ -84,6 +96,9 @@ impl<T> Table<T> {
         Table {
             slots: Vec::new(),
             seqs: Vec::new(),
+            keys: Vec::new(),
+            used: 0,
+            free: 0,
         }
     }
 
@@ -108,13 +123,12 @@ impl<T> Table<T> {
         self.slots[i].as_mut().ok_or(EINVAL)
     }
 
-    /// The object in slot `i` (`*_STAT`'s index) and its id.
+    /// The object in slot `i` (`*_STAT`'s index) and its id. As on
+    /// Linux (`ipcid_to_idx`), the index is the low bits of the `int`
+    /// the caller gave, so an object's id names its own slot too.
     pub fn at(&self, i: i64) -> Result<(i32, &Entry<T>), i64> {
-        let e = usize::try_from(i)
-            .ok()
-            .and_then(|i| self.slots.get(i))
-            .and_then(Option::as_ref)
-            .ok_or(EINVAL)?;
+        let i = (i as u32 % limit::IPCMNI) as usize;
+        let e = self.slots.get(i).and_then(Option::as_ref).ok_or(EINVAL)?;
         Ok((sysv::make_id(e.perm.seq, i as u32), e))
     }
 
@@ -123,9 +137,18 @@ impl<T> Table<T> {
         if key == IPC_PRIVATE {
             return None;
         }
-        self.iter()
-            .find(|(_, e)| e.perm.key == key)
-            .map(|(id, _)| id)
+        let i = self.keys.iter().position(|&k| k == key)?;
+        self.slots[i]
+            .as_ref()
+            .map(|e| sysv::make_id(e.perm.seq, i as u32))
+    }
+
+    /// Object `id` is no longer found by its key (a removed segment
+    /// still attached).
+    pub fn forget_key(&mut self, id: i64) {
+        if let Ok(i) = self.index(id) {
+            self.keys[i] = IPC_PRIVATE;
+        }
     }
 
     /// Every object and its id.
@@ -143,7 +166,7 @@ impl<T> Table<T> {
 
     /// How many objects there are.
     pub fn in_use(&self) -> usize {
-        self.slots.iter().filter(|e| e.is_some()).count()
+        self.used
     }
 
     /// The highest index in use, 0 when none (`IPC_INFO`'s answer).
@@ -154,21 +177,27 @@ impl<T> Table<T> {
     /// Enters `obj` with `perm` (its `seq` is the slot's) → its id.
     /// `ENOSPC` past `IPCMNI` slots, `ENOMEM` when the heap has no room.
     pub fn insert(&mut self, mut perm: Perm, obj: T) -> Result<i32, i64> {
-        let i = match self.slots.iter().position(Option::is_none) {
-            Some(i) => i,
+        let from = self.free.min(self.slots.len());
+        let i = match self.slots[from..].iter().position(Option::is_none) {
+            Some(i) => from + i,
             None => {
                 if self.slots.len() >= limit::IPCMNI as usize {
                     return Err(ENOSPC);
                 }
                 self.slots.try_reserve(1).map_err(|_| ENOMEM)?;
                 self.seqs.try_reserve(1).map_err(|_| ENOMEM)?;
+                self.keys.try_reserve(1).map_err(|_| ENOMEM)?;
                 self.slots.push(None);
                 self.seqs.push(0);
+                self.keys.push(IPC_PRIVATE);
                 self.slots.len() - 1
             }
         };
         perm.seq = self.seqs[i];
+        self.keys[i] = perm.key;
         self.slots[i] = Some(Entry { perm, obj });
+        self.used += 1;
+        self.free = i + 1;
         Ok(sysv::make_id(perm.seq, i as u32))
     }
 
@@ -177,6 +206,9 @@ impl<T> Table<T> {
         let i = self.index(id).ok()?;
         // (`SEQ_MAX` is `u16::MAX`: every sequence makes a positive id.)
         self.seqs[i] = self.seqs[i].wrapping_add(1);
+        self.keys[i] = IPC_PRIVATE;
+        self.used -= 1;
+        self.free = self.free.min(i);
         self.slots[i].take()
     }
 }
@@ -307,6 +339,8 @@ pub struct Ipc {
     pub pending: Vec<Pending>,
     /// What each user may hold.
     pub caps: Caps,
+    /// Semaphores in all sets.
+    pub sem_count: usize,
     /// `shmmax`, `shmall`, `shmmni` (root sets them through `/proc/sys`).
     pub shm_limits: sysv::ShmLimits,
     next_ticket: u32,
@@ -330,6 +364,7 @@ impl Ipc {
             mq: Vec::new(),
             pending: Vec::new(),
             caps,
+            sem_count: 0,
             shm_limits: sysv::ShmLimits::LINUX,
             next_ticket: 0,
             bufs: Vec::new(),
@@ -694,6 +729,7 @@ impl Ipc {
                 // Gone with its last attach; nobody finds it by key now.
                 e.perm.mode |= SHM_DEST;
                 e.perm.key = IPC_PRIVATE;
+                self.shm.forget_key(id);
                 Ok((0, None))
             }
             SHM_LOCK | SHM_UNLOCK => {

@@ -162,7 +162,25 @@ static void fixed_files(void)
     same("/proc/sys/fs/file-max", "262144\n");
     same("/proc/sys/fs/nr_open", "256\n");
     char want[1024];
-    same("/proc/self/status", status_text(1, 0, "R (running)", want));
+    /* Its own file has the Vm and Rss lines its keeper sent (misc23
+     * checks them): the rest is exact. */
+    char got[8192], *o = got;
+    slurp("/proc/self/status", got, sizeof got);
+    int vm = 0;
+    for (const char *l = got; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t n = e ? (size_t)(e - l + 1) : strlen(l);
+        if (strncmp(l, "Vm", 2) == 0 || strncmp(l, "Rss", 3) == 0)
+            vm++;
+        else {
+            memmove(o, l, n);
+            o += n;
+        }
+        l += n;
+    }
+    *o = 0;
+    status_text(1, 0, "R (running)", want);
+    CHECK(strcmp(got, want) == 0 && vm == 10, "/proc/self/status is \"%s\" (%d Vm lines)", got, vm);
 }
 
 static void cpuinfo(void)

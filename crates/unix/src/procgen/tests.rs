@@ -71,6 +71,7 @@ fn status_has_linux_s_fields_in_linux_s_order() {
         fdsize: 256,
         pending: 1 << 16,
         threads: 1,
+        vm: [0; 5],
     };
     assert_eq!(
         text(|t| status(t, &s)),
@@ -94,6 +95,21 @@ fn status_has_linux_s_fields_in_linux_s_order() {
     );
     assert!(got.contains("\nUid:\t1000\t1001\t1002\t1003\n"), "{got}");
     assert!(got.contains("\nGroups:\t4 24\n"), "{got}");
+    // The keeper's figures, as Linux formats them, after `NSsid`.
+    let mem = Status {
+        vm: [8 << 20, 4096, 300, 400, 9 << 20],
+        ..s
+    };
+    let got = text(|t| status(t, &mem));
+    assert!(
+        got.contains(
+            "NSsid:\t1\nVmPeak:\t    9216 kB\nVmSize:\t    8192 kB\n\
+             VmLck:\t       4 kB\nVmPin:\t       0 kB\nVmHWM:\t    1600 kB\n\
+             VmRSS:\t    1200 kB\nRssAnon:\t    1200 kB\nRssFile:\t       0 kB\n\
+             RssShmem:\t       0 kB\nVmSwap:\t       0 kB\nThreads:\t1\n"
+        ),
+        "{got}"
+    );
 }
 
 #[test]

@@ -10,7 +10,7 @@ fn anon(start: u64, end: u64, prot: u8) -> Vma {
         prot,
         shared: false,
         grows_down: false,
-
+        locked: false,
         backing: Backing::Anon,
     }
 }
@@ -81,7 +81,7 @@ fn file_offsets_follow_splits() {
         prot: READ | EXEC,
         shared: false,
         grows_down: false,
-
+        locked: false,
         backing: Backing::File {
             file: 3,
             offset: 0x1000,
@@ -233,4 +233,30 @@ fn a_growsdown_range_grows_to_a_fault_below_it_but_keeps_its_gap() {
         m.grow_down(0x101000, gap, u64::MAX).map(|v| v.start),
         Some(0x101000)
     );
+}
+
+#[test]
+fn locks_split_merge_and_count_once() {
+    let mut m = Map::new();
+    m.insert(anon(0x10000, 0x14000, 3)).unwrap();
+    assert_eq!(m.locked_bytes(), 0);
+    m.lock(0x11000, 0x12000, true).unwrap();
+    assert_eq!(m.vmas().len(), 3);
+    assert_eq!(m.locked_bytes(), 0x1000);
+    // Again: counted once.
+    m.lock(0x11000, 0x12000, true).unwrap();
+    assert_eq!(m.locked_bytes(), 0x1000);
+    assert!(m.any_locked(0x10000, 0x11001));
+    assert!(!m.any_locked(0x12000, 0x14000));
+    // Not mapped: ENOMEM, nothing changed.
+    assert_eq!(m.lock(0x13000, 0x15000, true), Err(ENOMEM));
+    assert_eq!(m.locked_bytes(), 0x1000);
+    // Unlocked, the pieces join again.
+    m.lock(0x10000, 0x14000, false).unwrap();
+    assert_eq!(m.vmas().len(), 1);
+    assert_eq!(m.locked_bytes(), 0);
+    // Unmapping a locked range takes its lock with it.
+    m.lock(0x10000, 0x14000, true).unwrap();
+    m.unmap(0x10000, 0x12000, |_| {}).unwrap();
+    assert_eq!(m.locked_bytes(), 0x2000);
 }

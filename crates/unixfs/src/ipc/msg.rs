@@ -137,10 +137,15 @@ fn fit(m: &Message, max: u64, flags: u32) -> Result<Message, i64> {
 
 impl Ipc {
     /// `msgget`'s checks before a queue is made: `ENOSPC` past the
-    /// caller's caps.
+    /// caller's caps or `MSGMNI` queues in all.
     pub fn msg_lookup(&self, key: i32, flags: u32, c: &Cred) -> Result<Found, i64> {
         let f = Self::lookup(&self.msg, key, flags, c, |_| Ok(()))?;
-        if f == Found::Create && Self::count(&self.msg, c.uid[EFF]) >= self.caps.objects {
+        let all = self.msg.in_use();
+        if f == Found::Create
+            && (all >= limit::MSGMNI as usize
+                || (all >= self.caps.objects
+                    && Self::count(&self.msg, c.uid[EFF]) >= self.caps.objects))
+        {
             return Err(ENOSPC);
         }
         Ok(f)

@@ -179,7 +179,8 @@ impl SemSet {
 impl Ipc {
     /// `semget`'s checks before a set is made: `nsems` out of
     /// `0..=SEMMSL` is `EINVAL`, and so is 0 for a new set or more than
-    /// the key's set has; `ENOSPC` past the caller's caps.
+    /// the key's set has; `ENOSPC` past the caller's caps or `SEMMNI` sets
+    /// or `SEMMNS` semaphores in all.
     pub fn sem_lookup(&self, key: i32, nsems: i64, flags: u32, c: &Cred) -> Result<Found, i64> {
         if !(0..=limit::SEMMSL as i64).contains(&nsems) {
             return Err(EINVAL);
@@ -195,11 +196,22 @@ impl Ipc {
             if nsems == 0 {
                 return Err(EINVAL);
             }
-            let uid = c.uid[EFF];
-            let mine = self.sem.iter().filter(|(_, e)| e.perm.cuid == uid);
-            let (sets, sems) = mine.fold((0, 0), |(a, b), (_, e)| (a + 1, b + e.obj.vals.len()));
-            if sets >= self.caps.objects || sems + nsems as usize > self.caps.sems {
+            // Linux's system-wide limits: `SEMMNI` sets, `SEMMNS`
+            // semaphores; then the caller's caps (which cannot be
+            // passed while all users' sets are within them).
+            let n = nsems as usize;
+            let (all_sets, all_sems) = (self.sem.in_use(), self.sem_count);
+            if all_sets >= limit::SEMMNI as usize || all_sems + n > limit::SEMMNS as usize {
                 return Err(ENOSPC);
+            }
+            if all_sets >= self.caps.objects || all_sems + n > self.caps.sems {
+                let uid = c.uid[EFF];
+                let mine = self.sem.iter().filter(|(_, e)| e.perm.cuid == uid);
+                let (sets, sems) =
+                    mine.fold((0, 0), |(a, b), (_, e)| (a + 1, b + e.obj.vals.len()));
+                if sets >= self.caps.objects || sems + n > self.caps.sems {
+                    return Err(ENOSPC);
+                }
             }
         }
         Ok(f)
@@ -215,7 +227,10 @@ impl Ipc {
         now: u64,
     ) -> Result<i32, i64> {
         let set = SemSet::new(nsems.clamp(0, limit::SEMMSL as i64) as usize, now)?;
-        self.sem.insert(Perm::new(key, c, flags, 0), set)
+        let n = set.vals.len();
+        let id = self.sem.insert(Perm::new(key, c, flags, 0), set)?;
+        self.sem_count += n;
+        Ok(id)
     }
 
     /// The index of `pid`'s adjustments to set `id` of `n` semaphores,
@@ -446,7 +461,9 @@ impl Ipc {
             }
             IPC_RMID => {
                 e.perm.owner(c)?;
-                self.sem.remove(id);
+                if let Some(e) = self.sem.remove(id) {
+                    self.sem_count -= e.obj.vals.len();
+                }
                 self.undo.retain(|u| u.semid as i64 != id);
                 Ok(Ctl::default())
             }

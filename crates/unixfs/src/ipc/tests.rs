@@ -922,3 +922,100 @@ fn shm_limits_root_may_change() {
     write_shminfo(&mut b, &ipc.shm_limits);
     assert_eq!(u64::from_le_bytes(b[..8].try_into().unwrap()), 8192);
 }
+
+#[test]
+fn stat_any_takes_an_id_and_skips_read_permission() {
+    let mut ipc = Ipc::default();
+    let mut out = [0u8; 256];
+    // Slot 0 used twice: the second queue's id is 32768.
+    let a = ipc.msg_create(0, 0o600, &ROOT, 0).unwrap();
+    ipc.msg_ctl(a as i64, IPC_RMID, &[], &mut out, &ROOT, 0)
+        .unwrap();
+    let q = ipc.msg_create(0, 0o600, &ROOT, 0).unwrap();
+    assert_eq!(q, 32768);
+    let nobody = user(65534);
+    // An id names its own slot (the index is its low bits).
+    assert_eq!(
+        ipc.msg_ctl(q as i64, MSG_STAT, &[], &mut out, &nobody, 0),
+        Err(EACCES)
+    );
+    assert_eq!(
+        ipc.msg_ctl(q as i64, MSG_STAT_ANY, &[], &mut out, &nobody, 0),
+        Ok((32768, 120))
+    );
+    assert_eq!(
+        ipc.msg_ctl(-1, MSG_STAT_ANY, &[], &mut out, &nobody, 0)
+            .err(),
+        Some(EINVAL)
+    );
+    let s = new_set(&mut ipc, 0, 3, 0o600, &ROOT);
+    let c = |ipc: &mut Ipc, cmd, out: &mut [u8]| {
+        ipc.sem_ctl(s, 0, cmd, 0, &[], out, &nobody, 1, 0)
+            .map(|_| ())
+    };
+    assert_eq!(c(&mut ipc, SEM_STAT, &mut out), Err(EACCES));
+    assert_eq!(c(&mut ipc, SEM_STAT_ANY, &mut out), Ok(()));
+    let m = ipc.shm_create(0, 4096, 0o600, &ROOT, 9, 9, 1, 0).unwrap();
+    assert_eq!(
+        ipc.shm_ctl(m as i64, SHM_STAT, &mut out, &nobody, 0, |_| 0)
+            .err(),
+        Some(EACCES)
+    );
+    assert_eq!(
+        ipc.shm_ctl(m as i64, SHM_STAT_ANY, &mut out, &nobody, 0, |_| 0)
+            .map(|r| r.0),
+        Ok(m as u64)
+    );
+}
+
+#[test]
+fn a_user_may_reach_the_reported_system_limits() {
+    let c = Caps::DEFAULT;
+    assert!(c.objects >= limit::SEMMNI as usize);
+    assert!(c.objects >= limit::MSGMNI as usize);
+    assert!(c.objects >= 0x8000); // shmmni's largest
+    assert!(c.sems >= limit::SEMMNS as usize);
+    // Many sets of one user (as LTP's semget05 makes 32000).
+    let mut ipc = Ipc::default();
+    for k in 1..=300 {
+        new_set(&mut ipc, k, 10, 0o600, &ROOT);
+    }
+    for k in 1..=300 {
+        assert_eq!(
+            ipc.msg_lookup(k, IPC_CREAT | 0o600, &ROOT),
+            Ok(Found::Create)
+        );
+        ipc.msg_create(k, IPC_CREAT | 0o600, &ROOT, 0).unwrap();
+    }
+}
+
+#[test]
+fn keys_counts_and_lowest_free_slot() {
+    let mut ipc = Ipc::default();
+    let a = new_set(&mut ipc, 5, 3, 0o600, &ROOT);
+    let b = new_set(&mut ipc, 6, 4, 0o600, &ROOT);
+    assert_eq!((a, b), (0, 1));
+    assert_eq!(ipc.sem_count, 7);
+    assert_eq!(ipc.sem.find_key(6), Some(1));
+    let mut out = [0u8; 256];
+    let c =
+        |ipc: &mut Ipc, id, out: &mut [u8]| ipc.sem_ctl(id, 0, IPC_RMID, 0, &[], out, &ROOT, 1, 0);
+    c(&mut ipc, a, &mut out).unwrap();
+    assert_eq!(ipc.sem_count, 4);
+    assert_eq!(ipc.sem.in_use(), 1);
+    assert_eq!(ipc.sem.find_key(5), None);
+    // The lowest free slot again, with its next sequence.
+    assert_eq!(new_set(&mut ipc, 7, 1, 0o600, &ROOT), 32768);
+    assert_eq!(new_set(&mut ipc, 8, 1, 0o600, &ROOT), 2);
+    assert_eq!(ipc.sem.find_key(8), Some(2));
+    assert_eq!(ipc.sem_count, 6);
+    // A removed segment still attached is not found by its key.
+    let m = ipc
+        .shm_create(9, 4096, IPC_CREAT | 0o600, &ROOT, 9, 9, 1, 0)
+        .unwrap();
+    assert_eq!(ipc.shm.find_key(9), Some(m));
+    ipc.shm_ctl(m as i64, IPC_RMID, &mut out, &ROOT, 0, |_| 1)
+        .unwrap();
+    assert_eq!(ipc.shm.find_key(9), None);
+    assert_eq!(ipc.shm.in_use(), 1);
+}

@@ -562,6 +562,11 @@ impl Unixd<'_> {
                 } else {
                     let follow = w[2] & at::SYMLINK_FOLLOW != 0;
                     let ino = self.fs.resolve(self.base(w[0])?, from, follow)?;
+                    // `/proc` is another file system: no link into or
+                    // out of it (Linux's `EXDEV` across mounts).
+                    if self.in_proc(ino, Some(p1.dir)) != self.in_proc(p2.dir, None) {
+                        return Err(EXDEV);
+                    }
                     self.fs.link(p2.dir, p2.name, ino, now)?;
                     self.inotify_self(ino, ev::ATTRIB);
                     self.inotify_entry(p2.dir, p2.name, ino, ev::CREATE, 0);

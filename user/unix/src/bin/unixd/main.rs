@@ -137,6 +137,9 @@ pub struct Unixd<'a> {
     senders: Vec<crate::signals::Sender>,
 
     next_pid: u32,
+    /// Pids and thread ids are below this (`/proc/sys/kernel/pid_max`,
+    /// root may set it within Linux's bounds).
+    pid_max: u32,
     /// The caller of the message being served (0: not a process) and the
     /// signals that end its wait if it parks.
     caller: u32,
@@ -327,6 +330,15 @@ impl Unixd<'_> {
             p::MEMFD_CREATE | p::SEALS => self.memfd_order(a),
             p::CRED => self.cred_order(a, s, out),
             p::CAPS => self.caps_order(a),
+            p::VM_STATS if a.source != Source::Forwarded => Err(EPERM),
+            p::VM_STATS => {
+                let i = self.proc_of(a.label)?;
+                let w = a.w;
+                let v = &mut self.procs[i].vm;
+                let peak = v[4].max(w[0]);
+                *v = [w[0], w[1], w[2], w[3], peak];
+                word(Ok(0))
+            }
             p::SYSMISC => self.sysmisc_order(a, s, out),
             p::EVENTFD | p::TIMERFD | p::TIMERFD_SET | p::TIMERFD_GET => {
                 self.fdobj_order(a, s, out)
@@ -413,6 +425,7 @@ fn main(arg: u64) -> i64 {
         procs: Vec::new(),
         senders: Vec::new(),
         next_pid: 2,
+        pid_max: procgen::PID_MAX,
         caller: 0,
         intr: 0,
         resume: RESUME,

@@ -102,6 +102,7 @@ impl SysFile {
                 | SysFile::KeysMaxbytes
                 | SysFile::KeysRootMaxkeys
                 | SysFile::KeysRootMaxbytes
+                | SysFile::PidMax
         )
     }
 }
@@ -185,8 +186,12 @@ const FILES: [(&[u8], &[u8], SysFile); 42] = [
     (b"sysvipc", b"msg", SysFile::SysvMsg),
 ];
 
-/// Pids run from 2 to 32767 (`procs::fork`): Linux's default `pid_max`.
-const PID_MAX: u32 = 32768;
+/// Pids run from 2 to 32767 (`procs::fork`): Linux's default `pid_max`
+/// (root may change it: `pid_max` of unixd).
+pub(crate) const PID_MAX: u32 = 32768;
+/// `pid_max`'s bounds on 64-bit Linux: `RESERVED_PIDS + 1` and
+/// `PID_MAX_LIMIT` (4 Mi).
+pub(crate) const PID_MAX_BOUNDS: core::ops::RangeInclusive<i128> = 301..=4 * 1024 * 1024;
 /// Descriptors per process: the keeper's table, and the most
 /// `RLIMIT_NOFILE` may be (`nr_open`).
 const FDS: u64 = 256;
@@ -405,6 +410,7 @@ impl Unixd<'_> {
                 fdsize: FDS as u32,
                 pending: p.pending,
                 threads: self.thread_count(pid) as u32,
+                vm: p.vm,
             },
         );
     }
@@ -453,7 +459,7 @@ impl Unixd<'_> {
                 pg::loadavg(t, avgs, running, total, self.sys.last_pid);
                 Ok(())
             }
-            SysFile::PidMax => writeln!(t, "{PID_MAX}"),
+            SysFile::PidMax => writeln!(t, "{}", self.pid_max),
             SysFile::Tainted => writeln!(t, "0"),
             SysFile::Hostname => {
                 let _ = t.write_str(core::str::from_utf8(self.misc.hostname()).unwrap_or("?"));

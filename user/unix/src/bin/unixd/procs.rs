@@ -21,6 +21,10 @@ use stet_unix_personality::keydir::{fetch, swap};
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Proc {
     pub(crate) pid: u32,
+    /// Its memory as its keeper last said (`VM_STATS`): bytes mapped,
+    /// bytes locked, pages resident, most pages resident, most bytes
+    /// mapped (all 0: never said).
+    pub(crate) vm: [u64; 5],
     pub(crate) ppid: u32,
     pub(crate) pgid: u32,
     pub(crate) sid: u32,
@@ -100,6 +104,7 @@ pub(crate) struct Proc {
 
 pub(crate) const NO_PROC: Proc = Proc {
     pid: 0,
+    vm: [0; 5],
     ppid: 0,
     pgid: 0,
     sid: 0,
@@ -209,10 +214,7 @@ impl Unixd<'_> {
         }
         let (pgid, sid) = (self.procs[pi].pgid, self.procs[pi].sid);
         let slot = self.new_proc()?;
-        let mut pid = self.next_pid;
-        while pid == 0 || self.id_taken(pid) {
-            pid = if pid >= 32767 { 2 } else { pid + 1 };
-        }
+        let pid = self.free_id()?;
         for c in fids.chunks_exact(4) {
             let f = u32::from_le_bytes([c[0], c[1], c[2], c[3]]) as u64;
             self.fid(f)?;
@@ -267,7 +269,7 @@ impl Unixd<'_> {
         self.proc_pending = true;
         // Its session keyring is its parent's (nothing else is kept).
         let _ = self.keyring.fork(caller, pid);
-        self.next_pid = if pid >= 32767 { 2 } else { pid + 1 };
+        self.next_pid = self.after(pid);
         self.sys.forks += 1;
         self.sys.last_pid = pid;
         Ok(Reply::Now([pid as u64, 0, 0], 0, true))

@@ -224,6 +224,10 @@ impl Unixd<'_> {
                     _ => l.root_maxbytes = v,
                 }
             }
+            SysFile::PidMax => match int_of(data)? {
+                v if crate::procgen::PID_MAX_BOUNDS.contains(&v) => self.pid_max = v as u32,
+                _ => return Err(EINVAL),
+            },
             SysFile::DmesgRestrict => match int_of(data)? {
                 v @ 0..=1 => self.misc.dmesg_restrict = v == 1,
                 _ => return Err(EINVAL),

@@ -13,21 +13,44 @@ impl Unixd<'_> {
         self.procs.iter().any(|p| p.pid == n) || self.tids.iter().any(|t| t.0 == n)
     }
 
+    /// The first free id from `next_pid` on, below `pid_max` and past it
+    /// from 2 again (`EAGAIN`: every one is taken).
+    pub(crate) fn free_id(&self) -> Result<u32, i64> {
+        let max = self.pid_max;
+        let mut n = self.next_pid;
+        for _ in 0..max {
+            if n < 2 || n >= max {
+                n = 2;
+            }
+            if !self.id_taken(n) {
+                return Ok(n);
+            }
+            n += 1;
+        }
+        Err(EAGAIN)
+    }
+
+    /// The id after `n` to try next.
+    pub(crate) fn after(&self, n: u32) -> u32 {
+        if n.saturating_add(1) >= self.pid_max {
+            2
+        } else {
+            n + 1
+        }
+    }
+
     /// `TID`.
     pub(crate) fn tid_order(&mut self, pid: u32, op: u64, tid: u64) -> Result<u64, i64> {
         self.proc_of(pid)?;
         match op {
             0 => {
-                let mut n = self.next_pid;
-                while n == 0 || self.id_taken(n) {
-                    n = if n >= 32767 { 2 } else { n + 1 };
-                }
+                let n = self.free_id()?;
                 self.tids.try_reserve(1).map_err(|_| EAGAIN)?;
                 if self.tids.len() >= crate::keys::MAX_PROCS * 4 {
                     return Err(EAGAIN);
                 }
                 self.tids.push((n, pid));
-                self.next_pid = if n >= 32767 { 2 } else { n + 1 };
+                self.next_pid = self.after(n);
                 self.task_new(pid, n);
                 Ok(n as u64)
             }

@@ -193,7 +193,10 @@ impl Keeper {
             nr::MLOCK2 => self.mlock(a[0], a[1], a[2], true),
             nr::MUNLOCK => self.mlock(a[0], a[1], 0, false),
             nr::MLOCKALL => self.mlockall(a[0]),
-            nr::MUNLOCKALL => Ok(0),
+            nr::MUNLOCKALL => {
+                self.lock_all(false);
+                Ok(0)
+            }
             nr::CLOCK_GETRES => self.clock_getres(a[0], a[1]),
             nr::CLOCK_SETTIME => self.clock_settime(a[0], a[1]),
             nr::FLOCK => self.flock(a[0], a[1]),
@@ -284,6 +287,9 @@ impl Keeper {
             nr::RENAMEAT => self.two_paths(proto::RENAME, a[0], a[1], a[2], a[3], 0),
             nr::RENAMEAT2 => self.two_paths(proto::RENAME, a[0], a[1], a[2], a[3], a[4]),
             nr::LINK => self.two_paths(proto::LINK, cwd, a[0], cwd, a[1], 0),
+            nr::LINKAT if a[4] as u32 as u64 & !(at::SYMLINK_FOLLOW | at::EMPTY_PATH) != 0 => {
+                Err(EINVAL)
+            }
             nr::LINKAT => self.two_paths(proto::LINK, a[0], a[1], a[2], a[3], a[4]),
             nr::SYMLINK => self.symlink(a[0], cwd, a[1]),
             nr::SYMLINKAT => self.symlink(a[0], a[1], a[2]),

@@ -369,7 +369,7 @@ fn load<const N: usize, const M: usize>(
             prot: l.prot,
             shared: false,
             grows_down: false,
-
+            locked: false,
             backing: Backing::File {
                 file: 0,
                 offset: l.page_offset(),

@@ -229,10 +229,25 @@ impl Keeper {
             if resolve & (p::resolve::NO_MAGICLINKS | p::resolve::NO_SYMLINKS) != 0 {
                 return Err(ELOOP);
             }
-            return self.dup(fd, None, 0, flags & o::CLOEXEC != 0);
+            let new = self.dup(fd, None, 0, flags & o::CLOEXEC != 0)?;
+            // `O_TRUNC` empties the file as opening it again would (its
+            // seals hold: `F_SEAL_SHRINK` is `EPERM`).
+            if flags & o::TRUNC != 0 && self.fds[new as usize].regular {
+                let r = self
+                    .fid(new)
+                    .and_then(|f| self.unixd(p::TRUNCATE, [f, 0, self.fsize(), 0]));
+                if let Err(e) = r {
+                    let _ = self.close(new);
+                    return Err(e);
+                }
+            }
+            return Ok(new);
         }
         if self.is_own_maps(path) {
             return self.open_maps(flags);
+        }
+        if self.is_own_file(path, "status") {
+            self.send_vm_stats();
         }
         let fd = self.free_fd(0)?;
         self.fd_dir_for(path);
@@ -688,6 +703,18 @@ impl Keeper {
             }
             F_GETFL => ux(p::FLAGS, [fid, 0, 0, 0], &[]).0,
             // F_ADD_SEALS, F_GET_SEALS (`memfd_create`'s files).
+            // Adding `F_SEAL_WRITE` (8) while a shared writable mapping
+            // exists is `EBUSY` (after `EPERM` for a sealed file: unixd's).
+            // Only this process's mappings are seen here; another
+            // process's are not.
+            1033 if arg & 8 != 0
+                && ux(p::SEALS, [fid, 0, 0, 0], &[])
+                    .0
+                    .is_ok_and(|s| s & 1 == 0)
+                && self.maps_shared_writable(fid) =>
+            {
+                Err(EBUSY)
+            }
             1033 => ux(p::SEALS, [fid, 1, arg, 0], &[]).0,
             1034 => ux(p::SEALS, [fid, 0, 0, 0], &[]).0,
             F_SETFL => ux(p::FLAGS, [fid, 1, arg, 0], &[]).0,

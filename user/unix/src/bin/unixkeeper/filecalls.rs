@@ -123,11 +123,55 @@ impl Keeper {
     /// Whether `path` is this process's `/proc/<pid>/maps` (`/proc/self/`
     /// already made `/proc/<pid>/` by [`Keeper::path`]).
     pub fn is_own_maps(&self, path: &[u8]) -> bool {
-        let mut b = [0u8; 32];
+        self.is_own_file(path, "maps")
+    }
+
+    /// Whether `path` is this process's `/proc/<pid>/<name>`.
+    pub fn is_own_file(&self, path: &[u8], name: &str) -> bool {
+        let mut b = [0u8; 48];
         let mut t = Text::new(&mut b);
-        let _ = write!(t, "/proc/{}/maps", self.pid);
+        let _ = write!(t, "/proc/{}/{name}", self.pid);
         let n = t.len();
         path == &b[..n]
+    }
+
+    /// Whether this process maps the file of `fid` shared and writable.
+    pub fn maps_shared_writable(&self, fid: u64) -> bool {
+        let ino = |f: u64| {
+            let mut st = [0u8; 144];
+            let a = Msg::new(crate::slots::UNIXD, p::FSTAT)
+                .words([f, 0, 0, 0])
+                .call_into(&mut st);
+            match crate::fds::result(&a) {
+                Some(Ok(_)) => {
+                    let mut id = [0u8; 16];
+                    id.copy_from_slice(&st[..16]);
+                    Some(id)
+                }
+                _ => None,
+            }
+        };
+        let Some(me) = ino(fid) else {
+            return false;
+        };
+        self.space.map.vmas().iter().any(|v| match v.backing {
+            Backing::File { file, .. } if v.shared && v.prot & stet_unix::elf::prot::WRITE != 0 => {
+                self.space
+                    .file_fid(file)
+                    .is_some_and(|f| ino(f as u64).as_ref() == Some(&me))
+            }
+            _ => false,
+        })
+    }
+
+    /// Tells unixd this process's memory figures ([`p::VM_STATS`]), for
+    /// the `Vm*` lines of its `/proc/<pid>/status`.
+    pub fn send_vm_stats(&mut self) {
+        let size: u64 = self.space.map.vmas().iter().map(|v| v.end - v.start).sum();
+        let locked = self.space.map.locked_bytes();
+        let rss = self.space.tree.present();
+        self.peak_pages = self.peak_pages.max(rss);
+        let _ = self.unixd(p::VM_STATS, [size, locked, rss, self.peak_pages]);
     }
 
     /// Opens `/proc/<pid>/maps`: a nameless file holding the map as it is

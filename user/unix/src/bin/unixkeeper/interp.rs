@@ -112,7 +112,7 @@ impl Keeper {
                     prot: l.prot,
                     shared: false,
                     grows_down: false,
-
+                    locked: false,
                     backing: Backing::File {
                         file,
                         offset: l.page_offset(),
@@ -127,7 +127,7 @@ impl Keeper {
                     prot: l.prot,
                     shared: false,
                     grows_down: false,
-
+                    locked: false,
                     backing: Backing::Anon,
                 })?;
             }

@@ -648,8 +648,10 @@ fn main(arg: u64) -> i64 {
         // The forking thread is the child's only one (the others' keys
         // are not in the child's directory: `forget_parking`).
         k.only_thread(k.pid as u32);
-        // A child has no timers of its parent's (Linux).
+        // A child has no timers of its parent's (Linux), and no memory
+        // locks (`mlock`'s are not inherited).
         k.ptimers_made = false;
+        k.lock_all(false);
         k.space.forget_cache();
         if core::mem::take(&mut k.enosys_any) {
             k.enosys = [0; 512];

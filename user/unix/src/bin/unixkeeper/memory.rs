@@ -150,7 +150,7 @@ impl Keeper {
             prot: p as u8,
             shared,
             grows_down: flags & map::GROWSDOWN != 0,
-
+            locked: flags & map::LOCKED != 0,
             backing,
         });
         if let Err(e) = r {
@@ -234,7 +234,7 @@ impl Keeper {
             prot: v.prot,
             shared: true,
             grows_down: false,
-
+            locked: false,
             backing: Backing::File {
                 file: i,
                 offset,
@@ -302,6 +302,10 @@ impl Keeper {
         while at < b {
             let v = self.space.map.find(at).ok_or(ENOMEM)?;
             at = v.end;
+        }
+        // Linux: pages locked in memory cannot be invalidated.
+        if flags & MS_INVALIDATE != 0 && self.space.map.any_locked(a, b) {
+            return Err(EBUSY);
         }
         Ok(0)
     }
@@ -508,7 +512,7 @@ impl Keeper {
             prot: p as u8,
             shared: true,
             grows_down: false,
-
+            locked: false,
             backing: Backing::File {
                 file: i,
                 offset: off,

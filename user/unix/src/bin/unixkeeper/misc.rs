@@ -182,9 +182,13 @@ impl Keeper {
                 return Err(if limit == 0 { EPERM } else { ENOMEM });
             }
         }
+        // The ranges remember it (`VmLck`, `msync`'s `EBUSY`); a range
+        // locked again counts once.
+        self.space.map.lock(start, end, lock)?;
         // Locked pages are resident: made now, as Linux faults them in
-        // (pages are never paged out here, so they stay).
-        if lock {
+        // (pages are never paged out here, so they stay), unless
+        // `MLOCK_ONFAULT` asks for them at their first touch.
+        if lock && flags & 1 == 0 {
             self.populate(start, end);
         }
         Ok(0)
@@ -208,8 +212,20 @@ impl Keeper {
             if !self.cred.capable(cap::IPC_LOCK) && mapped > limit {
                 return Err(ENOMEM);
             }
+            self.lock_all(true);
         }
         Ok(0)
+    }
+
+    /// Locks or unlocks every range (`mlockall(MCL_CURRENT)`,
+    /// `munlockall`).
+    pub fn lock_all(&mut self, lock: bool) {
+        // Range by range (locking one may merge it with the one before).
+        let mut at = 0;
+        while let Some(&v) = self.space.map.vmas().iter().find(|v| v.end > at) {
+            let _ = self.space.map.lock(v.start, v.end, lock);
+            at = v.end;
+        }
     }
 
     /// `clock_getres(clock, res)`: 1 ns for the clocks read from the
@@ -640,15 +656,19 @@ impl Keeper {
 
     /// `fallocate(fd, mode, offset, len)`: mode 0 makes the file at least
     /// `offset + len` long (its pages come at the first write, as every
-    /// page here); `FALLOC_FL_KEEP_SIZE` has nothing to do; holes and
-    /// ranges moved are `EOPNOTSUPP`.
+    /// page here); `FALLOC_FL_KEEP_SIZE` has nothing to do;
+    /// `FALLOC_FL_PUNCH_HOLE` (with `KEEP_SIZE`, as Linux requires) writes
+    /// zeros over the range within the file (a write: a write seal is
+    /// `EPERM`; the pages stay); other modes are `EOPNOTSUPP`.
     pub fn fallocate(&mut self, fd: u64, mode: u64, off: u64, len: u64) -> R {
         const KEEP_SIZE: u64 = 1;
+        const PUNCH_HOLE: u64 = 2;
         let fid = self.fid(fd)?;
         if (off as i64) < 0 || (len as i64) <= 0 {
             return Err(EINVAL);
         }
-        if mode & !KEEP_SIZE != 0 {
+        let punch = mode == KEEP_SIZE | PUNCH_HOLE;
+        if mode & !KEEP_SIZE != 0 && !punch {
             return Err(EOPNOTSUPP);
         }
         // Written through a descriptor open for writing (`EBADF`).
@@ -671,6 +691,21 @@ impl Keeper {
             .call_into(&mut st);
         crate::fds::result(&a).unwrap_or(Err(EIO))?;
         let size = u64::from_le_bytes(st[48..56].try_into().unwrap_or_default());
+        if punch {
+            let zeros = [0u8; 4096];
+            let mut at = off;
+            while at < end.min(size) {
+                let n = (end.min(size) - at).min(4096);
+                crate::fds::ux(
+                    stet_unix::proto::PWRITE,
+                    [fid, at, 0, 0],
+                    &zeros[..n as usize],
+                )
+                .0?;
+                at += n;
+            }
+            return Ok(0);
+        }
         if mode & KEEP_SIZE == 0 && end > size {
             let r = crate::fds::ux(stet_unix::proto::TRUNCATE, [fid, end, self.fsize(), 0], &[]).0;
             self.over_fsize(r)?;

@@ -16,6 +16,9 @@ use stet_unix::sys::prctl::*;
 
 type R = Result<u64, i64>;
 
+/// `SECURE_ALL_BITS | SECURE_ALL_LOCKS` (`uapi/linux/securebits.h`).
+const SECURE_ALL: u64 = 0xff;
+
 /// Linux's default timer slack (ns).
 pub const DEFAULT_SLACK: u64 = 50_000;
 
@@ -148,6 +151,27 @@ impl Keeper {
                 Ok(0)
             }
             PR_GET_TIMERSLACK => Ok(self.slack[0]),
+            // No securebits are set, and none can be: their meanings
+            // (`SECURE_NOROOT`, `SECURE_KEEP_CAPS`, …) are not done. The
+            // checks before are Linux's (`cap_task_prctl`): a bit outside
+            // the known ones, or no `CAP_SETPCAP`, is `EPERM`.
+            PR_GET_SECUREBITS => Ok(0),
+            PR_SET_SECUREBITS
+                if arg & !SECURE_ALL != 0 || !self.cred.capable(stet_unix::cred::cap::SETPCAP) =>
+            {
+                Err(EPERM)
+            }
+            PR_SET_SECUREBITS if arg == 0 => Ok(0),
+            PR_SET_SECUREBITS => Err(EINVAL),
+            // Stet controls no speculation per process: every misfeature
+            // is enabled and not the process's to change (Linux with the
+            // mitigations off). Unused arguments must be 0.
+            PR_GET_SPECULATION_CTRL if !zeros(0) => Err(EINVAL),
+            PR_GET_SPECULATION_CTRL if arg > PR_SPEC_L1D_FLUSH => Err(ENODEV),
+            PR_GET_SPECULATION_CTRL => Ok(PR_SPEC_ENABLE),
+            PR_SET_SPECULATION_CTRL if !zeros(1) => Err(EINVAL),
+            PR_SET_SPECULATION_CTRL if arg > PR_SPEC_L1D_FLUSH => Err(ENODEV),
+            PR_SET_SPECULATION_CTRL => Err(ENXIO),
             _ => Err(EINVAL),
         }
     }

@@ -268,7 +268,7 @@ impl Keeper {
             prot: p,
             shared: true,
             grows_down: false,
-
+            locked: false,
             backing: Backing::File {
                 file,
                 offset: 0,
