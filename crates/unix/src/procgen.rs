@@ -171,6 +171,8 @@ pub struct Status<'a> {
     pub pending: u64,
     /// Its threads.
     pub threads: u32,
+    /// The process tracing it (0: none).
+    pub tracer: u32,
 }
 
 /// `/proc/<pid>/status`: the lines unixd knows (no `Vm*` lines: a
@@ -198,9 +200,10 @@ pub fn status(t: &mut Text, s: &Status) {
     let [g0, g1, g2, g3] = s.gids;
     let _ = write!(
         t,
-        "\nState:\t{state}\nTgid:\t{pid}\nNgid:\t0\nPid:\t{pid}\nPPid:\t{}\nTracerPid:\t0\n\
+        "\nState:\t{state}\nTgid:\t{pid}\nNgid:\t0\nPid:\t{pid}\nPPid:\t{}\nTracerPid:\t{}\n\
          Uid:\t{u0}\t{u1}\t{u2}\t{u3}\nGid:\t{g0}\t{g1}\t{g2}\t{g3}\nFDSize:\t{}\nGroups:\t",
         s.ppid,
+        s.tracer,
         s.fdsize,
         pid = s.pid
     );

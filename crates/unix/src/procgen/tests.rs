@@ -71,6 +71,7 @@ fn status_has_linux_s_fields_in_linux_s_order() {
         fdsize: 256,
         pending: 1 << 16,
         threads: 1,
+        tracer: 0,
     };
     assert_eq!(
         text(|t| status(t, &s)),
@@ -85,6 +86,7 @@ fn status_has_linux_s_fields_in_linux_s_order() {
         state: b'Z',
         uids: [1000, 1001, 1002, 1003],
         groups: &[4, 24],
+        tracer: 7,
         ..s
     };
     let got = text(|t| status(t, &odd));
@@ -94,6 +96,7 @@ fn status_has_linux_s_fields_in_linux_s_order() {
     );
     assert!(got.contains("\nUid:\t1000\t1001\t1002\t1003\n"), "{got}");
     assert!(got.contains("\nGroups:\t4 24\n"), "{got}");
+    assert!(got.contains("\nTracerPid:\t7\n"), "{got}");
 }
 
 #[test]

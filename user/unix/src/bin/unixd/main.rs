@@ -58,6 +58,7 @@ mod procfs;
 mod procgen;
 mod procs;
 mod ptimers;
+mod ptrace;
 mod signals;
 mod slots;
 mod sockets;
@@ -206,6 +207,8 @@ pub struct Unixd<'a> {
     seals: Vec<(u32, u32)>,
     /// The host and domain names and other settings (`sysmisc`).
     misc: sysmisc::Misc,
+    /// Traced processes (`ptrace`).
+    traces: Vec<ptrace::Trace>,
 }
 
 impl Unixd<'_> {
@@ -275,6 +278,9 @@ impl Unixd<'_> {
             | p::PROC_CTL
             | p::FUTEX_REQUEUE
             | p::PIDFD
+            | p::TRACE
+            | p::TRACE_STOP
+            | p::TRACE_REPLY
                 if a.source != Source::Forwarded =>
             {
                 Err(EPERM)
@@ -364,6 +370,7 @@ impl Unixd<'_> {
             | p::PAGES => self.memory_order(a, s, out),
             p::PROC_CTL => self.proc_ctl_order(a, s),
             p::PIDFD => self.pidfd_order(a),
+            p::TRACE | p::TRACE_STOP | p::TRACE_REPLY => self.trace_order(a, s, out),
             _ => Err(ENOSYS),
         }
     }
@@ -422,6 +429,7 @@ fn main(arg: u64) -> i64 {
         socks: stet_unixfs::sock::Socks::new(),
         seals: Vec::new(),
         misc: sysmisc::Misc::new(),
+        traces: Vec::new(),
     };
     // As Linux: 4% of memory, at 160 bytes an entry (an `Entry` and its
     // share of the list), for each user.

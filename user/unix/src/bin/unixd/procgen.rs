@@ -354,6 +354,7 @@ impl Unixd<'_> {
                 fdsize: FDS as u32,
                 pending: p.pending,
                 threads: self.thread_count(pid) as u32,
+                tracer: p.tracer,
             },
         );
     }

@@ -34,6 +34,7 @@ mod mqueue;
 mod poll;
 mod procctl;
 mod ptimers;
+mod ptrace;
 mod sched;
 mod signals;
 mod slots;
@@ -187,6 +188,11 @@ pub struct Keeper {
     pub peak_pages: u64,
     /// It made a POSIX timer (unixd is asked to delete them at `execve`).
     pub ptimers_made: bool,
+    /// It is traced, as far as this keeper knows (`ptrace`: `TRACEME`, or
+    /// a stop its tracer answered); its `execve` stops for the tracer.
+    pub traced: bool,
+    /// Its tracer asked for system-call stops (`PTRACE_SYSCALL`).
+    pub trace_sys: bool,
 }
 
 impl Keeper {
@@ -234,6 +240,8 @@ impl Keeper {
             fatal: None,
             peak_pages: 0,
             ptimers_made: false,
+            traced: false,
+            trace_sys: false,
         }
     }
 
@@ -301,8 +309,9 @@ impl Keeper {
     /// not done yet for this process domain (failing, the keeper goes on
     /// answering them itself).
     pub fn leave_answers(&mut self) {
-        // Only the first thread's domain has them (its tid is the pid).
-        if self.th.cur != 0 || self.th.count > 1 {
+        // Only the first thread's domain has them (its tid is the pid);
+        // a tracer that asked for system-call stops must see them all.
+        if self.th.cur != 0 || self.th.count > 1 || self.trace_sys {
             return;
         }
         if self.answered < answers::AFTER {
@@ -635,6 +644,9 @@ fn main(arg: u64) -> i64 {
         k.only_thread(k.pid as u32);
         // A child has no timers of its parent's (Linux).
         k.ptimers_made = false;
+        // Nor its tracer (Linux: a traced process's child is not traced).
+        k.traced = false;
+        k.trace_sys = false;
         k.space.forget_cache();
         if core::mem::take(&mut k.enosys_any) {
             k.enosys = [0; 512];
@@ -790,6 +802,8 @@ fn main(arg: u64) -> i64 {
                 let s = match a.w[0] {
                     0 | 16 | 19 => SIGFPE,
                     6 => SIGILL,
+                    // `int3` and debug traps (Linux: SIGTRAP).
+                    1 | 3 => sig::SIGTRAP as u8,
                     _ => SIGSEGV,
                 };
                 k.fault_signal(s, &mut regs, &mut with_regs)
