@@ -312,6 +312,23 @@ static void tracer_ends(int exitkill) {
            exitkill ? " with EXITKILL" : "", tracer, WTERMSIG(st));
 }
 
+static void int3_body(void) {
+    __asm__ volatile("int3");
+    _exit(5);
+}
+
+/* An int3 is SIGTRAP: a stop the tracer may drop, the child going on. */
+static void breakpoint(void) {
+    pid_t c = traced_child(int3_body);
+    int st;
+    pt(PTRACE_CONT, c, 0, 0);
+    CHECK(waitpid(c, &st, 0) == c && WIFSTOPPED(st), "int3 stop %#x", st);
+    printf("ptrace: int3 stop sig %d\n", WSTOPSIG(st));
+    pt(PTRACE_CONT, c, 0, 0);
+    CHECK(waitpid(c, &st, 0) == c && WIFEXITED(st), "exit %#x", st);
+    printf("ptrace: after the dropped SIGTRAP: exit %d\n", WEXITSTATUS(st));
+}
+
 static void exec_stop(void) {
     pid_t c = fork();
     if (c == 0) {
@@ -348,6 +365,7 @@ int main(int argc, char **argv) {
     tracer_ends(0);
     tracer_ends(1);
     exec_stop();
+    breakpoint();
     if (failures == 0)
         printf("ptrace: all ok\n");
     return failures != 0;

@@ -298,7 +298,22 @@ impl Keeper {
         // A blocked or ignored fault signal cannot be left pending: the
         // instruction would fault again. Linux kills then too.
         if h <= 1 || self.sigmask & (1 << (sig - 1)) != 0 {
-            return Some(sig);
+            // A tracer sees it first and may drop it (Linux's
+            // signal-delivery stop): the process then goes on from the
+            // registers (after an `int3`; a faulting instruction again).
+            return match self.trace_signal(sig as u64, regs, None) {
+                Err(end) => Some(end),
+                Ok(0) => {
+                    *with_regs = true;
+                    None
+                }
+                Ok(s) if s == sig as u64 => Some(sig),
+                Ok(s) => {
+                    signals::raise(s);
+                    *with_regs = true;
+                    self.deliver(regs, None)
+                }
+            };
         }
         signals::raise(sig as u64);
         *with_regs = true;
