@@ -112,6 +112,11 @@ static void signal_stops(void) {
 }
 
 static void calls_body(void) {
+    /* getpid three times first: from its second the kernel answers it
+     * for the child; syscall stops must still see every later one. */
+    for (int i = 0; i < 3; i++)
+        syscall(SYS_getpid);
+    raise(SIGSTOP);
     for (int i = 0; i < 5; i++)
         syscall(SYS_getppid);
     for (int i = 0; i < 3; i++)
@@ -120,12 +125,12 @@ static void calls_body(void) {
 }
 
 static void syscall_stops(void) {
-    /* getpid three times first: the kernel would answer it from then on. */
-    for (int i = 0; i < 3; i++)
-        syscall(SYS_getpid);
     pid_t c = traced_child(calls_body);
+    int st;
+    pt(PTRACE_CONT, c, 0, 0);
+    CHECK(waitpid(c, &st, 0) == c && WIFSTOPPED(st) && WSTOPSIG(st) == SIGSTOP, "second stop");
     CHECK(pt(PTRACE_SETOPTIONS, c, 0, PTRACE_O_TRACESYSGOOD) == 0, "SETOPTIONS");
-    int entries = 0, exits = 0, pids = 0, good = 1, st;
+    int entries = 0, exits = 0, pids = 0, good = 1;
     for (;;) {
         CHECK(pt(PTRACE_SYSCALL, c, 0, 0) == 0, "SYSCALL");
         if (waitpid(c, &st, 0) != c || !WIFSTOPPED(st))
