@@ -194,6 +194,7 @@ pub fn status(t: &mut Text, s: &Status) {
         b'R' => "R (running)",
         b'S' => "S (sleeping)",
         b'Z' => "Z (zombie)",
+        b't' => "t (tracing stop)",
         _ => "D (disk sleep)",
     };
     let [u0, u1, u2, u3] = s.uids;

@@ -54,6 +54,21 @@ static void on_usr1(int s) {
 
 static volatile long value = 0x1122334455667788L;
 
+/* The State line of /proc/<pid>/status, its first letter. */
+static char state_of(pid_t pid) {
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return '?';
+    char s = '?';
+    while (fgets(buf, sizeof buf, f))
+        if (sscanf(buf, "State: %c", &s) == 1)
+            break;
+    fclose(f);
+    return s;
+}
+
 static int tracer_pid_of(pid_t pid) {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/status", pid);
@@ -102,8 +117,8 @@ static void signal_stops(void) {
             siginfo_t si;
             memset(&si, 0, sizeof si);
             CHECK(pt(PTRACE_GETSIGINFO, c, 0, (long)&si) == 0, "GETSIGINFO");
-            printf("ptrace: siginfo signo %d, TracerPid is the parent %d\n", si.si_signo,
-                   tracer_pid_of(c) == getpid());
+            printf("ptrace: siginfo signo %d, TracerPid is the parent %d, state %c\n",
+                   si.si_signo, tracer_pid_of(c) == getpid(), state_of(c));
         }
         CHECK(pt(PTRACE_CONT, c, 0, give ? SIGUSR1 : 0) == 0, "CONT");
         CHECK(waitpid(c, &st, 0) == c && WIFEXITED(st), "exit %#x", st);

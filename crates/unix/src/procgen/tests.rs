@@ -97,6 +97,8 @@ fn status_has_linux_s_fields_in_linux_s_order() {
     assert!(got.contains("\nUid:\t1000\t1001\t1002\t1003\n"), "{got}");
     assert!(got.contains("\nGroups:\t4 24\n"), "{got}");
     assert!(got.contains("\nTracerPid:\t7\n"), "{got}");
+    let traced = Status { state: b't', ..s };
+    assert!(text(|t| status(t, &traced)).contains("\nState:\tt (tracing stop)\n"));
 }
 
 #[test]

@@ -262,6 +262,13 @@ impl Unixd<'_> {
         } else if self
             .waiters
             .iter()
+            .any(|w| w.on == Wait::Traced && w.pid == p.pid)
+        {
+            // Stopped for its tracer (`ptrace`).
+            b't'
+        } else if self
+            .waiters
+            .iter()
             .any(|w| w.on != Wait::Free && w.pid == p.pid)
         {
             b'S'
