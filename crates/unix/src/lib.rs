@@ -30,6 +30,7 @@ pub mod loadavg;
 pub mod maps;
 pub mod procgen;
 pub mod proto;
+pub mod ptrace;
 pub mod ring;
 pub mod sched;
 pub mod shadow;

@@ -175,6 +175,8 @@ pub struct Status<'a> {
     /// locked, pages resident, most pages resident, most bytes mapped
     /// (all 0: no `Vm*` lines).
     pub vm: [u64; 5],
+    /// The process tracing it (0: none).
+    pub tracer: u32,
 }
 
 /// `/proc/<pid>/status`: the lines unixd knows (no signal masks: they are
@@ -199,15 +201,17 @@ pub fn status(t: &mut Text, s: &Status) {
         b'R' => "R (running)",
         b'S' => "S (sleeping)",
         b'Z' => "Z (zombie)",
+        b't' => "t (tracing stop)",
         _ => "D (disk sleep)",
     };
     let [u0, u1, u2, u3] = s.uids;
     let [g0, g1, g2, g3] = s.gids;
     let _ = write!(
         t,
-        "\nState:\t{state}\nTgid:\t{pid}\nNgid:\t0\nPid:\t{pid}\nPPid:\t{}\nTracerPid:\t0\n\
+        "\nState:\t{state}\nTgid:\t{pid}\nNgid:\t0\nPid:\t{pid}\nPPid:\t{}\nTracerPid:\t{}\n\
          Uid:\t{u0}\t{u1}\t{u2}\t{u3}\nGid:\t{g0}\t{g1}\t{g2}\t{g3}\nFDSize:\t{}\nGroups:\t",
         s.ppid,
+        s.tracer,
         s.fdsize,
         pid = s.pid
     );

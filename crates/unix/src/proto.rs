@@ -943,6 +943,67 @@ pub const SCHED: u64 = 150;
 /// a stopped process is reported as a continue (`WCONTINUED`).
 pub const JOBCTL: u64 = 151;
 
+/// `ptrace`, the tracer's side (docs/UNIX.md, "Tracing"): `w0` the
+/// request \| the tracee's pid << 32 (`stet_unix::ptrace::req`), `w1` the
+/// address, `w2` the data (for `SETREGS`/`SETSIGINFO`, whose data the
+/// caller's keeper read: the bytes as the string, or `w2`
+/// [`trace::BAD_BUFFER`] when they could not be read) → `w0` 0 or
+/// `-errno`, `w1` a word read (`PEEK*`, `GETEVENTMSG`), string: the
+/// registers (`GETREGS`, 216 bytes) or the `siginfo` (`GETSIGINFO`, 128).
+/// Linux's errnos: `ESRCH` for a process not traced by the caller or not
+/// stopped, `EPERM` for one that may not be traced, `EIO` for a bad
+/// request, offset or signal. A `PEEK`/`POKE` of memory is relayed to the
+/// stopped tracee's keeper (its `TRACE_STOP` is answered with it) and the
+/// caller parks until [`TRACE_REPLY`].
+pub const TRACE: u64 = 250;
+/// A tracee's keeper stops its process for the tracer: `w0` why
+/// ([`trace`]`::SIGNAL`, `SYSCALL_ENTRY`, `SYSCALL_EXIT`, `EXEC`), `w1` the
+/// signal, `w2` bit 0: the same stop asked again (after `BUSY` or a
+/// signal), string: the registers (`user_regs_struct`, 216 bytes).
+/// → `w0` [`trace::NOT_TRACED`] (not traced: go on), else the call parks
+/// until the tracer resumes it (`w0` [`trace::RESUME`], `w1` the signal to
+/// deliver, `w2` [`trace`] flags, string: the registers) or asks for
+/// memory (`w0` [`trace::PEEK`]/[`trace::POKE`], `w1` the address, `w2`
+/// the word), answered with [`TRACE_REPLY`].
+pub const TRACE_STOP: u64 = 251;
+/// A stopped tracee's keeper answers a relayed `PEEK`/`POKE`: `w0` 0 or
+/// `-EIO`, `w1` the word read; the tracer's `TRACE` is answered and this
+/// call parks again as `TRACE_STOP` did.
+pub const TRACE_REPLY: u64 = 252;
+
+/// Words of [`TRACE`] and [`TRACE_STOP`].
+pub mod trace {
+    /// `TRACE_STOP`'s answer: the process is not traced.
+    pub const NOT_TRACED: u64 = 0;
+    /// Go on (`CONT`, `SYSCALL`, `DETACH`).
+    pub const RESUME: u64 = 1;
+    /// Read the word at `w1`.
+    pub const PEEK: u64 = 2;
+    /// Write `w2` at `w1`.
+    pub const POKE: u64 = 3;
+    /// `TRACE_STOP`'s `w0`: a signal's delivery.
+    pub const SIGNAL: u64 = 0;
+    /// A system call's entry.
+    pub const SYSCALL_ENTRY: u64 = 1;
+    /// Its exit.
+    pub const SYSCALL_EXIT: u64 = 2;
+    /// A successful `execve`.
+    pub const EXEC: u64 = 3;
+    /// `RESUME`'s flags: stop at system calls (`PTRACE_SYSCALL`).
+    pub const SYSCALLS: u64 = 1;
+    /// The registers were changed: take the string's.
+    pub const REGS: u64 = 2;
+    /// No longer traced (`DETACH`).
+    pub const DETACHED: u64 = 4;
+    /// Still stopped by job control (a `DETACH` of a stopped process).
+    pub const STILL_STOPPED: u64 = 8;
+    /// `TRACE`'s `w2` for `SETREGS`/`SETSIGINFO`: the data was unreadable.
+    pub const BAD_BUFFER: u64 = 1;
+    /// `PAUSE`'s answer `w1` to a process stopped by job control that a
+    /// tracer attached: stop for the tracer.
+    pub const ATTACHED: u64 = 1;
+}
+
 /// [`SCHED`]'s `w0`.
 pub mod sched_op {
     /// Read a process's policy.

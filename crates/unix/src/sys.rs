@@ -116,6 +116,7 @@ pub mod nr {
     pub const EXIT: u64 = 60;
     pub const WAIT4: u64 = 61;
     pub const KILL: u64 = 62;
+    pub const PTRACE: u64 = 101;
     pub const UNAME: u64 = 63;
     pub const FCNTL: u64 = 72;
     pub const FSYNC: u64 = 74;

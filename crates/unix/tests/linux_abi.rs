@@ -78,6 +78,7 @@ fn linux_rows() -> Vec<Row> {
         sys::nr::EXIT => general::__NR_exit,
         sys::nr::WAIT4 => general::__NR_wait4,
         sys::nr::KILL => general::__NR_kill,
+        sys::nr::PTRACE => general::__NR_ptrace,
         sys::nr::UNAME => general::__NR_uname,
         sys::nr::FCNTL => general::__NR_fcntl,
         sys::nr::FSYNC => general::__NR_fsync,

@@ -72,6 +72,7 @@ fn status_has_linux_s_fields_in_linux_s_order() {
         pending: 1 << 16,
         threads: 1,
         vm: [0; 5],
+        tracer: 0,
     };
     assert_eq!(
         text(|t| status(t, &s)),
@@ -86,6 +87,7 @@ fn status_has_linux_s_fields_in_linux_s_order() {
         state: b'Z',
         uids: [1000, 1001, 1002, 1003],
         groups: &[4, 24],
+        tracer: 7,
         ..s
     };
     let got = text(|t| status(t, &odd));
@@ -95,6 +97,9 @@ fn status_has_linux_s_fields_in_linux_s_order() {
     );
     assert!(got.contains("\nUid:\t1000\t1001\t1002\t1003\n"), "{got}");
     assert!(got.contains("\nGroups:\t4 24\n"), "{got}");
+    assert!(got.contains("\nTracerPid:\t7\n"), "{got}");
+    let traced = Status { state: b't', ..s };
+    assert!(text(|t| status(t, &traced)).contains("\nState:\tt (tracing stop)\n"));
     // The keeper's figures, as Linux formats them, after `NSsid`.
     let mem = Status {
         vm: [8 << 20, 4096, 300, 400, 9 << 20],

@@ -61,6 +61,7 @@ mod procgen;
 mod procs;
 mod procvm;
 mod ptimers;
+mod ptrace;
 mod signals;
 mod slots;
 mod sockets;
@@ -223,6 +224,8 @@ pub struct Unixd<'a> {
     inotify_limits: inotify::Limits,
     orphans: Vec<inotify::Orphan>,
     cookie: u32,
+    /// Traced processes (`ptrace`).
+    traces: Vec<ptrace::Trace>,
 }
 
 impl Unixd<'_> {
@@ -297,6 +300,9 @@ impl Unixd<'_> {
             | p::PROCVM
             | p::KEYCTL
             | p::KEY_STAGE
+            | p::TRACE
+            | p::TRACE_STOP
+            | p::TRACE_REPLY
                 if a.source != Source::Forwarded =>
             {
                 Err(EPERM)
@@ -399,6 +405,7 @@ impl Unixd<'_> {
             p::PIDFD => self.pidfd_order(a),
             p::PROC_SPACE => self.proc_space(a.label, a.w[0] & 1 != 0),
             p::PROCVM => self.procvm(a.label, a.w[0], a.w[1] == 1),
+            p::TRACE | p::TRACE_STOP | p::TRACE_REPLY => self.trace_order(a, s, out),
             _ => Err(ENOSYS),
         }
     }
@@ -464,6 +471,7 @@ fn main(arg: u64) -> i64 {
         inotify_limits: inotify::Limits::new(0),
         orphans: Vec::new(),
         cookie: 0,
+        traces: Vec::new(),
     };
     // As Linux: 4% of memory, at 160 bytes an entry (an `Entry` and its
     // share of the list), for each user.

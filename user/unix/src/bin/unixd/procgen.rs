@@ -318,6 +318,13 @@ impl Unixd<'_> {
         } else if self
             .waiters
             .iter()
+            .any(|w| w.on == Wait::Traced && w.pid == p.pid)
+        {
+            // Stopped for its tracer (`ptrace`).
+            b't'
+        } else if self
+            .waiters
+            .iter()
             .any(|w| w.on != Wait::Free && w.pid == p.pid)
         {
             b'S'
@@ -411,6 +418,7 @@ impl Unixd<'_> {
                 pending: p.pending,
                 threads: self.thread_count(pid) as u32,
                 vm: p.vm,
+                tracer: p.tracer,
             },
         );
     }

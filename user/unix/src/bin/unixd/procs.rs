@@ -100,6 +100,8 @@ pub(crate) struct Proc {
     /// Its threads (by keeper slot) whose shared-futex wait a wake ended,
     /// not yet run again (`futex_wait`).
     pub(crate) futex_woken: u64,
+    /// The process tracing it (`ptrace`; 0: none).
+    pub(crate) tracer: u32,
 }
 
 pub(crate) const NO_PROC: Proc = Proc {
@@ -134,6 +136,7 @@ pub(crate) const NO_PROC: Proc = Proc {
     stop_report: 0,
     cont_report: false,
     futex_woken: 0,
+    tracer: 0,
     sched: stet_unix::sched::Sched {
         policy: 0,
         prio: 0,
@@ -332,6 +335,7 @@ impl Unixd<'_> {
         self.locks_exit(pid);
         self.keyring.exit(pid);
         self.vfork_done(pid);
+        self.trace_exit(pid);
         if status & 0x7f != 0 {
             let p = self.procs[i];
             let end = p.comm.iter().position(|&b| b == 0).unwrap_or(16);
@@ -494,7 +498,17 @@ impl Unixd<'_> {
                     w => p.pid as i64 == w,
                 }
         };
-        let mut any = false;
+        // A tracee's stops go to its tracer, reported without `WUNTRACED`.
+        let which_one = |p: &Proc| match which {
+            -1 => true,
+            0 => p.pgid == my_pgid,
+            w if w < -1 => p.pgid as i64 == -w,
+            w => p.pid as i64 == w,
+        };
+        if let Some((tpid, st)) = self.trace_report(pid, which_one, options & WNOWAIT != 0) {
+            return Ok(Reply::Now([tpid as u64, st, 0], 0, false));
+        }
+        let mut any = self.traces_any(pid, which_one);
         for i in 0..self.procs.len() {
             let p = self.procs[i];
             if !matches(&p) {

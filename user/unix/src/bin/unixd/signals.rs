@@ -56,6 +56,10 @@ impl Unixd<'_> {
             self.answer(w, (-EINTR) as u64);
             return;
         }
+        // A tracee in a stop gets them when its tracer resumes it.
+        if self.trace_parked(p.pid) {
+            return;
+        }
         if !p.keeper || self.keys.get(crate::keys::keeper(i), T).is_err() {
             // Its keeper has not said where it is yet: the clock retries.
             self.kick();

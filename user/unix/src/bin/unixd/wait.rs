@@ -60,6 +60,10 @@ pub(crate) enum Wait {
     Epoll(u64),
     /// An event of this inotify instance.
     Inotify(u16),
+    /// A tracee's keeper in a trace stop (`ptrace`).
+    Traced,
+    /// A tracer's memory request relayed to this stopped tracee.
+    TraceReq(u32),
 }
 
 /// A parked call.
@@ -318,7 +322,15 @@ impl Unixd<'_> {
                     next = next.min(t[0]);
                 }
             }
-            if p.pid != 0 && (p.pending != 0 || p.ready != 0) && !p.zombie {
+            // (A tracee parked in a stop takes its signals when resumed.)
+            if p.pid != 0
+                && (p.pending != 0 || p.ready != 0)
+                && !p.zombie
+                && !self
+                    .waiters
+                    .iter()
+                    .any(|w| w.on == Wait::Traced && w.pid == p.pid)
+            {
                 next = next.min(now_ns() + 10_000_000);
             }
         }

@@ -95,6 +95,23 @@ impl Keeper {
     /// Carries out the call in `regs` (number in `rax`), leaving the
     /// result in `rax`.
     pub fn syscall(&mut self, regs: &mut [u64; 20]) -> Next {
+        // A tracer that asked for system-call stops sees the entry first.
+        if self.trace_sys {
+            match self.trace_entry(regs) {
+                Err(s) => return Next::Killed(s),
+                Ok(true) => {}
+                Ok(false) => {
+                    // Skipped by the tracer: the exit stop, then signals.
+                    if let Err(s) = self.trace_exit(u64::MAX, regs) {
+                        return Next::Killed(s);
+                    }
+                    return match self.deliver(regs, None) {
+                        Some(sig) => Next::Killed(sig),
+                        None => Next::Resume,
+                    };
+                }
+            }
+        }
         let a = [
             regs[Reg::Rdi as usize],
             regs[Reg::Rsi as usize],
@@ -163,6 +180,7 @@ impl Keeper {
                 }
             }
             nr::KILL => self.kill(int(a[0]) as i64, a[1] as u32 as u64),
+            nr::PTRACE => self.ptrace(a[0], a[1], a[2], a[3]),
             // A thread id is a pid here (one thread per process); 0 or a
             // negative one is no thread (Linux: EINVAL), never a group.
             nr::TKILL if int(a[0]) as i64 <= 0 => Err(EINVAL),
@@ -475,6 +493,11 @@ impl Keeper {
         self.th.retrying = false;
         self.th.t[self.th.cur].has_deadline = false;
         regs[Reg::Rax as usize] = stet_unix::sys::ret(r);
+        if self.trace_sys {
+            if let Err(s) = self.trace_exit(n, regs) {
+                return Next::Killed(s);
+            }
+        }
         match self.deliver(regs, Some(n)) {
             Some(sig) => Next::Killed(sig),
             None => Next::Resume,

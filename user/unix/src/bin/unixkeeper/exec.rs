@@ -169,7 +169,10 @@ impl Keeper {
     pub fn execve(&mut self, regs: &mut [u64; NREGS], path: u64, argv: u64, envp: u64) -> Next {
         let r = self.execve_inner(path, argv, envp);
         match r {
-            Ok(()) => Next::Started,
+            Ok(()) => match self.trace_exec() {
+                Some(sig) => Next::Killed(sig),
+                None => Next::Started,
+            },
             Err(e) => {
                 regs[Reg::Rax as usize] = (-e) as u64;
                 Next::Resume

@@ -37,6 +37,7 @@ mod poll;
 mod procctl;
 mod procvm;
 mod ptimers;
+mod ptrace;
 mod sched;
 mod signals;
 mod slots;
@@ -193,6 +194,11 @@ pub struct Keeper {
     pub peak_pages: u64,
     /// It made a POSIX timer (unixd is asked to delete them at `execve`).
     pub ptimers_made: bool,
+    /// It is traced, as far as this keeper knows (`ptrace`: `TRACEME`, or
+    /// a stop its tracer answered); its `execve` stops for the tracer.
+    pub traced: bool,
+    /// Its tracer asked for system-call stops (`PTRACE_SYSCALL`).
+    pub trace_sys: bool,
 }
 
 impl Keeper {
@@ -241,6 +247,8 @@ impl Keeper {
             fatal: None,
             peak_pages: 0,
             ptimers_made: false,
+            traced: false,
+            trace_sys: false,
         }
     }
 
@@ -305,7 +313,22 @@ impl Keeper {
         // A blocked or ignored fault signal cannot be left pending: the
         // instruction would fault again. Linux kills then too.
         if h <= 1 || self.sigmask & (1 << (sig - 1)) != 0 {
-            return Some(sig);
+            // A tracer sees it first and may drop it (Linux's
+            // signal-delivery stop): the process then goes on from the
+            // registers (after an `int3`; a faulting instruction again).
+            return match self.trace_signal(sig as u64, regs, None) {
+                Err(end) => Some(end),
+                Ok(0) => {
+                    *with_regs = true;
+                    None
+                }
+                Ok(s) if s == sig as u64 => Some(sig),
+                Ok(s) => {
+                    signals::raise(s);
+                    *with_regs = true;
+                    self.deliver(regs, None)
+                }
+            };
         }
         signals::raise(sig as u64);
         *with_regs = true;
@@ -316,8 +339,9 @@ impl Keeper {
     /// not done yet for this process domain (failing, the keeper goes on
     /// answering them itself).
     pub fn leave_answers(&mut self) {
-        // Only the first thread's domain has them (its tid is the pid).
-        if self.th.cur != 0 || self.th.count > 1 {
+        // Only the first thread's domain has them (its tid is the pid);
+        // a tracer that asked for system-call stops must see them all.
+        if self.th.cur != 0 || self.th.count > 1 || self.trace_sys {
             return;
         }
         if self.answered < answers::AFTER {
@@ -652,6 +676,9 @@ fn main(arg: u64) -> i64 {
         // locks (`mlock`'s are not inherited).
         k.ptimers_made = false;
         k.lock_all(false);
+        // Nor its tracer (Linux: a traced process's child is not traced).
+        k.traced = false;
+        k.trace_sys = false;
         k.space.forget_cache();
         if core::mem::take(&mut k.enosys_any) {
             k.enosys = [0; 512];
@@ -809,6 +836,8 @@ fn main(arg: u64) -> i64 {
                 let s = match a.w[0] {
                     0 | 16 | 19 => SIGFPE,
                     6 => SIGILL,
+                    // `int3` and debug traps (Linux: SIGTRAP).
+                    1 | 3 => sig::SIGTRAP as u8,
                     _ => SIGSEGV,
                 };
                 k.fault_signal(s, &mut regs, &mut with_regs)

@@ -158,12 +158,28 @@ impl Keeper {
             } else {
                 PENDING.fetch_and(!(1 << (sig - 1)), Ordering::Relaxed);
             }
+            // A tracer sees it first, and says what is delivered.
+            let sig = if sig == SIGKILL {
+                sig
+            } else {
+                match self.trace_signal(sig, regs, nr) {
+                    Err(end) => return Some(end),
+                    Ok(0) => continue,
+                    Ok(s) if s != sig && self.sigmask & (1 << (s - 1)) & !UNBLOCKABLE != 0 => {
+                        // Blocked: pending until unblocked (not shown again
+                        // now: it is not ready).
+                        raise(s);
+                        continue;
+                    }
+                    Ok(s) => s,
+                }
+            };
             let (handler, flags, restorer, mask) = self.action(sig);
             if sig == SIGKILL || sig == SIGSTOP || handler == SIG_DFL {
                 match default_of(sig) {
                     Default::Ignore if sig != SIGKILL => continue,
                     Default::Stop if sig != SIGKILL => {
-                        if let Some(end) = self.job_stop(sig) {
+                        if let Some(end) = self.job_stop(sig, regs) {
                             return Some(end);
                         }
                         stopped = true;
@@ -242,7 +258,7 @@ impl Keeper {
     /// (`JOBCTL`), and this keeper waits in unixd until `SIGCONT` or
     /// `SIGKILL` comes (other signals stay pending). → `SIGKILL` if that
     /// ended the stop.
-    fn job_stop(&mut self, sig: u64) -> Option<u8> {
+    fn job_stop(&mut self, sig: u64, regs: &mut [u64; NREGS]) -> Option<u8> {
         let a = Msg::new(UNIXD, proto::JOBCTL).w0(sig).call();
         note(a.w[proto::INTR_WORD]);
         let cont = 1u64 << (SIGCONT - 1);
@@ -260,6 +276,22 @@ impl Keeper {
                 .words([0, 0, 0, cont | kill])
                 .call();
             note(a.w[proto::INTR_WORD]);
+            if a.ok() && a.w[0] == 0 && a.w[1] == proto::trace::ATTACHED {
+                // A tracer attached: the stop is shown to it; its resume
+                // goes on unless the process stays stopped (`DETACH`).
+                PENDING.fetch_and(!(1 << (SIGSTOP - 1)), Ordering::Relaxed);
+                let mut orig = u64::MAX;
+                match self.trace_stop(proto::trace::SIGNAL, SIGSTOP, regs, &mut orig) {
+                    crate::ptrace::Stop::Killed => return Some(SIGKILL as u8),
+                    crate::ptrace::Stop::Resume(s, f) if f & proto::trace::STILL_STOPPED == 0 => {
+                        if s != 0 {
+                            raise(s);
+                        }
+                        return None;
+                    }
+                    _ => {}
+                }
+            }
         }
     }
 
