@@ -108,7 +108,6 @@ impl SysFile {
 }
 
 /// The system's files: directory under `/proc`, name, what.
-
 const FILES: [(&[u8], &[u8], SysFile); 42] = [
     (b"", b"cpuinfo", SysFile::Cpuinfo),
     (b"", b"stat", SysFile::Stat),
