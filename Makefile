@@ -30,12 +30,15 @@ USER_PACKAGES := -p stet-services -p stet-unix-personality -p stet-test-domains 
 PROGRAMS := $(sort $(basename $(notdir $(wildcard $(USER_CRATES:%=user/%/src/bin/*.rs)))) \
 	$(notdir $(patsubst %/main.rs,%,$(wildcard $(USER_CRATES:%=user/%/src/bin/*/main.rs)))))
 # The UNIX personality's C test programs (user/unix/c/*.c), built with musl
-# twice: static (ET_EXEC) as build/user/unix-<name> and static-PIE as
-# build/user/unix-<name>-pie. musl-gcc's specs cannot make a static PIE, so
-# that link names musl's rcrt1.o, takes libc.a (-Bstatic) and says
-# --no-dynamic-linker itself.
+# static (ET_EXEC) as build/user/unix-<name>; those of UNIX_PIE also as
+# static-PIE, build/user/unix-<name>-pie (unix_hello_pie runs hello-pie: one
+# program proves the loader's PIE path, and a PIE copy of every test would
+# double the archive every test boots). musl-gcc's specs cannot make a
+# static PIE, so that link names musl's rcrt1.o, takes libc.a (-Bstatic) and
+# says --no-dynamic-linker itself.
 UNIX_C := $(wildcard user/unix/c/*.c)
-UNIX_BINS := $(patsubst user/unix/c/%.c,$(BUILD)/user/unix-%,$(UNIX_C)) $(patsubst user/unix/c/%.c,$(BUILD)/user/unix-%-pie,$(UNIX_C))
+UNIX_PIE := hello
+UNIX_BINS := $(patsubst user/unix/c/%.c,$(BUILD)/user/unix-%,$(UNIX_C)) $(UNIX_PIE:%=$(BUILD)/user/unix-%-pie)
 MUSL := /usr/lib/x86_64-linux-musl
 UNIX_CFLAGS := -O2 -Wall -Werror
 LINUXBENCH := $(BUILD)/user/linuxbench-bench $(BUILD)/user/linuxbench-true $(BUILD)/user/linuxbench-true-dyn
