@@ -3,7 +3,8 @@
 //! of the CPU-time clocks of a process or thread (`clock_getcpuclockid`,
 //! `pthread_getcpuclockid`): a negative id `~pid << 3 | perthread << 2 |
 //! which`, pid 0 the caller, `which` 0 (profiling), 1 (virtual) or 2
-//! (scheduler); 3 is no clock.
+//! (scheduler); 3 is no clock. Also `struct itimerspec`, as timers
+//! (`timerfd`, POSIX timers) report their interval and time left.
 
 use crate::sys::errno::EINVAL;
 
@@ -63,6 +64,22 @@ pub const fn process_clock(pid: u32) -> u64 {
     (((!pid) << 3) | 2) as i32 as i64 as u64
 }
 
+/// `struct itimerspec` (`it_interval`, then `it_value`, each seconds and
+/// nanoseconds) for an interval and a time left, both in nanoseconds.
+pub fn itimerspec(interval_ns: u64, left_ns: u64) -> [u8; 32] {
+    let mut b = [0u8; 32];
+    let words = [
+        interval_ns / 1_000_000_000,
+        interval_ns % 1_000_000_000,
+        left_ns / 1_000_000_000,
+        left_ns % 1_000_000_000,
+    ];
+    for (k, v) in words.into_iter().enumerate() {
+        b[k * 8..k * 8 + 8].copy_from_slice(&v.to_le_bytes());
+    }
+    b
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +99,15 @@ mod tests {
         assert_eq!(decode(t), Ok(Clock::Thread(7)));
         // Only the low 32 bits are the id (a C int).
         assert_eq!(decode(1 << 32), Ok(Clock::Wall));
+    }
+
+    #[test]
+    fn itimerspec_is_interval_then_value() {
+        let b = itimerspec(2_500_000_000, 7);
+        let mut w = [0u64; 4];
+        for (k, c) in b.chunks_exact(8).enumerate() {
+            w[k] = u64::from_le_bytes(c.try_into().unwrap());
+        }
+        assert_eq!(w, [2, 500_000_000, 0, 7]);
     }
 }

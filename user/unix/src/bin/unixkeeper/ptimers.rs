@@ -100,18 +100,7 @@ impl Keeper {
         if old != 0 {
             let left = u64::from_le_bytes(out[..8].try_into().unwrap_or_default());
             let iv = u64::from_le_bytes(out[8..].try_into().unwrap_or_default());
-            let mut b = [0u8; 32];
-            for (k, v) in [
-                iv / 1_000_000_000,
-                iv % 1_000_000_000,
-                left / 1_000_000_000,
-                left % 1_000_000_000,
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                b[k * 8..k * 8 + 8].copy_from_slice(&v.to_le_bytes());
-            }
+            let b = stet_unix::clockid::itimerspec(iv, left);
             self.space.write(old, &b).map_err(Touch::errno)?;
         }
         Ok(0)
