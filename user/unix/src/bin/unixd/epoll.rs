@@ -11,7 +11,7 @@
 //! look after it (`Unixd::claims`). A signalfd holds its
 //! mask; the pending signals are the reading process's own, which only
 //! its keeper knows: it passes them with `POLL` and `EPOLL_WAIT`, and a
-//! `READ` of a signalfd is answered [`proto::SIGNALFD_READ`] so the keeper
+//! `READ` of a signalfd is answered [`p::SIGNALFD_READ`] so the keeper
 //! reads it.
 
 use crate::open::Kind;
