@@ -3,8 +3,8 @@
 //! changing the object discards only those tables: [`Mappers`].
 
 /// Which contexts' hardware page tables were built through an object
-/// (while it is marked mapped): up to two (context, table generation,
-/// top-level table entries) records, or "many". A change to the object
+/// (while it is marked mapped): up to [`RECORDS`] (context, table
+/// generation, top-level table entries) records, or "many". A change to the object
 /// then discards only those contexts' tables, and of those only the
 /// top-level entries (512 GiB each) its mappings were made under (the
 /// kernel's `memory::unmap_node`): a UNIX keeper's window onto its process
@@ -15,14 +15,22 @@
 #[derive(zerocopy::FromZeros, Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[repr(C)]
 pub struct Mappers {
-    /// Context index + 1 (0: none); `ctx[0] == MANY`: more than two.
-    ctx: [u16; 2],
+    /// Context index + 1 (0: none); `ctx[0] == MANY`: more than
+    /// [`RECORDS`].
+    ctx: [u16; RECORDS],
     /// The first and last top-level entry (of the user half's 256) of
     /// each record's mappings.
-    top: [[u8; 2]; 2],
+    top: [[u8; 2]; RECORDS],
     /// The table generation of each.
-    tgen: [u32; 2],
+    tgen: [u32; RECORDS],
 }
+
+/// Records kept before an object counts as mapped by "many". Four, not
+/// two: a threaded UNIX process's memory is mapped by its main thread, a
+/// new thread and its keeper's window at once, and a third mapper made
+/// every `mmap` of a thread's stack discard every context's tables
+/// (`thread_create_join` refaulted 154 pages per thread).
+pub const RECORDS: usize = 4;
 
 /// One record: the context, its table generation, and the first and last
 /// top-level entry its mappings through the object were made under.
@@ -44,11 +52,11 @@ impl Mappers {
     /// Only context `ci` in generation `tgen`, under top-level entry `top`.
     #[inline]
     pub fn one(ci: usize, tgen: u32, top: u8) -> Mappers {
-        Mappers {
-            ctx: [ci as u16 + 1, 0],
-            top: [[top, top], [0, 0]],
-            tgen: [tgen, 0],
-        }
+        let mut m = Mappers::default();
+        m.ctx[0] = ci as u16 + 1;
+        m.top[0] = [top, top];
+        m.tgen[0] = tgen;
+        m
     }
 
     /// Whether more contexts map it than are recorded.
@@ -67,14 +75,14 @@ impl Mappers {
             return;
         }
         let c = ci as u16 + 1;
-        for j in 0..2 {
+        for j in 0..RECORDS {
             if self.ctx[j] == c && self.tgen[j] == tgen {
                 let t = &mut self.top[j];
                 *t = [t[0].min(top), t[1].max(top)];
                 return;
             }
         }
-        for j in 0..2 {
+        for j in 0..RECORDS {
             if self.ctx[j] == 0 || !live(self.ctx[j] as usize - 1, self.tgen[j]) {
                 self.ctx[j] = c;
                 self.tgen[j] = tgen;
@@ -88,7 +96,7 @@ impl Mappers {
     /// The records (none if many).
     #[inline]
     pub fn records(&self) -> impl Iterator<Item = Mapper> + '_ {
-        (0..2)
+        (0..RECORDS)
             .filter(move |&j| !self.many() && self.ctx[j] != 0)
             .map(move |j| Mapper {
                 ctx: self.ctx[j] as usize - 1,
@@ -111,13 +119,15 @@ mod tests {
     }
 
     #[test]
-    fn records_two_then_many() {
+    fn records_four_then_many() {
         let live = |_: usize, _: u32| true;
         let mut m = Mappers::one(3, 7, 0);
         m.note(3, 7, 0, live);
         assert_eq!(pairs(&m), [(3, 7)]);
         m.note(5, 1, 0, live);
-        assert_eq!(pairs(&m), [(3, 7), (5, 1)]);
+        m.note(6, 2, 0, live);
+        m.note(8, 4, 0, live);
+        assert_eq!(pairs(&m), [(3, 7), (5, 1), (6, 2), (8, 4)]);
         assert!(!m.many());
         m.note(9, 2, 0, live);
         assert!(m.many());

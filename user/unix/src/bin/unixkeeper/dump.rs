@@ -56,7 +56,7 @@ impl Keeper {
             Err(_) => return false,
         };
         let ok = self.write_core(fid, sig, runs, limit);
-        let _ = Msg::new(UNIXD, proto::CLOSE).w0(fid).call();
+        crate::signals::tell_unixd(Msg::new(UNIXD, proto::CLOSE).w0(fid));
         ok
     }
 

@@ -202,11 +202,11 @@ impl Keeper {
                 // The references the child was given go back.
                 for f in fids[..n].chunks_exact(4) {
                     let fid = u32::from_le_bytes([f[0], f[1], f[2], f[3]]) as u64;
-                    let _ = Msg::new(UNIXD, proto::CLOSE).w0(fid).call();
+                    crate::signals::tell_unixd(Msg::new(UNIXD, proto::CLOSE).w0(fid));
                 }
                 // The child never ran: it goes as if it never was (Linux
                 // leaves no child to reap after a failed fork).
-                let _ = Msg::new(UNIXD, proto::UNFORK).w0(pid).call();
+                crate::signals::tell_unixd(Msg::new(UNIXD, proto::UNFORK).w0(pid));
                 Err(ENOMEM)
             }
         }

@@ -51,7 +51,7 @@ pub fn open(k: &Keeper, off: u64, n: u64) -> Result<Interp, i64> {
     match read_head(fid) {
         Ok(i) => Ok(i),
         Err(e) => {
-            let _ = Msg::new(UNIXD, proto::CLOSE).w0(fid).call();
+            crate::signals::tell_unixd(Msg::new(UNIXD, proto::CLOSE).w0(fid));
             Err(e)
         }
     }

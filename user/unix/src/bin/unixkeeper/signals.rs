@@ -34,6 +34,17 @@ pub fn note(sigs: u64) {
     }
 }
 
+/// Sends `m` to unixd and keeps the signals its answer carries (`w3`):
+/// for the calls whose answer is otherwise not looked at (a `CLOSE`, a
+/// thread's parked wait), which would lose them — unixd hands each signal
+/// over once.
+pub fn tell_unixd(m: Msg) {
+    let a = m.call();
+    if a.code == stet_rt::abi::code::Code::Ok {
+        note(a.w[proto::INTR_WORD]);
+    }
+}
+
 /// `SIGKILL` and `SIGSTOP` cannot be caught, blocked or ignored.
 pub const UNBLOCKABLE: u64 = 1 << (SIGKILL - 1) | 1 << (SIGSTOP - 1);
 

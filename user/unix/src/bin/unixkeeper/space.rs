@@ -224,7 +224,7 @@ impl Space {
     pub fn add_file(&mut self, fid: u32) -> Option<u16> {
         if let Some(i) = (1..MAX_FILES).find(|&i| self.files[i] == fid) {
             // Already mapped: one reference is enough.
-            let _ = Msg::new(UNIXD, proto::CLOSE).w0(fid as u64).call();
+            crate::signals::tell_unixd(Msg::new(UNIXD, proto::CLOSE).w0(fid as u64));
             return Some(i as u16);
         }
         let i = (1..MAX_FILES).find(|&i| self.files[i] == NO_FILE)?;
@@ -260,7 +260,7 @@ impl Space {
                 .iter()
                 .any(|v| matches!(v.backing, Backing::File { file, .. } if file as usize == i));
             if !used {
-                let _ = Msg::new(UNIXD, proto::CLOSE).w0(fid as u64).call();
+                crate::signals::tell_unixd(Msg::new(UNIXD, proto::CLOSE).w0(fid as u64));
                 self.files[i] = NO_FILE;
             }
         }
@@ -270,9 +270,7 @@ impl Space {
     pub fn close_files(&mut self) {
         for i in 1..MAX_FILES {
             if self.files[i] != NO_FILE {
-                let _ = Msg::new(UNIXD, proto::CLOSE)
-                    .w0(self.files[i] as u64)
-                    .call();
+                crate::signals::tell_unixd(Msg::new(UNIXD, proto::CLOSE).w0(self.files[i] as u64));
                 self.files[i] = NO_FILE;
             }
         }

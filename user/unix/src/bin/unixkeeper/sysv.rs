@@ -251,7 +251,7 @@ impl Keeper {
         let (start, len, file) = match (start, file) {
             (Ok((s, len)), Ok(f)) => (s, len, f),
             (Err(e), _) | (_, Err(e)) => {
-                let _ = Msg::new(UNIXD, proto::CLOSE).w0(fid).call();
+                crate::signals::tell_unixd(Msg::new(UNIXD, proto::CLOSE).w0(fid));
                 return Err(e);
             }
         };

@@ -513,7 +513,7 @@ impl Keeper {
         } else {
             proto::SLEEP
         });
-        let _ = Msg::new(UNIXD, order).words([deadline, 0, 0, intr]).call();
+        crate::signals::tell_unixd(Msg::new(UNIXD, order).words([deadline, 0, 0, intr]));
         Err(proto::ERESTARTSYS)
     }
 
