@@ -10,7 +10,7 @@ use stet_unix::proto as p;
 use stet_unix::sys::errno::*;
 
 /// Signals unixd sends itself.
-pub(crate) use stet_unix::sys::sig::{SIGALRM, SIGCHLD, SIGCONT};
+pub(crate) use stet_unix::sys::sig::{SIGALRM, SIGCHLD, SIGCONT, SIGKILL};
 
 /// Who sent signal `sig` to process `to` by `kill` (a signal's
 /// `si_pid`, `si_uid`), kept until the target's keeper asks
@@ -32,9 +32,18 @@ fn bit(sig: u64) -> u64 {
 
 impl Unixd<'_> {
     /// The signals sent to `pid` since it last heard, now handed over.
+    /// `SIGKILL` stays pending until the process is gone (`exit` clears
+    /// it): handed over again with every answer and retried by the clock,
+    /// so a keeper that misses it once (an answer it did not read) is told
+    /// again, and a killed process cannot park for good.
     pub(crate) fn take_pending(&mut self, pid: u32) -> u64 {
         match (0..self.procs.len()).find(|&i| pid != 0 && self.procs[i].pid == pid) {
-            Some(i) => core::mem::take(&mut self.procs[i].pending),
+            Some(i) => {
+                let p = &mut self.procs[i].pending;
+                let taken = *p;
+                *p &= bit(SIGKILL);
+                taken
+            }
             None => 0,
         }
     }
@@ -67,7 +76,8 @@ impl Unixd<'_> {
         }
         let a = Msg::new(T, p::SIGNAL).w0(p.pending).try_send();
         if a.ok() {
-            self.procs[i].pending = 0;
+            // (SIGKILL stays: `take_pending`.)
+            self.procs[i].pending &= bit(SIGKILL);
         } else {
             // Its keeper is busy: the clock retries.
             self.kick();
