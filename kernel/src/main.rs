@@ -52,8 +52,16 @@ use obj::{Objects, PageEntry, Sizes, SnapPage, Tables};
 use stet_store::ckpt::{DirSlot, DIR_ENTRIES};
 use store::writer::NodeId;
 
-/// Contexts (prepared domains) the kernel keeps at once.
-const CONTEXTS: usize = 256;
+/// Contexts (prepared domains) the kernel keeps at once: one per 128
+/// free frames (about 3.5 % of memory), at least 256, at most 4,096. A
+/// UNIX process is two domains (it and its keeper), and unixd holds up to
+/// 1,024 processes; with 256 contexts a group of 250 processes woken at
+/// once (`unix_killgroup`) held every context ready or stalled, and the
+/// reply to a domain outside the cache found no context to load it into
+/// (`domain::prepare`: `NoSpace`) and was lost.
+fn contexts(free: usize) -> usize {
+    (free / 128).clamp(256, 4096)
+}
 
 /// Second half of boot: sizes and builds the kernel's tables from the
 /// memory map, then seals the boot allocator.
@@ -82,7 +90,8 @@ fn kmain(mut p: Platform) -> Kernel {
     let pages = boot_table(p.table(sizes.pages, PageEntry::empty));
     let node_buckets = boot_table(p.zeroed(nb));
     let page_buckets = boot_table(p.zeroed(pb));
-    let ctxs = boot_table(p.table(CONTEXTS, Context::empty));
+    let ncontexts = contexts(free);
+    let ctxs = boot_table(p.table(ncontexts, Context::empty));
     let lists = [
         sizes.nodes,
         sizes.pages,
@@ -124,7 +133,7 @@ fn kmain(mut p: Platform) -> Kernel {
         "objects: cache of {} nodes and {} pages, {} contexts",
         sizes.nodes,
         sizes.pages,
-        CONTEXTS
+        ncontexts
     );
     let mut store = store::Store::volatile(config.ckpt_ms, config.ckpt_trace);
     store.disk = disk;

@@ -280,14 +280,17 @@ fn dump_contexts(k: &Kernel) {
             continue;
         }
         kprintln!(
-            "idle: ctx {} '{}' state {} flags {} fault {} queue {:?} rip {:#x}",
+            "idle: ctx {} '{}' state {} flags {} fault {} queue {:?} rip {:#x} call {:#x} order {:#x} w0 {:#x}",
             ci,
             k.ctx_name(ci),
             c.state.bits(),
             c.flags,
             c.fault_code,
             c.queue(),
-            c.frame.rip
+            c.frame.rip,
+            c.frame.rax,
+            c.frame.rdi,
+            c.frame.rsi
         );
     }
 }

@@ -6,7 +6,9 @@
  * number of children per round (default 250). Prints exact lines and
  * "killgroup: all ok". */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <string.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -48,6 +50,76 @@ static void leader(volatile uint32_t *word, volatile uint32_t *ready, int n, int
         pause();
 }
 
+static void on_alarm(int sig) { (void)sig; }
+
+/* Who is left, when a wait takes too long: each process's name, state,
+ * parent and pending signals (/proc/<pid>/status), for the log. */
+static void show_left(void) {
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char path[300], buf[2048];
+        snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        printf("killgroup: left: pid %s", e->d_name);
+        while (fgets(buf, sizeof buf, f))
+            if (!strncmp(buf, "State", 5) || !strncmp(buf, "PPid", 4) || !strncmp(buf, "SigPnd", 6) ||
+                !strncmp(buf, "ShdPnd", 6) || !strncmp(buf, "SigBlk", 6)) {
+                buf[strcspn(buf, "\n")] = 0;
+                printf(" | %s", buf);
+            }
+        printf("\n");
+        fclose(f);
+    }
+    if (d)
+        closedir(d);
+}
+
+/* waitpid, but after 60 s show who is left and wait on. */
+static pid_t wait_or_show(pid_t pid, int *st) {
+    struct sigaction sa = {0};
+    sa.sa_handler = on_alarm;
+    sigaction(SIGALRM, &sa, NULL);
+    alarm(60);
+    pid_t w = waitpid(pid, st, 0);
+    if (w < 0 && errno == EINTR) {
+        printf("killgroup: FAILED: waiting for %d 60 s\n", (int)pid);
+        show_left();
+        w = waitpid(pid, st, 0);
+    }
+    alarm(0);
+    return w;
+}
+
+/* LTP's library's way (futex_cmp_requeue01 with 1,000 waiters): the
+ * test process, in a group of its own, forks waiters until fork fails
+ * (RLIMIT_NPROC) and exits; its parent reaps it and kills the group it
+ * left behind, then exits. Returns how many forks succeeded. */
+static int fork_until_refused(volatile uint32_t *word, volatile uint32_t *made) {
+    pid_t t = fork();
+    if (t == 0) {
+        setpgid(0, 0);
+        for (;;) {
+            pid_t c = fork();
+            if (c < 0)
+                _exit(errno == EAGAIN ? 0 : 3);
+            if (c == 0)
+                for (;;)
+                    syscall(SYS_futex, word, 0 /* FUTEX_WAIT */, 0, NULL, NULL, 0);
+            __atomic_add_fetch(made, 1, __ATOMIC_SEQ_CST);
+        }
+    }
+    int st = -1;
+    pid_t w = waitpid(t, &st, 0);
+    CHECK(w == t && WIFEXITED(st) && WEXITSTATUS(st) == 0, "the forking process: %d status %#x", (int)w, st);
+    CHECK(kill(-t, SIGKILL) == 0, "kill(-%d, SIGKILL)", (int)t);
+    return (int)*made;
+}
+
 int main(int argc, char **argv) {
     int n = argc > 1 ? atoi(argv[1]) : 250;
     uint32_t *shared =
@@ -65,12 +137,12 @@ int main(int argc, char **argv) {
             leader(&shared[0], &shared[1], n, round <= 3);
         }
         int st = 0;
-        pid_t w = waitpid(l, &st, 0);
+        pid_t w = wait_or_show(l, &st);
         CHECK(w == l, "waitpid leader %d", (int)w);
         int reaped = 0, killed = 0;
         for (;;) {
             int s;
-            pid_t p = waitpid(-1, &s, 0);
+            pid_t p = wait_or_show(-1, &s);
             if (p < 0)
                 break;
             reaped++;
@@ -81,6 +153,30 @@ int main(int argc, char **argv) {
         printf("killgroup: round %d: leader signalled %d signal %d, %d children killed\n", round,
                WIFSIGNALED(st), WIFSIGNALED(st) ? WTERMSIG(st) : 0, killed);
         CHECK(reaped == n && killed == n, "reaped %d killed %d", reaped, killed);
+    }
+    for (int round = 1; round <= 2; round++) {
+        shared[0] = 0;
+        shared[2] = 0;
+        pid_t m = fork();
+        if (m == 0) {
+            setpgid(0, 0);
+            _exit(fork_until_refused(&shared[0], &shared[2]) > 0 && failures == 0 ? 0 : 1);
+        }
+        int st = -1;
+        pid_t w = wait_or_show(m, &st);
+        int reaped = 0, killed = 0;
+        for (;;) {
+            int s2;
+            pid_t p = wait_or_show(-1, &s2);
+            if (p < 0)
+                break;
+            reaped++;
+            if (WIFSIGNALED(s2) && WTERMSIG(s2) == SIGKILL)
+                killed++;
+        }
+        printf("killgroup: forks until EAGAIN, round %d: parent exited %d status %d, every waiter killed %s\n",
+               round, w == m && WIFEXITED(st), WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+               killed == reaped && killed == (int)shared[2] ? "yes" : "no");
     }
     if (failures == 0)
         printf("killgroup: all ok\n");
