@@ -21,6 +21,8 @@ pub struct BootAllocator {
     free: RangeSet,
     sealed: bool,
     allocated: u64,
+    /// Allocations end at or below this address (`set_limit`).
+    limit: u64,
 }
 
 impl BootAllocator {
@@ -43,7 +45,16 @@ impl BootAllocator {
             free,
             sealed: false,
             allocated: 0,
+            limit: u64::MAX,
         })
+    }
+
+    /// Hands out only memory below `limit` from now on (`u64::MAX`: any).
+    /// The kernel's first tables are written through the boot loader's
+    /// early map, which covers only the first GiB: with more RAM than that,
+    /// the highest free range is not mapped yet.
+    pub fn set_limit(&mut self, limit: u64) {
+        self.limit = limit;
     }
 
     /// Allocates `size` bytes aligned to `align` (a power of two), from the
@@ -60,7 +71,7 @@ impl BootAllocator {
         let align = align.max(FRAME_SIZE);
         for i in (0..self.free.as_slice().len()).rev() {
             let r = self.free.as_slice()[i];
-            let Some(top) = r.end.checked_sub(size) else {
+            let Some(top) = r.end.min(self.limit).checked_sub(size) else {
                 continue;
             };
             let start = top / align * align;
@@ -122,6 +133,22 @@ mod tests {
     use proptest::prelude::*;
 
     const MB: u64 = 1 << 20;
+
+    #[test]
+    fn stays_below_the_limit() {
+        let mut a = BootAllocator::new(&[Range::new(MB, 2048 * MB)], &[]).unwrap();
+        a.set_limit(1024 * MB);
+        let x = a.alloc(4096, 4096).unwrap();
+        assert_eq!(x, 1024 * MB - 4096);
+        let y = a.alloc(2 * MB, 2 * MB).unwrap();
+        assert_eq!(y, 1020 * MB);
+        // Nothing fits below the limit: refused, not taken above it.
+        assert_eq!(a.alloc(2048 * MB, 4096), Err(AllocError::OutOfMemory));
+        a.set_limit(u64::MAX);
+        assert_eq!(a.alloc(4096, 4096).unwrap(), 2048 * MB - 4096);
+        // What was taken below the limit stays taken; the rest is free.
+        assert_eq!(a.free_bytes(), 2047 * MB - 2 * 4096 - 2 * MB);
+    }
 
     #[test]
     fn refuses_after_seal() {

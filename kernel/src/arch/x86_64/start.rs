@@ -154,9 +154,13 @@ pub extern "C" fn kernel_entry(magic: u32, info: u64, tsc: u64) -> ! {
     };
 
     let mut alloc = boot_allocator(&boot, &layout);
+    // The tables paging::init writes are reached through the early map
+    // (boot.rs: the first GiB); the rest of RAM is mapped once they are in.
+    alloc.set_limit(1 << 30);
     // SAFETY: boot, once; the boot allocator holds only usable RAM minus
     // everything that must survive (`boot_allocator`).
     unsafe { paging::init(&mut alloc, &layout, &features, boot.max_phys) };
+    alloc.set_limit(u64::MAX);
     let fpu_mode = fpu::init(&features);
     pic::disable();
     let config = stet_kconfig::parse(boot.cmdline());
