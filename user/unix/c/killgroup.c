@@ -95,6 +95,21 @@ static pid_t wait_or_show(pid_t pid, int *st) {
     return w;
 }
 
+/* Reaps every child left (the orphans came to pid 1) → how many; *killed
+ * counts those SIGKILL ended. */
+static int reap_all(int *killed) {
+    int reaped = 0;
+    for (;;) {
+        int s;
+        pid_t p = wait_or_show(-1, &s);
+        if (p < 0)
+            return reaped;
+        reaped++;
+        if (WIFSIGNALED(s) && WTERMSIG(s) == SIGKILL)
+            (*killed)++;
+    }
+}
+
 /* LTP's library's way (futex_cmp_requeue01 with 1,000 waiters): the
  * test process, in a group of its own, forks waiters until fork fails
  * (RLIMIT_NPROC) and exits; its parent reaps it and kills the group it
@@ -139,16 +154,8 @@ int main(int argc, char **argv) {
         int st = 0;
         pid_t w = wait_or_show(l, &st);
         CHECK(w == l, "waitpid leader %d", (int)w);
-        int reaped = 0, killed = 0;
-        for (;;) {
-            int s;
-            pid_t p = wait_or_show(-1, &s);
-            if (p < 0)
-                break;
-            reaped++;
-            if (WIFSIGNALED(s) && WTERMSIG(s) == SIGKILL)
-                killed++;
-        }
+        int killed = 0;
+        int reaped = reap_all(&killed);
         CHECK(errno == ECHILD, "reaped until ECHILD");
         printf("killgroup: round %d: leader signalled %d signal %d, %d children killed\n", round,
                WIFSIGNALED(st), WIFSIGNALED(st) ? WTERMSIG(st) : 0, killed);
@@ -164,16 +171,8 @@ int main(int argc, char **argv) {
         }
         int st = -1;
         pid_t w = wait_or_show(m, &st);
-        int reaped = 0, killed = 0;
-        for (;;) {
-            int s2;
-            pid_t p = wait_or_show(-1, &s2);
-            if (p < 0)
-                break;
-            reaped++;
-            if (WIFSIGNALED(s2) && WTERMSIG(s2) == SIGKILL)
-                killed++;
-        }
+        int killed = 0;
+        int reaped = reap_all(&killed);
         printf("killgroup: forks until EAGAIN, round %d: parent exited %d status %d, every waiter killed %s\n",
                round, w == m && WIFEXITED(st), WIFEXITED(st) ? WEXITSTATUS(st) : -1,
                killed == reaped && killed == (int)shared[2] ? "yes" : "no");
