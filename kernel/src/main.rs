@@ -53,10 +53,10 @@ use stet_store::ckpt::{DirSlot, DIR_ENTRIES};
 use store::writer::NodeId;
 
 /// Contexts (prepared domains) the kernel keeps at once: one per 128
-/// free frames (about 3.5 % of memory), at least 256, at most 4,096. A
-/// UNIX process is two domains (it and its keeper), and unixd holds up to
-/// 1,024 processes; with 256 contexts a group of 250 processes woken at
-/// once (`unix_killgroup`) held every context ready or stalled, and the
+/// free frames (a context is about 1.5 KiB: well under 1 % of memory),
+/// at least 256, at most 4,096. A UNIX process is two domains (it and
+/// its keeper), and unixd holds up to 1,024 processes; with 256 contexts a
+/// group of 250 processes woken at once (`unix_killgroup`) held every context ready or stalled, and the
 /// reply to a domain outside the cache found no context to load it into
 /// (`domain::prepare`: `NoSpace`) and was lost.
 fn contexts(free: usize) -> usize {
