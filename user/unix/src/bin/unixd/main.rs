@@ -231,7 +231,14 @@ pub struct Unixd<'a> {
 impl Unixd<'_> {
     /// The wall clock at boot (ns since 1970): realtime ↔ since boot.
     pub(crate) fn boot_wall(&self) -> u64 {
-        self.time().saturating_sub(now_ns())
+        // One reading: two could straddle a clock tick and put the boot
+        // a tick early (btime one second off when it falls on a second).
+        let a = call(SLEEP, order::sleep::NOW, [0; 4]);
+        if a.w[2] != 0 {
+            a.w[2].saturating_sub(a.w[0])
+        } else {
+            self.epoch_ns
+        }
     }
 
     /// The wall clock (ns since 1970): the kernel's, else the system's
