@@ -14,6 +14,10 @@
 //! * the current domain and the FPU owner are prepared; the current domain
 //!   is on no queue;
 //! * every cached page has a frame, and no two cached pages share one;
+//! * every page a context's hardware tables map is the page its segment
+//!   walk finds at that address, writable only where the walk allows
+//!   writes (one context per check, in turn: a stale mapping left by a
+//!   segment change is found while it lasts);
 //! * the TSS I/O bitmap opens exactly the range the kernel says is open
 //!   (checked at its edges and at COM1 and the debug-exit port).
 
@@ -21,6 +25,85 @@ use crate::domain::context::Queue;
 use crate::domain::unlink;
 use crate::kernel::Kernel;
 use stet_abi::domain::RunState;
+
+/// A segment walk over the object cache alone: nothing is read from the
+/// store and nothing marked (`gone`: an object on the path is not cached,
+/// so the walk says nothing).
+struct Peek<'a> {
+    objs: &'a crate::obj::Objects,
+    gone: bool,
+}
+
+impl stet_segment::Store for Peek<'_> {
+    fn slot(&mut self, node: stet_keys::Key, slot: usize) -> Option<stet_keys::Key> {
+        match self.objs.cached_node(node.oid()) {
+            Some(i) if self.objs.node_entry(i).version == node.version() => {
+                Some(self.objs.node_entry(i).keys[slot])
+            }
+            Some(_) => None,
+            None => {
+                self.gone = true;
+                None
+            }
+        }
+    }
+
+    fn page_exists(&mut self, page: stet_keys::Key) -> bool {
+        match self.objs.cached_page(page.oid()) {
+            Some(i) => self.objs.page_entry(i).version == page.version(),
+            None => {
+                self.gone = true;
+                false
+            }
+        }
+    }
+}
+
+/// Context `ci`'s hardware mappings against its segment (see the module
+/// doc).
+fn check_mappings(k: &Kernel, ci: usize) {
+    let c = &k.ctxs[ci];
+    let Some(tables) = &c.tables else {
+        return;
+    };
+    let space = k.objs.node_entry(c.root).keys[stet_abi::domain::root::SPACE];
+    let mut bad = None;
+    tables.for_each_mapping(&mut |va, pa, writable| {
+        if bad.is_some() {
+            return;
+        }
+        let mut peek = Peek {
+            objs: &k.objs,
+            gone: false,
+        };
+        let found = stet_segment::walk(
+            &mut peek,
+            space,
+            va,
+            stet_segment::Access::Read,
+            &mut |_| {},
+        );
+        if peek.gone {
+            return;
+        }
+        let frame = found.as_ref().ok().and_then(|f| {
+            let i = k.objs.cached_page(f.page.oid())?;
+            k.objs.frame(i).map(|fr| fr.addr())
+        });
+        match found {
+            Ok(f) if frame == Some(pa) && (f.writable || !writable) => {}
+            _ => bad = Some((va, pa, writable, frame)),
+        }
+    });
+    if let Some((va, pa, w, frame)) = bad {
+        fail(
+            k,
+            format_args!(
+                "context {ci}: {va:#x} mapped to {pa:#x} (writable {w}), its segment gives {frame:#x?}"
+            ),
+        );
+    }
+}
 
 /// Times the walker ran (reported at idle).
 pub fn checks(k: &Kernel) -> u64 {
@@ -138,6 +221,11 @@ pub fn check(k: &mut Kernel) {
             fail(k, format_args!("two pages share {f:?}"));
         }
         seen[h / 8] |= 1 << (h % 8);
+    }
+    // One context's mappings, in turn.
+    let start = (k.invariant_checks % n.max(1) as u64) as usize;
+    if let Some(ci) = (start..n).chain(0..start).find(|&ci| k.ctxs[ci].used) {
+        check_mappings(k, ci);
     }
     // Contexts: marks, states.
     for ci in 0..n {

@@ -13,6 +13,7 @@ use crate::obj::Objects;
 use crate::store::Store;
 use stet_abi::domain::root;
 use stet_keys::Key;
+use stet_segment::mappers::At;
 use stet_segment::{Access, Invalid};
 
 const PAGE: u64 = 4096;
@@ -26,8 +27,10 @@ struct Walker<'a> {
     pool: &'a mut FramePool<'static>,
     store: &'a mut Store,
     ctx: Option<(usize, &'a [domain::context::Context])>,
-    /// The top-level page-table entry the address is under (`top`).
+    /// The top-level page-table entry the address is under (`top`), and
+    /// the address (each node's place in the space follows from it).
     top: u8,
+    va: u64,
     /// The space root's identity (a context's walk), how many slots the
     /// walk has read, and whether it met the root again below itself
     /// (`Context::root_below`).
@@ -44,6 +47,30 @@ fn top(va: u64) -> u8 {
     ((va >> 39) & 0xff) as u8
 }
 
+/// Where the node `node` designates sits in a space walked for `va`: its
+/// slots span 16^(lss−1) pages, and it covers the aligned 16^lss pages
+/// around `va` (a context's walk starts at address 0, and every level
+/// takes the address's next digit).
+fn node_at(node: Key, va: u64) -> At {
+    let shift = 4 * (node.lss().max(1) as u32 - 1) + 12;
+    let base = match 1u64.checked_shl(shift + 4) {
+        Some(span) => va & !(span - 1),
+        None => 0,
+    };
+    At {
+        base,
+        shift: shift as u8,
+    }
+}
+
+/// A page's place: the page at `va`.
+fn page_at(va: u64) -> At {
+    At {
+        base: va & !(PAGE - 1),
+        shift: 12,
+    }
+}
+
 /// Whether context `ci` still has the tables of generation `tgen`.
 fn live(ctxs: &[domain::context::Context]) -> impl Fn(usize, u32) -> bool + '_ {
     |ci, tgen| ctxs.get(ci).is_some_and(|c| c.used && c.tgen == tgen)
@@ -58,8 +85,9 @@ impl stet_segment::Store for Walker<'_> {
         }
         self.depth += 1;
         if let Some((ci, ctxs)) = self.ctx {
+            let at = node_at(node, self.va);
             self.objs
-                .mark_node_mapped(i, ci, ctxs[ci].tgen, self.top, live(ctxs));
+                .mark_node_mapped(i, ci, ctxs[ci].tgen, (self.top, at), live(ctxs));
         }
         Some(self.objs.node_entry(i).keys[slot])
     }
@@ -95,6 +123,7 @@ pub fn walk(
         store: &mut k.store,
         ctx: Some((ci, &*k.ctxs)),
         top: top(va),
+        va,
         root_oid: Some(space.oid()),
         depth: 0,
         root_below: false,
@@ -167,6 +196,7 @@ pub fn segment_frame(
         store: &mut k.store,
         ctx: None,
         top: 0,
+        va: 0,
         root_oid: None,
         depth: 0,
         root_below: false,
@@ -243,7 +273,7 @@ pub fn resolve(
     };
     let tgen = k.ctxs[ci].tgen;
     k.objs
-        .mark_page_mapped(page, ci, tgen, top(va), live(k.ctxs));
+        .mark_page_mapped(page, ci, tgen, (top(va), page_at(va)), live(k.ctxs));
     let perm = UserPerm {
         write,
         exec: executable,
@@ -374,18 +404,23 @@ pub fn copy_between(
 
 /// Slot `slot` of node `i` is about to change (a key in it replaced), or
 /// (`None`) the whole node (destroyed): the contexts whose tables were
-/// built through it lose the part built under the top-level entries it
-/// was mapped under; everyone else keeps theirs.
+/// built through it lose what was built through that slot (or node) —
+/// the addresses it covers, where the record knows the one place the
+/// context maps the node (`Mappers`, `At`); else the top-level entries it
+/// was mapped under. Everyone else keeps theirs.
 ///
-/// A change to one slot of a context's space root discards only the
-/// tables under that slot, so the root stays marked: the rest of the
-/// space is still mapped through it (unmarked, the next change to another
+/// A node that keeps some mapping (one slot changed) stays marked: the
+/// rest is still mapped through it (unmarked, the next change to another
 /// slot would discard nothing, and a keeper's window moved to a new
 /// process after its exec window moved would still show the old one).
 pub fn unmap_node(k: &mut Kernel, i: u32, slot: Option<usize>) {
     if k.objs.node_mapped(i) {
         let m = k.objs.node_entry(i).mappers;
-        if !discard_mappers(k, m, slot.map(|s| (i, s))) {
+        let change = match slot {
+            Some(s) => Change::Slot(i, s),
+            None => Change::Whole,
+        };
+        if !discard_mappers(k, m, change) {
             k.objs.unmark_node(i);
         }
     }
@@ -395,21 +430,28 @@ pub fn unmap_node(k: &mut Kernel, i: u32, slot: Option<usize>) {
 pub fn unmap_page(k: &mut Kernel, i: u32) {
     if k.objs.page_mapped(i) {
         let m = k.objs.unmark_page(i);
-        discard_mappers(k, m, None);
+        discard_mappers(k, m, Change::Page);
     }
 }
 
-/// Discards what the records in `m` say was built through an object. When
-/// the change is one slot of a context's space root (`root_slot`: node,
-/// slot), only the top-level entries under that slot go: a UNIX keeper
-/// given a new window keeps the tables of its own text, stack and heap.
-/// → whether some mapping through the object survives (only part of a
-/// root's was discarded).
-fn discard_mappers(
-    k: &mut Kernel,
-    m: crate::obj::Mappers,
-    root_slot: Option<(u32, usize)>,
-) -> bool {
+/// What changed in an object that backs mappings.
+#[derive(Clone, Copy)]
+enum Change {
+    /// Slot `.1` of node `.0`.
+    Slot(u32, usize),
+    /// The whole node.
+    Whole,
+    /// A page.
+    Page,
+}
+
+/// Discards what the records in `m` say was built through an object: for
+/// a record that knows where its context maps the object, the addresses
+/// the change covers; else the top-level entries, and when the change is
+/// one slot of a context's space root only the entries under that slot
+/// (a UNIX keeper given a new window keeps the tables of its own text,
+/// stack and heap). → whether some mapping through the object survives.
+fn discard_mappers(k: &mut Kernel, m: crate::obj::Mappers, change: Change) -> bool {
     if m.many() {
         flush_all(k);
         return false;
@@ -420,15 +462,29 @@ fn discard_mappers(
         if !c.used || c.tgen != r.tgen {
             continue;
         }
+        if let Some(at) = r.at {
+            let slot = match change {
+                Change::Slot(_, s) => Some(s),
+                Change::Whole => None,
+                Change::Page => Some(0),
+            };
+            let (start, end) = at.slot_range(slot, crate::arch::paging::USER_END);
+            survives |= matches!(change, Change::Slot(..));
+            domain::discard_range(k, r.ctx, start, end);
+            k.targeted_flushes += 1;
+            continue;
+        }
         let (mut lo, mut hi) = (r.lo, r.hi);
-        if let Some((i, slot)) = root_slot.filter(|_| !c.root_below) {
-            let space = k.objs.node_entry(c.root).keys[root::SPACE];
-            let n = k.objs.node_entry(i);
-            if let Some((a, b)) = slot_tops(space, n.oid, n.version, slot) {
-                survives |= r.lo < a || r.hi > b;
-                (lo, hi) = (lo.max(a), hi.min(b));
-                if lo > hi {
-                    continue;
+        if let Change::Slot(i, slot) = change {
+            if !c.root_below {
+                let space = k.objs.node_entry(c.root).keys[root::SPACE];
+                let n = k.objs.node_entry(i);
+                if let Some((a, b)) = slot_tops(space, n.oid, n.version, slot) {
+                    survives |= r.lo < a || r.hi > b;
+                    (lo, hi) = (lo.max(a), hi.min(b));
+                    if lo > hi {
+                        continue;
+                    }
                 }
             }
         }

@@ -171,6 +171,15 @@ pub fn discard_top_entries(k: &mut Kernel, ci: usize, lo: u8, hi: u8) {
     k.ctxs[ci].leaf.valid = false;
 }
 
+/// Drops context `ci`'s mappings of `[start, end)` only (one slot of a
+/// node that changed; its generation stays).
+pub fn discard_range(k: &mut Kernel, ci: usize, start: u64, end: u64) {
+    if let Some(r) = &k.ctxs[ci].tables {
+        r.discard_range(start, end, &mut k.pool);
+    }
+    k.ctxs[ci].leaf.valid = false;
+}
+
 /// Writes context `ci` back and frees it. It must not be queued.
 pub fn unprepare(k: &mut Kernel, ci: usize) {
     sync(k, ci);

@@ -25,7 +25,7 @@ use crate::arch::phys;
 use crate::arch::phys::{FrameNumber, FramePool};
 use stet_keys::{Key, KeyType, Space};
 use stet_oidindex::Index;
-pub use stet_segment::mappers::Mappers;
+pub use stet_segment::mappers::{At, Mappers};
 use zerocopy::FromZeros;
 
 /// Slots in a node.
@@ -41,14 +41,14 @@ fn mark(
     mappers: &mut Mappers,
     ci: usize,
     tgen: u32,
-    top: u8,
+    (top, at): (u8, At),
     live: impl Fn(usize, u32) -> bool,
 ) {
     if *mapped_gen != flush_gen {
         *mapped_gen = flush_gen;
-        *mappers = Mappers::one(ci, tgen, top);
+        *mappers = Mappers::one(ci, tgen, top, at);
     } else {
-        mappers.note(ci, tgen, top, live);
+        mappers.note(ci, tgen, top, at, live);
     }
 }
 
@@ -725,14 +725,14 @@ impl Objects {
 
     /// Notes a hardware mapping built through node slot `i` for context
     /// `ci` (its tables' generation `tgen`) under top-level table entry
-    /// `top`; `live` as in `Mappers::note`.
+    /// `place.0`, the node at `place.1`; `live` as in `Mappers::note`.
     #[inline]
     pub fn mark_node_mapped(
         &mut self,
         i: u32,
         ci: usize,
         tgen: u32,
-        top: u8,
+        place: (u8, At),
         live: impl Fn(usize, u32) -> bool,
     ) {
         let e = &mut self.nodes[i as usize];
@@ -742,7 +742,7 @@ impl Objects {
             &mut e.mappers,
             ci,
             tgen,
-            top,
+            place,
             live,
         );
     }
@@ -754,7 +754,7 @@ impl Objects {
         i: u32,
         ci: usize,
         tgen: u32,
-        top: u8,
+        place: (u8, At),
         live: impl Fn(usize, u32) -> bool,
     ) {
         let e = &mut self.pages[i as usize];
@@ -764,7 +764,7 @@ impl Objects {
             &mut e.mappers,
             ci,
             tgen,
-            top,
+            place,
             live,
         );
     }

@@ -305,8 +305,11 @@ pub enum MapError {
 #[derive(Debug)]
 pub struct UserRoot(FrameNumber);
 
+/// One past the highest user address.
+pub const USER_END: u64 = 0x0000_8000_0000_0000;
+
 fn is_user(va: u64) -> bool {
-    va < 0x0000_8000_0000_0000
+    va < USER_END
 }
 
 impl UserRoot {
@@ -435,6 +438,49 @@ impl UserRoot {
         let _ = pool.free(self.0);
     }
 
+    /// Calls `f(va, physical address, writable)` for every page this space
+    /// maps (the invariant walker checks each against its segment).
+    pub fn for_each_mapping(&self, f: &mut dyn FnMut(u64, u64, bool)) {
+        fn visit(t: Table, level: u32, base: u64, n: usize, f: &mut dyn FnMut(u64, u64, bool)) {
+            for i in 0..n {
+                let e = t.get(i);
+                if e & P == 0 {
+                    continue;
+                }
+                let va = base + ((i as u64) << (12 + 9 * level));
+                if level == 0 {
+                    f(va, e & ADDR, e & W != 0);
+                } else if let Some(c) = t.user_child(i) {
+                    visit(c, level - 1, va, 512, f);
+                }
+            }
+        }
+        visit(self.table(), 3, 0, 256, f);
+    }
+
+    /// Unmaps `[start, end)` (page aligned; clamped to the user half):
+    /// the mappings made through one slot of a node that changed, the
+    /// rest of the space staying mapped.
+    pub fn discard_range(&self, start: u64, end: u64, pool: &mut FramePool<'_>) {
+        let end = end.min(USER_END);
+        if start >= end {
+            return;
+        }
+        discard_in(self.table(), 3, 0, start, end, pool);
+        if self.is_active() {
+            let pages = (end - start) / 4096;
+            if pages <= 32 {
+                // INVLPG also drops cached upper-level entries (of tables
+                // freed above).
+                for p in 0..pages {
+                    x86_64::instructions::tlb::flush(x86_64::VirtAddr::new(start + p * 4096));
+                }
+            } else {
+                x86_64::instructions::tlb::flush_all();
+            }
+        }
+    }
+
     /// Frees the page tables under top-level entries `lo..=hi` (< 256) and
     /// clears those entries; the rest of the space stays mapped.
     pub fn discard_top(&self, lo: usize, hi: usize, pool: &mut FramePool<'_>) {
@@ -454,6 +500,33 @@ impl UserRoot {
             // Translations under the cleared entries may be cached: a
             // reload of CR3 drops every non-global one.
             x86_64::instructions::tlb::flush_all();
+        }
+    }
+}
+
+/// Clears the entries of table `t` (at `level`, its first address
+/// `tbase`) that map `[start, end)`: a table wholly inside goes with
+/// everything under it, one partly inside is visited. Tables left empty
+/// stay (a later mapping reuses them; the space's discard frees them).
+fn discard_in(t: Table, level: u32, tbase: u64, start: u64, end: u64, pool: &mut FramePool<'_>) {
+    let size = 1u64 << (12 + 9 * level);
+    let first = ((start.max(tbase) - tbase) / size) as usize;
+    let last = ((end.min(tbase + 512 * size) - 1 - tbase) / size) as usize;
+    for i in first..=last.min(511) {
+        if t.get(i) & P == 0 {
+            continue;
+        }
+        let (lo, hi) = (tbase + i as u64 * size, tbase + (i as u64 + 1) * size);
+        if level == 0 {
+            t.set(i, 0);
+        } else if let Some(c) = t.user_child(i) {
+            if start <= lo && hi <= end {
+                t.set(i, 0);
+                free_level(c, level - 1, 512, pool);
+                free_table(c, pool);
+            } else {
+                discard_in(c, level - 1, lo, start, end, pool);
+            }
         }
     }
 }
