@@ -355,8 +355,11 @@ static void kinds(void) {
     int t = timerfd_create(CLOCK_MONOTONIC, 0);
     add(ep, t, EPOLLIN, 2);
     struct itimerspec its = {.it_value = {0, 40000000}};
-    timerfd_settime(t, 0, &its, 0);
+    /* Timed from before the timer is set: it expires no earlier than 40 ms
+     * after `timerfd_settime`, which may be a clock tick before a reading
+     * taken after it (a host that pauses QEMU between the two calls). */
     struct timespec t0 = now();
+    timerfd_settime(t, 0, &its, 0);
     uint64_t d;
     int tn = look(ep, -1, 0, &d);
     long ms = msec_since(t0);
