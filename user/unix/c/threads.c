@@ -256,6 +256,18 @@ int main(void) {
         pthread_join(fw[i], NULL);
     printf("threads: requeue said %ld, the second word woke %ld, %d ran on\n", moved, woke2,
            atomic_load(&woken_count));
+    /* The joined threads' entries are gone; the one left is main's. */
+    entries = 0;
+    int main_seen = 0;
+    td = opendir("/proc/self/task");
+    while (td && (de = readdir(td)))
+        if (de->d_name[0] != '.') {
+            entries++;
+            main_seen |= atoi(de->d_name) == getpid();
+        }
+    if (td)
+        closedir(td);
+    printf("threads: after the joins /proc/self/task has %d (main's %d)\n", entries, main_seen);
 
     /* Timed waits: relative FUTEX_WAIT, absolute WAIT_BITSET, a
      * condition variable timing out. */

@@ -143,8 +143,19 @@ impl Unixd<'_> {
     /// one's parent changes its own, and before that parent goes.
     pub(crate) fn proc_flush(&mut self) {
         self.proc_pending = false;
-        // A waiting parent is made first; a chain of them takes a pass per
-        // generation.
+        self.make_waiting();
+        for i in 0..self.procs.len() {
+            if self.procs[i].tasks_stale {
+                self.procs[i].tasks_stale = false;
+                let pid = self.procs[i].pid;
+                self.sync_tasks(pid);
+            }
+        }
+    }
+
+    /// The waiting `/proc/<pid>/` directories, a waiting parent's first (a
+    /// chain of them takes a pass per generation).
+    fn make_waiting(&mut self) {
         for _ in 0..self.procs.len() {
             let mut left = false;
             for i in 0..self.procs.len() {
@@ -442,14 +453,65 @@ impl Unixd<'_> {
         }
     }
 
-    /// Thread `tid` of `pid` is new: its `task/` entry, if `/proc/<pid>/`
-    /// is made.
-    pub(crate) fn task_new(&mut self, pid: u32, tid: u32) {
+    /// `pid`'s threads changed (a `clone`, a thread's end): its `task/`
+    /// is brought up to date when something next looks at `/proc`
+    /// (`proc_flush`), not at each change — a thread that starts and ends
+    /// unseen costs no directory.
+    pub(crate) fn tasks_changed(&mut self, pid: u32) {
+        if let Some(p) = self.procs.iter_mut().find(|p| p.pid == pid && pid != 0) {
+            p.tasks_stale = true;
+            self.proc_pending = true;
+        }
+    }
+
+    /// `/proc/<pid>/task/` made to hold exactly its threads' entries.
+    fn sync_tasks(&mut self, pid: u32) {
         let Some(dir) = self.proc_dir(pid) else {
             return;
         };
-        if let Some(task) = self.fs.lookup(dir, b"task") {
-            self.task_entry(task, pid, tid);
+        let Some(task) = self.fs.lookup(dir, b"task") else {
+            return;
+        };
+        let mut present: alloc::vec::Vec<u32> = alloc::vec::Vec::new();
+        let (mut pos, mut buf) = (0, [0u8; 1024]);
+        while let Ok((n, next)) = self.fs.getdents(task, pos, &mut buf) {
+            if n == 0 || next == pos {
+                break;
+            }
+            let mut at = 0;
+            while at + 19 < n {
+                let reclen = u16::from_le_bytes([buf[at + 16], buf[at + 17]]) as usize;
+                if reclen == 0 {
+                    break;
+                }
+                let name = &buf[at + 19..(at + reclen).min(n)];
+                let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+                if let Some(t) = core::str::from_utf8(&name[..end])
+                    .ok()
+                    .and_then(|s| s.parse::<u32>().ok())
+                {
+                    if present.try_reserve(1).is_ok() {
+                        present.push(t);
+                    }
+                }
+                at += reclen;
+            }
+            pos = next;
+        }
+        let alive = |u: &Self, t: u32| t == pid || u.tids.iter().any(|x| x.0 == t && x.1 == pid);
+        for &t in &present {
+            if !alive(self, t) {
+                self.task_gone(pid, t);
+            }
+        }
+        let born: alloc::vec::Vec<u32> = self
+            .tids
+            .iter()
+            .filter(|x| x.1 == pid && !present.contains(&x.0))
+            .map(|x| x.0)
+            .collect();
+        for t in born {
+            self.task_entry(task, pid, t);
         }
     }
 

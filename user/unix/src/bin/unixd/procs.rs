@@ -62,6 +62,9 @@ pub(crate) struct Proc {
     /// Its `/proc/<pid>/` is not made yet: it would be a copy of its
     /// parent's (`proc_flush` makes it before anything looks).
     pub(crate) proc_pending: bool,
+    /// Its threads changed since `/proc/<pid>/task/` was last brought up
+    /// to date (`proc_flush` does it before anything looks).
+    pub(crate) tasks_stale: bool,
     /// Its program's name (`/proc/<pid>/stat`), NUL-padded.
     pub(crate) comm: [u8; 16],
     /// File pages it made and has not freed (`limits`).
@@ -121,6 +124,7 @@ pub(crate) const NO_PROC: Proc = Proc {
     spare: false,
     kept: 0,
     proc_pending: false,
+    tasks_stale: false,
     comm: [0; 16],
     file_pages: 0,
     cred: Cred::ROOT,

@@ -51,7 +51,7 @@ impl Unixd<'_> {
                 }
                 self.tids.push((n, pid));
                 self.next_pid = self.after(n);
-                self.task_new(pid, n);
+                self.tasks_changed(pid);
                 Ok(n as u64)
             }
             1 => {
@@ -62,7 +62,7 @@ impl Unixd<'_> {
                     .ok_or(ESRCH)?;
                 self.tids.swap_remove(i);
                 self.keyring.thread_exit(pid, tid as u32);
-                self.task_gone(pid, tid as u32);
+                self.tasks_changed(pid);
                 Ok(0)
             }
             2 => {
@@ -76,8 +76,8 @@ impl Unixd<'_> {
     /// Every thread id of `pid` is free again.
     pub(crate) fn free_tids(&mut self, pid: u32) {
         while let Some(i) = self.tids.iter().position(|t| t.1 == pid) {
-            let (tid, _) = self.tids.swap_remove(i);
-            self.task_gone(pid, tid);
+            self.tids.swap_remove(i);
+            self.tasks_changed(pid);
         }
     }
 
