@@ -51,6 +51,15 @@ pub mod node {
     /// start key in slot 0 with the data word of the number key in slot 1).
     /// Needs a full key.
     pub const MAKE_FORWARDER: u64 = 10;
+    /// `w0` slots, 4 bits each (the first in the low 4 bits), `w1` how
+    /// many (1..=16) → key 0: what that many `FETCH`es in a row give, each
+    /// through the key the one before gave (a key directory's entry in one
+    /// call instead of one per level). A key on the way that is not a node
+    /// key is `WRONG_TYPE`; one whose node is gone `VOID`; after a weak key
+    /// every key is diminished.
+    pub const FETCH_PATH: u64 = 11;
+    /// Most levels one `FETCH_PATH` walks.
+    pub const PATH_MAX: u64 = 16;
 }
 
 /// Segment keys.

@@ -81,10 +81,11 @@ pub fn try_fast(k: &mut Kernel, ci: usize) {
 fn node_call(k: &mut Kernel, ci: usize, ctl: u64) {
     use stet_abi::order::node as o;
     let f = &k.ctxs[ci].frame;
-    let (order, s) = (f.rdi, f.rsi);
+    let (order, s, levels) = (f.rdi, f.rsi, f.rdx);
     let swap = match order {
         o::FETCH => false,
         o::SWAP => true,
+        o::FETCH_PATH => return fetch_path(k, ci, ctl, s, levels),
         _ => return,
     };
     let (send, recv) = (fast::send_slot(ctl, 0), fast::recv_slot(ctl, 0));
@@ -126,6 +127,44 @@ fn node_call(k: &mut Kernel, ci: usize, ctl: u64) {
     };
     if recv != 0 {
         crate::kobj::node::set_slot(k, general as u32, recv, got);
+    }
+    kernel_answer(&mut k.ctxs[ci].frame, Code::Ok);
+    sched::run(k, ci)
+}
+
+/// A node key's `FETCH_PATH` (`w0` slots, `w1` levels), no string, no key
+/// sent, when every node on the way is a node key whose node is cached:
+/// as `kobj::node` does it (anything else, an error included, goes the
+/// general way, which answers it).
+#[inline(always)]
+fn fetch_path(k: &mut Kernel, ci: usize, ctl: u64, path: u64, levels: u64) {
+    use stet_abi::order::node as o;
+    let (send, recv) = (fast::send_slot(ctl, 0), fast::recv_slot(ctl, 0));
+    if send != 0 || levels == 0 || levels > o::PATH_MAX {
+        return;
+    }
+    let general = k.ctxs[ci].general;
+    let mut through = k.objs.node_entry(general).keys[fast::slot(ctl)];
+    let mut got = Key::VOID;
+    for level in 0..levels {
+        if through.key_type() != KeyType::Node {
+            return;
+        }
+        let Some(i) = hinted_node(k, through, true).or_else(|| k.node_of(through).ok()) else {
+            return;
+        };
+        crate::kobj::node::before_read(k, i);
+        let s = ((path >> (4 * level)) & 15) as usize;
+        let key = k.objs.node_entry(i).keys[s].canonical();
+        got = if through.rights() & stet_keys::rights::WEAK != 0 {
+            key.diminish()
+        } else {
+            key
+        };
+        through = got;
+    }
+    if recv != 0 {
+        crate::kobj::node::set_slot(k, general, recv, got);
     }
     kernel_answer(&mut k.ctxs[ci].frame, Code::Ok);
     sched::run(k, ci)

@@ -116,6 +116,32 @@ fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), Code> {
             let got = k.objs.node_entry(i).keys[s].canonical();
             r.keys[0] = if weak { got.diminish() } else { got };
         }
+        o::FETCH_PATH => {
+            let n = m.w[1];
+            if n == 0 || n > o::PATH_MAX {
+                return Err(Code::BadValue);
+            }
+            let (mut at, mut through) = (i, key);
+            for level in 0..n {
+                let s = ((m.w[0] >> (4 * level)) & 15) as usize;
+                before_read(k, at);
+                let got = k.objs.node_entry(at).keys[s].canonical();
+                let got = if through.rights() & rights::WEAK != 0 {
+                    got.diminish()
+                } else {
+                    got
+                };
+                if level + 1 == n {
+                    r.keys[0] = got;
+                    break;
+                }
+                if got.key_type() != KeyType::Node {
+                    return Err(Code::WrongType);
+                }
+                at = target(k, got)?;
+                through = got;
+            }
+        }
         o::SWAP => {
             let s = slot_arg(m.w[0])?;
             writable()?;

@@ -40,6 +40,27 @@ pub fn fetch(from: Slot, slot: u64, into: Slot) -> Result<(), Code> {
     )
 }
 
+/// Node `FETCH_PATH`: the key `levels` fetches down from node `from`
+/// (slots in `slots`, 4 bits each, the first lowest) into `into`.
+pub fn fetch_path(from: Slot, slots: u64, levels: u64, into: Slot) -> Result<(), Code> {
+    check(
+        Msg::new(from, node::FETCH_PATH)
+            .words([slots, levels, 0, 0])
+            .recv([into, 0, 0, 0])
+            .call()
+            .code,
+    )
+}
+
+/// The slots from the root down to entry `idx` of a directory `depth`
+/// levels deep, stopping `above` levels over the entry: `FETCH_PATH`'s
+/// `w0` (the root's digit in the low 4 bits).
+fn path(idx: u16, depth: u32, above: u32) -> u64 {
+    (above..depth).rev().enumerate().fold(0, |p, (level, h)| {
+        p | ((idx as u64 >> (4 * h)) & 15) << (4 * level)
+    })
+}
+
 /// Node `SWAP`: the key in `key` goes into `slot` of node `n`, the old key
 /// into `old` (0: dropped).
 pub fn swap(n: Slot, slot: u64, key: Slot, old: Slot) -> Result<(), Code> {
@@ -190,6 +211,14 @@ impl KeyDir {
             self.grow()?;
         }
         self.group = None;
+        // Every level made (the common case): the last directory node in
+        // one call.
+        let depth = self.depth as u32;
+        if (1..depth).all(|h| self.made(h, idx)) {
+            fetch_path(s.root, path(idx, depth, 1), depth as u64 - 1, s.scratch)?;
+            self.group = Some(idx >> 4);
+            return swap(s.scratch, idx as u64 & 15, key, 0);
+        }
         // Down from the root, the node at each height into `scratch` (or,
         // when it is made under a node in `scratch`, into `cache`).
         let mut at = s.root;
@@ -220,12 +249,12 @@ impl KeyDir {
         if self.in_scratch(idx) {
             return fetch(self.s.scratch, idx as u64 & 15, into);
         }
-        let mut from = self.s.root;
-        for h in (0..self.depth as u32).rev() {
-            fetch(from, (idx as u64 >> (4 * h)) & 15, into)?;
-            from = into;
-        }
-        Ok(())
+        fetch_path(
+            self.s.root,
+            path(idx, self.depth as u32, 0),
+            self.depth as u64,
+            into,
+        )
     }
 
     /// Entry `idx` in the cache slot.

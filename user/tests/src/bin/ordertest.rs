@@ -2119,11 +2119,96 @@ fn meters(t: &mut T) {
     clear_scratch();
 }
 
+/// `FETCH_PATH` (w0 slots, w1 levels): down a chain A.3 → B, B.5 → the
+/// number key, through the fast path (words only) and the general one (a
+/// string sent along), through a sense key, past a renewed node, and its
+/// argument checks.
+fn fetch_paths(t: &mut T) {
+    const A: Slot = 10;
+    const B: Slot = 11;
+    const X: Slot = 12;
+    const Y: Slot = 13;
+    let path = |n: Slot, slots: u64, levels: u64, into: Slot| {
+        Msg::new(n, order::node::FETCH_PATH)
+            .words([slots, levels, 0, 0])
+            .recv([into, 0, 0, 0])
+            .call()
+    };
+    renew(NODES, 60, A);
+    renew(NODES, 61, B);
+    swap(B, 5, NUM);
+    swap(A, 3, B);
+    swap(A, 4, A);
+    t.code("FETCH_PATH 3,5", path(A, 3 | 5 << 4, 2, X), Code::Ok);
+    t.same("FETCH_PATH 3,5 gives B's slot 5", compare(X, NUM), 1);
+    t.code("FETCH_PATH 3", path(A, 3, 1, X), Code::Ok);
+    t.same("FETCH_PATH of one level is FETCH", compare(X, B), 1);
+    let a = Msg::new(A, order::node::FETCH_PATH)
+        .words([3 | 5 << 4, 2, 0, 0])
+        .string(b"general path")
+        .recv([X, 0, 0, 0])
+        .call();
+    t.code("FETCH_PATH 3,5 with a string", a, Code::Ok);
+    t.same("the general path gives the same key", compare(X, NUM), 1);
+    // Sixteen levels: slot 4 is A itself fifteen times, then slot 3.
+    let p16 = (0..15).fold(0u64, |p, l| p | 4 << (4 * l)) | 3 << 60;
+    t.code("FETCH_PATH of 16 levels", path(A, p16, 16, X), Code::Ok);
+    t.same("16 levels end at B", compare(X, B), 1);
+    t.code("FETCH_PATH of 0 levels", path(A, 3, 0, X), Code::BadValue);
+    t.code("FETCH_PATH of 17 levels", path(A, 3, 17, X), Code::BadValue);
+    t.code(
+        "FETCH_PATH through a number key",
+        path(A, 3 | 5 << 4, 3, X),
+        Code::WrongType,
+    );
+    t.code(
+        "FETCH_PATH through a void slot",
+        path(A, 9 | 1 << 4, 2, X),
+        Code::WrongType,
+    );
+    // Through a sense key every key fetched is diminished.
+    t.code(
+        "node MAKE_SENSE for FETCH_PATH",
+        make(A, order::node::MAKE_SENSE, [0; 4], Y),
+        Code::Ok,
+    );
+    t.code(
+        "FETCH_PATH 3 through a sense key",
+        path(Y, 3, 1, X),
+        Code::Ok,
+    );
+    t.same(
+        "…gives a sense key to B",
+        classify(X),
+        [ty::NODE, RO | WEAK, 0],
+    );
+    t.code("SWAP through it", swap(X, 0, NUM), Code::NoRights);
+    t.code(
+        "FETCH_PATH 4,3 through a sense key",
+        path(Y, 4 | 3 << 4, 2, X),
+        Code::Ok,
+    );
+    t.same(
+        "…is diminished at every level",
+        classify(X),
+        [ty::NODE, RO | WEAK, 0],
+    );
+    // B renewed: A's key to it is stale.
+    renew(NODES, 61, B);
+    t.code(
+        "FETCH_PATH past a renewed node",
+        path(A, 3 | 5 << 4, 2, X),
+        Code::Void,
+    );
+    clear_scratch();
+}
+
 fn main(_arg: u64) -> i64 {
     let mut t = T { ok: true, n: 0 };
     invocation(&mut t);
     pages(&mut t);
     nodes(&mut t);
+    fetch_paths(&mut t);
     make_domain(&mut t);
     segments(&mut t);
     ranges(&mut t);
