@@ -287,11 +287,12 @@ impl Keeper {
         let nomem = |_| ENOMEM;
         let entry = DOMAINS + slot as u16;
         let bit = 1u64 << slot;
-        if self.th.configured & bit != 0 && self.space.dir_get(entry, T3).is_ok() {
-            if self.set_thread_start(regs, stack, settls, tls).is_ok() {
-                return Ok(());
-            }
-            // Not the domain it was: made again below.
+        // (A failure means not the domain it was: it is made again below.)
+        if self.th.configured & bit != 0
+            && self.space.dir_get(entry, T3).is_ok()
+            && self.set_thread_start(regs, stack, settls, tls).is_ok()
+        {
+            return Ok(());
         }
         self.th.configured &= !bit;
         if self.space.dir_get(entry, T3).is_err() || !is_domain(T3) {
