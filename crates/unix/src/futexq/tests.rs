@@ -102,3 +102,114 @@ fn wake_op_decoding() {
     assert_eq!(WakeOp::decode((2 << 28) | (8 << 12)).unwrap().apply(1), 9);
     assert_eq!(WakeOp::decode((4 << 28) | (3 << 12)).unwrap().apply(1), 2);
 }
+
+/// A model of the queue: waiters in arrival order (the oldest first).
+#[derive(Default)]
+struct Model {
+    w: Vec<Waiter>,
+}
+
+impl Model {
+    fn wait(&mut self, thread: u16, addr: u64, bitset: u32, deadline: u64) -> Result<(), i64> {
+        if bitset == 0 {
+            return Err(EINVAL);
+        }
+        self.w.retain(|w| w.thread != thread);
+        if self.w.len() == MAX_WAITERS {
+            return Err(EINVAL);
+        }
+        self.w.push(Waiter {
+            thread,
+            addr,
+            bitset,
+            deadline,
+            seq: 0,
+        });
+        Ok(())
+    }
+
+    fn wake(&mut self, addr: u64, n: u32, bitset: u32) -> Vec<u16> {
+        let mut out = Vec::new();
+        while (out.len() as u32) < n {
+            let Some(i) = self
+                .w
+                .iter()
+                .position(|w| w.addr == addr && w.bitset & bitset != 0)
+            else {
+                break;
+            };
+            out.push(self.w.remove(i).thread);
+        }
+        out
+    }
+}
+
+proptest::proptest! {
+    /// Whatever the order of waits, cancels, wakes, requeues and
+    /// expiries, the queue wakes the same threads in the same order as
+    /// the model, and agrees on who waits where.
+    #[test]
+    fn agrees_with_a_model(
+        ops in proptest::collection::vec((0u8..5, 0u16..70, 0u64..3, 0u32..4, 0u64..4), 1..300)
+    ) {
+        let mut q = Queue::new();
+        let mut m = Model::default();
+        for (op, thread, addr, n, t) in ops {
+            let bits = [MATCH_ANY, 1, 2, 0][n as usize];
+            match op {
+                0 => {
+                    proptest::prop_assert_eq!(
+                        q.wait(thread, addr, bits, t),
+                        m.wait(thread, addr, bits, t)
+                    );
+                }
+                1 => {
+                    let had = m.w.iter().any(|w| w.thread == thread);
+                    m.w.retain(|w| w.thread != thread);
+                    proptest::prop_assert_eq!(q.cancel(thread), had);
+                }
+                2 => {
+                    let mut got = Vec::new();
+                    let r = q.wake(addr, n, bits, |x| got.push(x));
+                    if bits == 0 {
+                        proptest::prop_assert_eq!(r, Err(EINVAL));
+                    } else {
+                        proptest::prop_assert_eq!(got, m.wake(addr, n, bits));
+                    }
+                }
+                3 => {
+                    let to = (addr + 1) % 3;
+                    let mut got = Vec::new();
+                    let r = q.requeue(addr, to, n, 2, |x| got.push(x));
+                    let woke = m.wake(addr, n, MATCH_ANY);
+                    proptest::prop_assert_eq!(&got, &woke);
+                    let mut moved = 0;
+                    for w in m.w.iter_mut().filter(|w| w.addr == addr) {
+                        if moved < 2 {
+                            w.addr = to;
+                            moved += 1;
+                        }
+                    }
+                    proptest::prop_assert_eq!(r, woke.len() as u32 + moved);
+                }
+                _ => {
+                    let mut got = Vec::new();
+                    q.expire(t, |x| got.push(x));
+                    got.sort_unstable();
+                    let mut want: Vec<u16> =
+                        m.w.iter().filter(|w| w.deadline <= t).map(|w| w.thread).collect();
+                    want.sort_unstable();
+                    m.w.retain(|w| w.deadline > t);
+                    proptest::prop_assert_eq!(got, want);
+                }
+            }
+            for w in &m.w {
+                let got = q.of(w.thread).map(|x| (x.addr, x.bitset, x.deadline));
+                proptest::prop_assert_eq!(got, Some((w.addr, w.bitset, w.deadline)));
+            }
+            proptest::prop_assert_eq!(q.is_empty(), m.w.is_empty());
+            let next = m.w.iter().map(|w| w.deadline).min().unwrap_or(u64::MAX);
+            proptest::prop_assert_eq!(q.next_deadline(), next);
+        }
+    }
+}
