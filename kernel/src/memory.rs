@@ -39,6 +39,27 @@ struct Walker<'a> {
     root_below: bool,
     /// The node whose slot was read last (the walk's leaf, once it ends).
     last: u32,
+    /// Where the key being followed was read (node, slot): its hint is
+    /// refreshed there when it missed, so the next walk finds the object
+    /// by hint instead of by a lookup of its oid.
+    from: Option<(u32, usize)>,
+}
+
+impl Walker<'_> {
+    /// `key`, found at cache index `i`, goes back where it was read with
+    /// that hint (if that slot still holds it: a keeper search reads
+    /// other slots in between).
+    #[inline(always)]
+    fn refresh_hint(&mut self, key: Key, i: u32) {
+        if key.hint() == i {
+            return;
+        }
+        if let Some((n, s)) = self.from {
+            if self.objs.node_entry(n).keys[s].canonical() == key.canonical() {
+                self.objs.set_hint(n, s, key.with_hint(i));
+            }
+        }
+    }
 }
 
 /// The top-level page-table entry (of the user half's 256) that `va` is
@@ -79,6 +100,8 @@ fn live(ctxs: &[domain::context::Context]) -> impl Fn(usize, u32) -> bool + '_ {
 impl stet_segment::Store for Walker<'_> {
     fn slot(&mut self, node: Key, slot: usize) -> Option<Key> {
         let i = self.objs.node_of(node, self.store).ok()?;
+        self.refresh_hint(node, i);
+        self.from = Some((i, slot));
         self.last = i;
         if self.depth > 0 && self.root_oid == Some(node.oid()) {
             self.root_below = true;
@@ -93,7 +116,13 @@ impl stet_segment::Store for Walker<'_> {
     }
 
     fn page_exists(&mut self, page: Key) -> bool {
-        self.objs.page_of(page, self.pool, self.store).is_ok()
+        match self.objs.page_of(page, self.pool, self.store) {
+            Ok(i) => {
+                self.refresh_hint(page, i);
+                true
+            }
+            Err(_) => false,
+        }
     }
 }
 
@@ -128,6 +157,7 @@ pub fn walk(
         depth: 0,
         root_below: false,
         last: 0,
+        from: Some((k.ctxs[ci].root, root::SPACE)),
     };
     let found = stet_segment::walk(&mut w, space, va, access, &mut |_| {});
     let (last, root_below) = (w.last, w.root_below);
@@ -201,6 +231,7 @@ pub fn segment_frame(
         depth: 0,
         root_below: false,
         last: 0,
+        from: None,
     };
     let found = stet_segment::walk(&mut w, entry, addr, access, &mut |_| {}).map_err(|i| i.why)?;
     let page = k
