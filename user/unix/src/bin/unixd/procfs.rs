@@ -478,23 +478,15 @@ impl Unixd<'_> {
             if n == 0 || next == pos {
                 break;
             }
-            let mut at = 0;
-            while at + 19 < n {
-                let reclen = u16::from_le_bytes([buf[at + 16], buf[at + 17]]) as usize;
-                if reclen == 0 {
-                    break;
-                }
-                let name = &buf[at + 19..(at + reclen).min(n)];
-                let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
-                if let Some(t) = core::str::from_utf8(&name[..end])
+            for name in dirent_names(&buf[..n]) {
+                let t = core::str::from_utf8(name)
                     .ok()
-                    .and_then(|s| s.parse::<u32>().ok())
-                {
+                    .and_then(|s| s.parse::<u32>().ok());
+                if let Some(t) = t {
                     if present.try_reserve(1).is_ok() {
                         present.push(t);
                     }
                 }
-                at += reclen;
             }
             pos = next;
         }
@@ -545,22 +537,11 @@ impl Unixd<'_> {
     pub(crate) fn first_name(&self, dir: u32) -> Option<[u8; 256]> {
         let mut buf = [0u8; 512];
         let (n, _) = self.fs.getdents(dir, 0, &mut buf).ok()?;
-        let mut at = 0;
-        while at + 19 < n {
-            let reclen = u16::from_le_bytes([buf[at + 16], buf[at + 17]]) as usize;
-            let name = &buf[at + 19..(at + reclen).min(n)];
-            let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
-            if &name[..end] != b"." && &name[..end] != b".." {
-                let mut out = [0u8; 256];
-                out[..end.min(255)].copy_from_slice(&name[..end.min(255)]);
-                return Some(out);
-            }
-            if reclen == 0 {
-                break;
-            }
-            at += reclen;
-        }
-        None
+        let name = dirent_names(&buf[..n]).find(|&m| m != b"." && m != b"..")?;
+        let mut out = [0u8; 256];
+        let len = name.len().min(255);
+        out[..len].copy_from_slice(&name[..len]);
+        Some(out)
     }
 
     /// A generated file is about to be opened: its bytes made now.
@@ -652,4 +633,21 @@ impl Unixd<'_> {
         let len = t.len();
         self.set_content(ino, &buf[..len]);
     }
+}
+
+/// The names (without their NUL) of the `linux_dirent64` records in `buf`,
+/// as `Fs::getdents` writes them.
+fn dirent_names(buf: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut at = 0;
+    core::iter::from_fn(move || {
+        if at + 19 >= buf.len() {
+            return None;
+        }
+        let reclen = u16::from_le_bytes([buf[at + 16], buf[at + 17]]) as usize;
+        let name = &buf[at + 19..(at + reclen).clamp(at + 19, buf.len())];
+        let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+        // A zero length ends the walk (no record is that short).
+        at = if reclen == 0 { buf.len() } else { at + reclen };
+        Some(&name[..end])
+    })
 }
