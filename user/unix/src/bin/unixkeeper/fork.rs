@@ -266,7 +266,10 @@ impl Keeper {
         swap(KEYS, CHILD_PBANK, CPB, 0)?;
         swap(KEYS, CHILD_DIR, CDIR, 0)?;
         self.build_keeper(pid)?;
-        if !self.fork_parked {
+        // Its keeper starts it itself when it must first park pages or
+        // write the child's tid into its memory (`CLONE_CHILD_SETTID`:
+        // the child may read it at once).
+        if !self.fork_parked && self.clone_child.0 == 0 {
             ok(Msg::new(CPROC, domain::SET_STATE)
                 .words([state::RUNNING, state::FOREIGN as u64, 0, 0])
                 .call())?;
@@ -631,10 +634,10 @@ fn keeper_state() -> [(u64, u64); 2] {
     ]
 }
 
-/// A woken spare's own part of starting its child process (`REUSED`):
-/// its executable's key from its window slot, then the process gets this
-/// keeper as its keeper and starts (the process's keys arrived with
-/// `BECOME`).
+/// A woken spare's own part of taking its child process (`REUSED`): its
+/// executable's key from its window slot, and the process gets this
+/// keeper as its keeper (the process's keys arrived with `BECOME`). The
+/// keeper then starts it (`start_process`).
 pub fn adopt(warm: bool) -> Result<(), Code> {
     fetch(KEYS, keys::SELF_SPACE, T)?;
     fetch(T, EXEC_SLOT, EXEC)?;
@@ -642,6 +645,11 @@ pub fn adopt(warm: bool) -> Result<(), Code> {
         fetch(KEYS, keys::SELF_START, T)?;
         ok(Msg::new(PROC, domain::SET_KEEPER).keys([T, 0, 0, 0]).call())?;
     }
+    Ok(())
+}
+
+/// The forked process, stopped until now, runs (as a foreign domain).
+pub fn start_process() -> Result<(), Code> {
     ok(Msg::new(PROC, domain::SET_STATE)
         .words([state::RUNNING, state::FOREIGN as u64, 0, 0])
         .call())

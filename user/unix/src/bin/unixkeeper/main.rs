@@ -695,25 +695,16 @@ fn main(arg: u64) -> i64 {
             None
         };
         // Its parent's `PROT_NONE` pages came in place: out they go, before
-        // its process runs (which its keeper starts then, unless a spare
-        // does below).
+        // its process runs.
         k.space.forget_parking();
-        if core::mem::take(&mut k.fork_parked) {
+        let parked = core::mem::take(&mut k.fork_parked);
+        if parked {
             k.space.park_none();
-            if arg & fork::REUSED == 0 {
-                let _ = Msg::new(slots::PROC, stet_rt::abi::order::domain::SET_STATE)
-                    .words([
-                        stet_rt::abi::domain::state::RUNNING,
-                        stet_rt::abi::domain::state::FOREIGN as u64,
-                        0,
-                        0,
-                    ])
-                    .call();
-            }
         }
         // A spare woken by `fork` finishes what a fresh keeper's builder
         // does for it: its process is still stopped.
-        if arg & fork::REUSED != 0 {
+        let reused = arg & fork::REUSED != 0;
+        if reused {
             if let Err(c) = fork::adopt(arg & fork::WARM != 0) {
                 println!(
                     "unix: pid {}: a spare keeper cannot start its process (code {c})",
@@ -725,7 +716,7 @@ fn main(arg: u64) -> i64 {
         }
         // Its default timer slack is its creator's current one (Linux).
         k.slack[1] = k.slack[0];
-        // `clone`'s tid words, in the child's own memory.
+        // `clone`'s tid words, in the child's own memory before it runs.
         let (settid, cleartid) = core::mem::take(&mut k.clone_child);
         k.fork_flags = 0;
         if settid != 0 {
@@ -734,6 +725,13 @@ fn main(arg: u64) -> i64 {
         if cleartid != 0 {
             let c = k.th.cur;
             k.th.t[c].clear_tid = cleartid;
+        }
+        // Who starts the process: its parent did, unless this keeper had
+        // something to do first (`fork_as`) or is a woken spare.
+        if (reused || parked || settid != 0) && fork::start_process().is_err() {
+            println!("unix: pid {}: its process cannot start", k.pid);
+            let _ = bank::destroy(PBANK);
+            return 1;
         }
         // The child starts with no signals pending (Linux).
         signals::PENDING.store(0, core::sync::atomic::Ordering::Relaxed);
