@@ -58,7 +58,14 @@ pub mod node {
     /// key is `WRONG_TYPE`; one whose node is gone `VOID`; after a weak key
     /// every key is diminished.
     pub const FETCH_PATH: u64 = 11;
-    /// Most levels one `FETCH_PATH` walks.
+    /// `w0` slots, `w1` levels (1..=16), key 0 → stored; reply key 0: the
+    /// old key. A `SWAP` of the last slot in the node the first `w1 - 1`
+    /// fetches of a `FETCH_PATH` reach (one call to store a key directory's
+    /// entry). The key that reaches that node must be a full one
+    /// (`NO_RIGHTS` through a read-only key, and after a weak one, whose
+    /// keys come diminished); errors on the way as `FETCH_PATH`'s.
+    pub const SWAP_PATH: u64 = 12;
+    /// Most levels one `FETCH_PATH` or `SWAP_PATH` walks.
     pub const PATH_MAX: u64 = 16;
 }
 

@@ -85,7 +85,8 @@ fn node_call(k: &mut Kernel, ci: usize, ctl: u64) {
     let swap = match order {
         o::FETCH => false,
         o::SWAP => true,
-        o::FETCH_PATH => return fetch_path(k, ci, ctl, s, levels),
+        o::FETCH_PATH => return fetch_path(k, ci, ctl, s, levels, false),
+        o::SWAP_PATH => return fetch_path(k, ci, ctl, s, levels, true),
         _ => return,
     };
     let (send, recv) = (fast::send_slot(ctl, 0), fast::recv_slot(ctl, 0));
@@ -132,15 +133,16 @@ fn node_call(k: &mut Kernel, ci: usize, ctl: u64) {
     sched::run(k, ci)
 }
 
-/// A node key's `FETCH_PATH` (`w0` slots, `w1` levels), no string, no key
-/// sent, when every node on the way is a node key whose node is cached:
-/// as `kobj::node` does it (anything else, an error included, goes the
+/// A node key's `FETCH_PATH` (`w0` slots, `w1` levels; no key sent) or
+/// `SWAP_PATH` (`swap`: key 0 stored in the last slot), no string, when
+/// every node on the way is a node key whose node is cached: as
+/// `kobj::node` does it (anything else, an error included, goes the
 /// general way, which answers it).
 #[inline(always)]
-fn fetch_path(k: &mut Kernel, ci: usize, ctl: u64, path: u64, levels: u64) {
+fn fetch_path(k: &mut Kernel, ci: usize, ctl: u64, path: u64, levels: u64, swap: bool) {
     use stet_abi::order::node as o;
     let (send, recv) = (fast::send_slot(ctl, 0), fast::recv_slot(ctl, 0));
-    if send != 0 || levels == 0 || levels > o::PATH_MAX {
+    if (send != 0 && !swap) || levels == 0 || levels > o::PATH_MAX {
         return;
     }
     let general = k.ctxs[ci].general;
@@ -153,8 +155,23 @@ fn fetch_path(k: &mut Kernel, ci: usize, ctl: u64, path: u64, levels: u64) {
         let Some(i) = hinted_node(k, through, true).or_else(|| k.node_of(through).ok()) else {
             return;
         };
-        crate::kobj::node::before_read(k, i);
         let s = ((path >> (4 * level)) & 15) as usize;
+        if swap && level + 1 == levels {
+            if through.is_ro() {
+                return;
+            }
+            // Committed: nothing below fails.
+            crate::kobj::node::before_read(k, i);
+            got = k.objs.node_entry(i).keys[s].canonical();
+            let new = if send == 0 {
+                Key::VOID
+            } else {
+                k.objs.node_entry(general).keys[send].canonical()
+            };
+            crate::kobj::node::write(k, i, |k| crate::kobj::node::set_slot(k, i, s, new));
+            break;
+        }
+        crate::kobj::node::before_read(k, i);
         let key = k.objs.node_entry(i).keys[s].canonical();
         got = if through.rights() & stet_keys::rights::WEAK != 0 {
             key.diminish()

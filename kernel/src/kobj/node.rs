@@ -142,6 +142,36 @@ fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), Code> {
                 through = got;
             }
         }
+        o::SWAP_PATH => {
+            let n = m.w[1];
+            if n == 0 || n > o::PATH_MAX {
+                return Err(Code::BadValue);
+            }
+            let (mut at, mut through) = (i, key);
+            for level in 0..n - 1 {
+                let s = ((m.w[0] >> (4 * level)) & 15) as usize;
+                before_read(k, at);
+                let got = k.objs.node_entry(at).keys[s].canonical();
+                let got = if through.rights() & rights::WEAK != 0 {
+                    got.diminish()
+                } else {
+                    got
+                };
+                if got.key_type() != KeyType::Node {
+                    return Err(Code::WrongType);
+                }
+                at = target(k, got)?;
+                through = got;
+            }
+            if through.rights() & rights::RO != 0 {
+                return Err(Code::NoRights);
+            }
+            let s = ((m.w[0] >> (4 * (n - 1))) & 15) as usize;
+            before_read(k, at);
+            r.keys[0] = k.objs.node_entry(at).keys[s].canonical();
+            let new = m.keys[0].canonical();
+            write(k, at, |k| set_slot(k, at, s, new));
+        }
         o::SWAP => {
             let s = slot_arg(m.w[0])?;
             writable()?;

@@ -52,6 +52,20 @@ pub fn fetch_path(from: Slot, slots: u64, levels: u64, into: Slot) -> Result<(),
     )
 }
 
+/// Node `SWAP_PATH`: the key in `key` into the slot `levels` steps down
+/// from node `from` (the last of `slots`), the old key into `old` (0:
+/// dropped).
+pub fn swap_path(from: Slot, slots: u64, levels: u64, key: Slot, old: Slot) -> Result<(), Code> {
+    check(
+        Msg::new(from, node::SWAP_PATH)
+            .words([slots, levels, 0, 0])
+            .keys([key, 0, 0, 0])
+            .recv([old, 0, 0, 0])
+            .call()
+            .code,
+    )
+}
+
 /// The slots from the root down to entry `idx` of a directory `depth`
 /// levels deep, stopping `above` levels over the entry: `FETCH_PATH`'s
 /// `w0` (the root's digit in the low 4 bits).
@@ -211,13 +225,10 @@ impl KeyDir {
             self.grow()?;
         }
         self.group = None;
-        // Every level made (the common case): the last directory node in
-        // one call.
+        // Every level made (the common case): one call from the root.
         let depth = self.depth as u32;
         if (1..depth).all(|h| self.made(h, idx)) {
-            fetch_path(s.root, path(idx, depth, 1), depth as u64 - 1, s.scratch)?;
-            self.group = Some(idx >> 4);
-            return swap(s.scratch, idx as u64 & 15, key, 0);
+            return swap_path(s.root, path(idx, depth, 0), depth as u64, key, 0);
         }
         // Down from the root, the node at each height into `scratch` (or,
         // when it is made under a node in `scratch`, into `cache`).

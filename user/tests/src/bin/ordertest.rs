@@ -2203,12 +2203,126 @@ fn fetch_paths(t: &mut T) {
     clear_scratch();
 }
 
+/// `SWAP_PATH` (w0 slots, w1 levels, key 0): stores down the chain A.3 → B
+/// through the fast path and the general one, answers the old key, and
+/// refuses what a `SWAP` through the node reached would (a sense key on
+/// the way), with `FETCH_PATH`'s argument checks.
+fn swap_paths(t: &mut T) {
+    const A: Slot = 10;
+    const B: Slot = 11;
+    const X: Slot = 12;
+    const Y: Slot = 13;
+    let put = |n: Slot, slots: u64, levels: u64, key: Slot, old: Slot| {
+        Msg::new(n, order::node::SWAP_PATH)
+            .words([slots, levels, 0, 0])
+            .keys([key, 0, 0, 0])
+            .recv([old, 0, 0, 0])
+            .call()
+    };
+    let fetch = |n: Slot, slots: u64, levels: u64, into: Slot| {
+        Msg::new(n, order::node::FETCH_PATH)
+            .words([slots, levels, 0, 0])
+            .recv([into, 0, 0, 0])
+            .call()
+    };
+    renew(NODES, 62, A);
+    renew(NODES, 63, B);
+    swap(A, 3, B);
+    swap(A, 4, A);
+    t.code("SWAP_PATH 3,7", put(A, 3 | 7 << 4, 2, NUM, X), Code::Ok);
+    t.same("…answers the old key (void)", classify(X), [ty::VOID, 0, 0]);
+    t.code(
+        "FETCH_PATH 3,7 after it",
+        fetch(A, 3 | 7 << 4, 2, X),
+        Code::Ok,
+    );
+    t.same("…gives the key stored", compare(X, NUM), 1);
+    t.code("SWAP_PATH 3,7 again", put(A, 3 | 7 << 4, 2, A, X), Code::Ok);
+    t.same("…answers the number key", compare(X, NUM), 1);
+    let a = Msg::new(A, order::node::SWAP_PATH)
+        .words([3 | 7 << 4, 2, 0, 0])
+        .string(b"general path")
+        .keys([NUM, 0, 0, 0])
+        .recv([X, 0, 0, 0])
+        .call();
+    t.code("SWAP_PATH 3,7 with a string", a, Code::Ok);
+    t.same(
+        "…the general path answers the key before (A)",
+        compare(X, A),
+        1,
+    );
+    t.code(
+        "FETCH_PATH 3,7 once more",
+        fetch(A, 3 | 7 << 4, 2, X),
+        Code::Ok,
+    );
+    t.same("…gives the key the general path stored", compare(X, NUM), 1);
+    t.code("SWAP_PATH of one level", put(A, 9, 1, NUM, X), Code::Ok);
+    t.code("FETCH of its slot", fetch(A, 9, 1, Y), Code::Ok);
+    t.same("one level is SWAP", compare(Y, NUM), 1);
+    // Sixteen levels: slot 4 is A itself fifteen times, then slot 8.
+    let p16 = (0..15).fold(0u64, |p, l| p | 4 << (4 * l)) | 8 << 60;
+    t.code("SWAP_PATH of 16 levels", put(A, p16, 16, B, X), Code::Ok);
+    t.code("FETCH of A's slot 8", fetch(A, 8, 1, Y), Code::Ok);
+    t.same("16 levels stored into A", compare(Y, B), 1);
+    t.code(
+        "SWAP_PATH of 0 levels",
+        put(A, 3, 0, NUM, X),
+        Code::BadValue,
+    );
+    t.code(
+        "SWAP_PATH of 17 levels",
+        put(A, 3, 17, NUM, X),
+        Code::BadValue,
+    );
+    t.code(
+        "SWAP_PATH through a number key",
+        put(A, 3 | 7 << 4 | 1 << 8, 3, NUM, X),
+        Code::WrongType,
+    );
+    t.code(
+        "SWAP_PATH through a void slot",
+        put(A, 10 | 1 << 4, 2, NUM, X),
+        Code::WrongType,
+    );
+    t.code(
+        "node MAKE_SENSE for SWAP_PATH",
+        make(A, order::node::MAKE_SENSE, [0; 4], Y),
+        Code::Ok,
+    );
+    t.code(
+        "SWAP_PATH of one level through a sense key",
+        put(Y, 9, 1, B, X),
+        Code::NoRights,
+    );
+    t.code(
+        "SWAP_PATH 3,7 through a sense key",
+        put(Y, 3 | 7 << 4, 2, B, X),
+        Code::NoRights,
+    );
+    t.code(
+        "FETCH_PATH 3,7 after the refusals",
+        fetch(A, 3 | 7 << 4, 2, X),
+        Code::Ok,
+    );
+    t.same("…still the number key", compare(X, NUM), 1);
+    // B renewed: A's key to it is stale.
+    renew(NODES, 63, B);
+    t.code(
+        "SWAP_PATH past a renewed node",
+        put(A, 3 | 7 << 4, 2, NUM, X),
+        Code::Void,
+    );
+    clear_scratch();
+}
+
 fn main(_arg: u64) -> i64 {
     let mut t = T { ok: true, n: 0 };
     invocation(&mut t);
     pages(&mut t);
     nodes(&mut t);
     fetch_paths(&mut t);
+    swap_paths(&mut t);
     make_domain(&mut t);
     segments(&mut t);
     ranges(&mut t);
