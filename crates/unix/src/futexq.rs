@@ -123,6 +123,11 @@ impl Queue {
             .map(|(_, w)| w)
     }
 
+    /// How many wait.
+    pub fn len(&self) -> u32 {
+        self.used.count_ones()
+    }
+
     /// Whether anyone waits.
     pub fn is_empty(&self) -> bool {
         self.used == 0

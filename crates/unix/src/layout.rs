@@ -41,5 +41,8 @@ pub const WINDOW: u64 = WINDOW_SLOT << 44;
 pub const EXEC_SLOT: u64 = 3;
 /// Byte 0 of the file being executed as the keeper sees it.
 pub const EXEC_WINDOW: u64 = EXEC_SLOT << 44;
+/// In the keeper's space: root slot 4 holds the page the keeper writes
+/// its process's sleepers in (`proto::STATUS_PAGE`), once it has threads.
+pub const STATUS_SLOT: u64 = 4;
 /// Size code of a file's segment (16^7 pages: files up to 1 TiB).
 pub const FILE_LSS: u8 = 7;

@@ -134,6 +134,17 @@ pub const EXEC: u64 = 24;
 pub const UTIMENS: u64 = 25;
 /// Whether fid `w0` is a terminal → `w0` 0 or -ENOTTY.
 pub const ISATTY: u64 = 26;
+/// (forwarder) Key 0: a read-only page key to the caller's process's
+/// status page, which its keeper keeps up to date with plain stores once
+/// the process has threads: word 0 ([`STATUS_SLEEPERS`]) is how many of
+/// its threads wait on a private futex in the keeper (no call of theirs
+/// is parked here; `/proc` shows the process `S` while one does). unixd
+/// keeps it in slot [`FWD_STATUS`] of the process's forwarder node; a
+/// page that is gone (an `execve` made the process a new bank) reads as
+/// no sleepers → 0.
+pub const STATUS_PAGE: u64 = 27;
+/// The status page's word of futex sleepers (its byte offset).
+pub const STATUS_SLEEPERS: u64 = 0;
 
 // Processes. The caller is the process its forwarder key names (the
 // forwarder's data word is the pid: a keeper cannot speak for another).
@@ -860,6 +871,9 @@ pub const PIDFD: u64 = 162;
 pub const PROC_SPACE: u64 = 240;
 /// Slot of a process's forwarder node that holds its space ([`PROC_SPACE`]).
 pub const FWD_SPACE: u64 = 3;
+/// Slot of a process's forwarder node that holds its status page
+/// ([`STATUS_PAGE`]).
+pub const FWD_STATUS: u64 = 4;
 /// (forwarder) `process_vm_readv`/`process_vm_writev`: may the caller
 /// reach process (or thread) `w0`'s memory, for writing if `w1` is 1? As
 /// Linux's `ptrace_may_access` with real credentials: the target's real,

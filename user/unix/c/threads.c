@@ -129,13 +129,28 @@ static void *signal_target(void *arg) {
 
 /* Futex requeue: 8 waiters on a word, one FUTEX_CMP_REQUEUE moves them. */
 static atomic_int fword, fword2, woken_count, waiting_count;
+static atomic_int fwaiter_tid;
 static void *fwaiter(void *arg) {
     (void)arg;
+    atomic_store(&fwaiter_tid, (int)syscall(SYS_gettid));
     atomic_fetch_add(&waiting_count, 1);
     while (atomic_load(&fword) == 0)
         syscall(SYS_futex, &fword, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
     atomic_fetch_add(&woken_count, 1);
     return NULL;
+}
+
+/* The state letter of a /proc stat file ('?' if it cannot be read). */
+static char stat_state(const char *path) {
+    char buf[512];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return '?';
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    return p && p[1] == ' ' ? p[2] : '?';
 }
 
 static long msec(struct timespec a, struct timespec b) {
@@ -248,6 +263,11 @@ int main(void) {
     if (sf)
         fclose(sf);
     printf("threads: /proc/self/task has %d, status says %d\n", entries, nthreads);
+    /* A thread waiting on a private futex sleeps (its keeper's status
+     * page says so: no call of its is parked in unixd). */
+    char tpath[64];
+    snprintf(tpath, sizeof tpath, "/proc/self/task/%d/stat", atomic_load(&fwaiter_tid));
+    char waiter_state = stat_state(tpath);
     atomic_store(&fword, 1);
     long moved = syscall(SYS_futex, &fword, FUTEX_CMP_REQUEUE_PRIVATE, 1, (void *)(long)INT_MAX,
                          &fword2, 1);
@@ -256,6 +276,8 @@ int main(void) {
         pthread_join(fw[i], NULL);
     printf("threads: requeue said %ld, the second word woke %ld, %d ran on\n", moved, woke2,
            atomic_load(&woken_count));
+    printf("threads: a futex waiter's state %c; the process's after the wakes %c\n",
+           waiter_state, stat_state("/proc/self/stat"));
     /* The joined threads' entries are gone; the one left is main's. */
     entries = 0;
     int main_seen = 0;

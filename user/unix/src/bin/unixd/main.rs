@@ -304,6 +304,7 @@ impl Unixd<'_> {
             | p::FUTEX_REQUEUE
             | p::PIDFD
             | p::PROC_SPACE
+            | p::STATUS_PAGE
             | p::PROCVM
             | p::KEYCTL
             | p::KEY_STAGE
@@ -411,6 +412,7 @@ impl Unixd<'_> {
             p::PROC_CTL => self.proc_ctl_order(a, s),
             p::PIDFD => self.pidfd_order(a),
             p::PROC_SPACE => self.proc_space(a.label, a.w[0] & 1 != 0),
+            p::STATUS_PAGE => self.status_page(a.label),
             p::PROCVM => self.procvm(a.label, a.w[0], a.w[1] == 1),
             p::TRACE | p::TRACE_STOP | p::TRACE_REPLY => self.trace_order(a, s, out),
             _ => Err(ENOSYS),

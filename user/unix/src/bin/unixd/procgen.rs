@@ -310,7 +310,8 @@ impl Unixd<'_> {
         self.caller != 0 && self.caller != self.sys.self_pid
     }
 
-    /// `R` (not waiting in unixd), `S` (a call parked) or `Z`.
+    /// `R` (not waiting), `S` (a call parked, or a thread in a futex wait)
+    /// or `Z`.
     pub(crate) fn state_of(&self, p: &Proc) -> u8 {
         if p.zombie {
             b'Z'
@@ -325,7 +326,13 @@ impl Unixd<'_> {
             .waiters
             .iter()
             .any(|w| w.on != Wait::Free && w.pid == p.pid)
+            || (p.status_page
+                && (0..self.procs.len())
+                    .find(|&i| self.procs[i].pid == p.pid)
+                    .is_some_and(|i| self.futex_sleepers(i) > 0))
         {
+            // A call parked here, or a thread waiting on a private futex
+            // in its keeper (its status page).
             b'S'
         } else {
             b'R'

@@ -51,6 +51,9 @@ pub(crate) struct Proc {
     /// keeper said (`proto::PROC_SPACE`): only `CAP_SYS_PTRACE` reaches
     /// its memory.
     pub(crate) undumpable: bool,
+    /// Whether its keeper sent its status page (`proto::STATUS_PAGE`),
+    /// kept in its forwarder's node: its threads' futex waits.
+    pub(crate) status_page: bool,
     /// Whether its keeper waits as a spare (`proto::EXIT`): its `KEYS`
     /// node is in slot [`FWD_SPARE`] of the forwarder's node, for the
     /// parent's `WAIT4`.
@@ -118,6 +121,7 @@ pub(crate) const NO_PROC: Proc = Proc {
     pending: 0,
     itimer: [[0; 2]; 3],
     keeper: false,
+    status_page: false,
     fwd: false,
     side: false,
     undumpable: false,

@@ -6,7 +6,7 @@
 //! never waits for the target.
 
 use crate::keys;
-use crate::slots::{BANK, K0, T};
+use crate::slots::{BANK, K0, T, T2};
 use crate::{Reply, Unixd};
 use stet_rt::abi::order::segment;
 use stet_rt::bank;
@@ -23,6 +23,22 @@ impl Unixd<'_> {
     pub(crate) fn proc_space(&mut self, pid: u32, undumpable: bool) -> Result<Reply, i64> {
         let i = self.proc_of(pid)?;
         self.procs[i].undumpable = undumpable;
+        self.keep_in_forwarder(i, p::FWD_SPACE)?;
+        crate::word(Ok(0))
+    }
+
+    /// `STATUS_PAGE`: the caller's status page (`K0`) into slot
+    /// `FWD_STATUS` of its forwarder's node.
+    pub(crate) fn status_page(&mut self, pid: u32) -> Result<Reply, i64> {
+        let i = self.proc_of(pid)?;
+        self.keep_in_forwarder(i, p::FWD_STATUS)?;
+        self.procs[i].status_page = true;
+        crate::word(Ok(0))
+    }
+
+    /// The key in `K0` into slot `slot` of process `i`'s forwarder's node
+    /// (a plain node made now for a process the image started).
+    fn keep_in_forwarder(&mut self, i: usize, slot: u64) -> Result<(), i64> {
         if !self.procs[i].fwd && !self.procs[i].side {
             bank::alloc_node(BANK, T).map_err(|_| ENOMEM)?;
             if self.put_key(keys::forwarder(i), T).is_err() {
@@ -33,8 +49,27 @@ impl Unixd<'_> {
         }
         self.content.forget_cache();
         self.keys.get(keys::forwarder(i), T).map_err(|_| EIO)?;
-        swap(T, p::FWD_SPACE, K0, 0).map_err(|_| EIO)?;
-        crate::word(Ok(0))
+        swap(T, slot, K0, 0).map_err(|_| EIO)
+    }
+
+    /// How many of process `i`'s threads wait on a private futex in its
+    /// keeper, as its status page says (0 without one, or one that is
+    /// gone). Uses `T2`.
+    pub(crate) fn futex_sleepers(&self, i: usize) -> u64 {
+        if !self.procs[i].status_page
+            || self.keys.get(keys::forwarder(i), T2).is_err()
+            || fetch(T2, p::FWD_STATUS, T2).is_err()
+        {
+            return 0;
+        }
+        let a = Msg::new(T2, stet_rt::abi::order::page::READ_WORD)
+            .w0(p::STATUS_SLEEPERS)
+            .call();
+        if a.ok() {
+            a.w[0]
+        } else {
+            0
+        }
     }
 
     /// `PROCVM`: process or thread `target`'s space for the caller, if it

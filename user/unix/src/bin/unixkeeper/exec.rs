@@ -298,6 +298,7 @@ fn load<const N: usize, const M: usize>(
     // The other threads go (Linux's de_thread); this one becomes the
     // process's only thread, with its pid.
     k.end_other_threads();
+    k.retire_status();
     k.only_thread(k.pid as u32);
     // POSIX timers do not survive `execve`.
     if core::mem::take(&mut k.ptimers_made) {

@@ -558,6 +558,8 @@ const EAGAIN_: i64 = stet_unix::sys::errno::EAGAIN;
 /// event: a blocked thread whose wait may have ended (its call runs again,
 /// as if it had just faulted: `threads`), else the next message.
 fn next_event(k: &mut Keeper, regs: &mut [u64; NREGS], reply: Option<Msg<'_>>) -> Answer {
+    k.wake_for_signals();
+    k.publish_sleepers();
     if k.th.retry == 0 {
         return wait_regs(regs, reply.unwrap_or(Msg::new(0, 0)));
     }

@@ -23,7 +23,8 @@
 //!   which serves every thread of the process, so no wake can fall in
 //!   between; a wake resumes the waiters through their resume keys. A
 //!   timed wait also parks a `SLEEP` in unixd for the thread, whose `READY`
-//!   times it out.
+//!   times it out; an untimed one parks nothing there: the keeper's status
+//!   page (`install_status`, `publish_sleepers`) tells unixd it sleeps.
 //! * Thread ids are numbers of the pid space from unixd (`TID`).
 
 use crate::calls::Next;
@@ -113,6 +114,12 @@ pub struct Threads {
     /// there needs only its registers (nine kernel calls fewer a
     /// `clone`). Cleared with the rest at `execve` and in a new process.
     pub configured: u64,
+    /// The status page (`proto::STATUS_PAGE`) is in root slot
+    /// `STATUS_SLOT` and unixd has it: an untimed futex wait parks nothing
+    /// in unixd, the page says how many wait (`publish_sleepers`).
+    pub status: bool,
+    /// What the page says now.
+    pub published: u32,
 }
 
 impl Threads {
@@ -139,6 +146,8 @@ impl Threads {
             retrying: false,
             saved_first: false,
             configured: 0,
+            status: false,
+            published: 0,
         }
     }
 }
@@ -230,6 +239,9 @@ impl Keeper {
             }
             self.space.dir_put(DOMAINS, PROC).map_err(|_| ENOMEM)?;
             self.th.saved_first = true;
+        }
+        if !self.th.status {
+            self.th.status = self.install_status().is_ok();
         }
         let tid = ux(proto::TID, [0, 0, 0, 0], &[]).0? as u32;
         match self.make_thread_domain(slot, regs, stack, flags & CLONE_SETTLS != 0, tls) {
@@ -535,6 +547,11 @@ impl Keeper {
             }
             self.th.futex.wait(c, addr, bitset, deadline)?;
         }
+        if deadline == u64::MAX && self.th.status {
+            // No clock to keep: the status page tells unixd it sleeps,
+            // and a signal reaches the idle keeper (`signal_threads`).
+            return Err(proto::ERESTARTSYS);
+        }
         // Its clock (and a signal's way in): a sleep in unixd for this
         // thread, whose `READY` runs this again.
         let intr = self.interrupting();
@@ -545,6 +562,81 @@ impl Keeper {
         });
         crate::signals::tell_unixd(Msg::new(UNIXD, order).words([deadline, 0, 0, intr]));
         Err(proto::ERESTARTSYS)
+    }
+
+    /// A status page for this process image (from its bank, so that it
+    /// goes with it) into root slot `STATUS_SLOT` of the keeper's own
+    /// space, and a read-only key to it to unixd (`proto::STATUS_PAGE`).
+    /// Uses `T`, `T2`.
+    fn install_status(&mut self) -> Result<(), i64> {
+        use stet_unix::layout::STATUS_SLOT;
+        fetch(KEYS, keys::SELF_SPACE, T).map_err(|_| EIO)?;
+        bank::alloc_page(PBANK, T2).map_err(|_| ENOMEM)?;
+        // (A forked keeper's root came with its parent's page here: it is
+        // replaced before anything is written.)
+        stet_unix_personality::keydir::swap(T, STATUS_SLOT, T2, 0).map_err(|_| EIO)?;
+        ok(Msg::new(T2, stet_rt::abi::order::page::MAKE_RO)
+            .recv([T2, 0, 0, 0])
+            .call())?;
+        let a = Msg::new(UNIXD, proto::STATUS_PAGE)
+            .keys([T2, 0, 0, 0])
+            .call();
+        crate::signals::note(a.w[proto::INTR_WORD]);
+        if a.ok() && a.w[0] == 0 {
+            self.th.published = 0;
+            Ok(())
+        } else {
+            Err(EIO)
+        }
+    }
+
+    /// Writes how many threads wait on a private futex into the status
+    /// page, if that changed (a plain store: no call).
+    pub fn publish_sleepers(&mut self) {
+        if !self.th.status {
+            return;
+        }
+        let n = self.th.futex.len();
+        if n != self.th.published {
+            self.th.published = n;
+            status_window().write(proto::STATUS_SLEEPERS, &(n as u64).to_le_bytes());
+        }
+    }
+
+    /// Process signals handed over with an answer while another thread was
+    /// served: a thread waiting on a private futex that takes one runs its
+    /// wait again, to end it `EINTR` (it has no wait in unixd that unixd
+    /// could end).
+    pub fn wake_for_signals(&mut self) {
+        let pending = crate::signals::PENDING.load(core::sync::atomic::Ordering::Relaxed);
+        if pending == 0 || !self.th.status {
+            return;
+        }
+        for i in 0..MAX_THREADS {
+            let th = &self.th.t[i];
+            if th.tid == 0 || !th.blocked || self.th.retry & (1 << i) != 0 {
+                continue;
+            }
+            let mask = if i == self.th.cur {
+                self.sigmask
+            } else {
+                th.sigmask
+            };
+            let takes = pending & (!mask | crate::signals::UNBLOCKABLE) & !self.ignored != 0;
+            if takes && self.th.futex.of(i as u16).is_some() {
+                self.th.retry |= 1 << i;
+            }
+        }
+    }
+
+    /// At `execve`: the status page says no thread waits (the process
+    /// image that had it may be kept for a later `fork`); the new image
+    /// makes its own.
+    pub fn retire_status(&mut self) {
+        if self.th.status && self.th.published != 0 {
+            status_window().write(proto::STATUS_SLEEPERS, &0u64.to_le_bytes());
+        }
+        self.th.status = false;
     }
 
     /// Robust futexes of a thread that ends (`set_robust_list`): each lock
@@ -701,6 +793,14 @@ impl Keeper {
             return end;
         }
         None
+    }
+}
+
+/// The status page as this keeper sees it (root slot `STATUS_SLOT`).
+fn status_window() -> stet_rt::window::Window {
+    match stet_rt::window::Window::new(stet_unix::layout::STATUS_SLOT, 4096) {
+        Some(w) => w,
+        None => unreachable!("STATUS_SLOT is a window slot"),
     }
 }
 
