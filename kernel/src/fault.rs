@@ -116,7 +116,7 @@ fn to_keeper(
 }
 
 /// A domain key to context `ci`'s domain.
-fn domain_key(k: &Kernel, ci: usize) -> Key {
+pub fn domain_key(k: &Kernel, ci: usize) -> Key {
     let n = k.objs.node_entry(k.ctxs[ci].root);
     Key::domain(n.oid, n.version).with_hint(k.ctxs[ci].root)
 }

@@ -146,14 +146,26 @@ fn fetch_path(k: &mut Kernel, ci: usize, ctl: u64, path: u64, levels: u64, swap:
         return;
     }
     let general = k.ctxs[ci].general;
-    let mut through = k.objs.node_entry(general).keys[fast::slot(ctl)];
+    // Where the key walked through lies, and that key as stored there:
+    // the walk goes by each stored key's hint, and a missed hint is
+    // refreshed in place (the next walk finds the node without the index).
+    let (mut held_in, mut held_at) = (general, fast::slot(ctl));
+    let mut held = k.objs.node_entry(general).keys[held_at];
+    let mut through = held;
     let mut got = Key::VOID;
     for level in 0..levels {
         if through.key_type() != KeyType::Node {
             return;
         }
-        let Some(i) = hinted_node(k, through, true).or_else(|| k.node_of(through).ok()) else {
-            return;
+        let i = match hinted_node(k, through, true) {
+            Some(i) => i,
+            None => {
+                let Ok(i) = k.node_of(through) else {
+                    return;
+                };
+                k.objs.set_hint(held_in, held_at, held.with_hint(i));
+                i
+            }
         };
         let s = ((path >> (4 * level)) & 15) as usize;
         if swap && level + 1 == levels {
@@ -172,13 +184,10 @@ fn fetch_path(k: &mut Kernel, ci: usize, ctl: u64, path: u64, levels: u64, swap:
             break;
         }
         crate::kobj::node::before_read(k, i);
-        let key = k.objs.node_entry(i).keys[s].canonical();
-        got = if through.rights() & stet_keys::rights::WEAK != 0 {
-            key.diminish()
-        } else {
-            key
-        };
-        through = got;
+        let weak = through.rights() & stet_keys::rights::WEAK != 0;
+        (held_in, held_at, held) = (i, s, k.objs.node_entry(i).keys[s]);
+        through = if weak { held.diminish() } else { held };
+        got = through.canonical();
     }
     if recv != 0 {
         crate::kobj::node::set_slot(k, general, recv, got);
@@ -383,11 +392,14 @@ pub fn try_syscall_fault(k: &mut Kernel, ci: usize) {
         || tc.state != RunState::Available
         || tc.flags & state::STOPPED != 0
         || tc.reserved() != 0
-        || fast::receives_keys(tc.frame.rax)
+        || (1..4).any(|i| fast::recv_slot(tc.frame.rax, i) != 0)
         || tc.frame.r13 < REGS_SIZE as u64
     {
         return;
     }
+    // Key 0, as the general path sends it: the faulting domain's key (a
+    // keeper of several threads knows which one it serves, no lookup).
+    let kslot = fast::recv_slot(tc.frame.rax, 0);
     let (rslot, general, buf) = (fast::resume_slot(tc.frame.rax), tc.general, tc.frame.r12);
     if !resume_slot_ok(k, general, rslot) {
         return;
@@ -402,6 +414,10 @@ pub fn try_syscall_fault(k: &mut Kernel, ci: usize) {
     let resume = Key::resume(n.oid, n.calls, resume_kind::FAULT).with_hint(root as u32);
     if rslot != 0 {
         k.objs.node_mut(general).keys[rslot] = resume;
+    }
+    if kslot != 0 {
+        let dk = crate::fault::domain_key(k, ci);
+        crate::kobj::node::set_slot(k, general, kslot, dk);
     }
     let Ok([me, tc]) = k.ctxs.get_disjoint_mut([ci, t]) else {
         return;

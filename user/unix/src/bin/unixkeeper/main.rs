@@ -559,9 +559,8 @@ const EAGAIN_: i64 = stet_unix::sys::errno::EAGAIN;
 /// as if it had just faulted: `threads`), else the next message.
 fn next_event(k: &mut Keeper, regs: &mut [u64; NREGS], reply: Option<Msg<'_>>) -> Answer {
     k.wake_for_signals();
-    k.publish_sleepers();
     if k.th.retry == 0 {
-        return wait_regs(regs, reply.unwrap_or(Msg::new(0, 0)));
+        return wait_regs(k, regs, reply.unwrap_or(Msg::new(0, 0)));
     }
     if let Some(m) = reply {
         m.send();
@@ -579,18 +578,27 @@ fn next_event(k: &mut Keeper, regs: &mut [u64; NREGS], reply: Option<Msg<'_>>) -
                 len: 0,
             }
         }
-        None => wait_regs(regs, Msg::new(0, 0)),
+        None => wait_regs(k, regs, Msg::new(0, 0)),
     }
 }
 
 /// Sends `m` as a return (the answer to the fault being handled, or
 /// nothing to the void key at first) and waits for the next fault: its
 /// register block into `regs` (the kernel writes it as little-endian
-/// words, which these are: no copy on the way in), no keys but its resume
-/// key into `RESUME`.
+/// words, which these are: no copy on the way in), its resume key into
+/// `RESUME` and, in a threaded process, its key 0 into `PROC`: a fault's
+/// is the faulting thread's domain key, so serving another thread costs
+/// no directory lookup (`Keeper::took_fault`; any other message leaves
+/// `PROC` to be filled again, `Keeper::restore_proc`). The status page is
+/// brought up to date first.
 #[inline(always)]
-fn wait_regs(regs: &mut [u64; NREGS], m: Msg<'_>) -> Answer {
-    m.recv([0; 4]).resume_into(RESUME).ret_to(Recv::words(regs))
+fn wait_regs(k: &mut Keeper, regs: &mut [u64; NREGS], m: Msg<'_>) -> Answer {
+    k.publish_sleepers();
+    let proc_in = if k.threaded() { PROC } else { 0 };
+    k.th.proc_received = proc_in != 0;
+    m.recv([proc_in, 0, 0, 0])
+        .resume_into(RESUME)
+        .ret_to(Recv::words(regs))
 }
 
 fn bytes_of(r: &[u64; NREGS]) -> [u8; REGS_SIZE] {
@@ -776,7 +784,7 @@ fn main(arg: u64) -> i64 {
     }
     // The register block of each fault arrives here (`wait_regs`).
     let mut regs = [0u64; NREGS];
-    let mut a: Answer = wait_regs(&mut regs, Msg::new(0, 0));
+    let mut a: Answer = wait_regs(k, &mut regs, Msg::new(0, 0));
     loop {
         let before = regs;
         // A fault names its thread: the key info of its keeper key.
@@ -784,7 +792,19 @@ fn main(arg: u64) -> i64 {
             a.code,
             fault::code::SYSCALL | fault::code::MEMORY | fault::code::EXCEPTION
         );
-        if fault && a.info as usize != k.th.cur && !k.switch_to(a.info as usize) {
+        let served = if core::mem::take(&mut k.th.proc_received) {
+            // `PROC` holds what came with the message.
+            let t = a.info as usize;
+            if fault && k.took_fault(t) {
+                true
+            } else {
+                k.restore_proc();
+                !fault
+            }
+        } else {
+            !fault || a.info as usize == k.th.cur || k.switch_to(a.info as usize)
+        };
+        if !served {
             println!(
                 "unix: pid {pid}: a fault from no thread ({}); ignored",
                 a.info
@@ -801,7 +821,7 @@ fn main(arg: u64) -> i64 {
                 Next::Exit(s) => Some(End::Exit(s)),
                 Next::Killed(s) => Some(End::Signal(s, "signal", 0, regs[Reg::Rip as usize])),
                 Next::Started => {
-                    a = wait_regs(&mut regs, Msg::new(0, 0));
+                    a = wait_regs(k, &mut regs, Msg::new(0, 0));
                     continue;
                 }
                 Next::Block => {
@@ -876,7 +896,7 @@ fn main(arg: u64) -> i64 {
             }
             other => {
                 println!("unix: pid {pid}: unexpected message {other}; ignored");
-                a = wait_regs(&mut regs, Msg::new(0, 0));
+                a = wait_regs(k, &mut regs, Msg::new(0, 0));
                 continue;
             }
         };
@@ -891,13 +911,12 @@ fn main(arg: u64) -> i64 {
                 let rax = Reg::Rax as usize;
                 let only_rax = a.code == fault::code::SYSCALL
                     && (0..NREGS).all(|i| i == rax || regs[i] == before[i]);
-                // The domain key that comes with each fault is not needed
-                // (the process's is in PROC): received into no slot.
                 // (The common answer, `rax` alone with no thread to run
                 // again, is a return and a wait in one: no `Msg` kept.)
+                k.wake_for_signals();
                 if only_rax && k.th.retry == 0 {
                     let m = Msg::new(RESUME, fault::RESUME_SYSCALL).w0(regs[rax]);
-                    a = wait_regs(&mut regs, m);
+                    a = wait_regs(k, &mut regs, m);
                     continue;
                 }
                 let out = if with_regs {
@@ -916,7 +935,7 @@ fn main(arg: u64) -> i64 {
             }
             Some(how) => {
                 k.end(how);
-                a = wait_regs(&mut regs, Msg::new(0, 0));
+                a = wait_regs(k, &mut regs, Msg::new(0, 0));
             }
         }
     }

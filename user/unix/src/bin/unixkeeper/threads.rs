@@ -120,6 +120,8 @@ pub struct Threads {
     pub status: bool,
     /// What the page says now.
     pub published: u32,
+    /// The message just taken put its key 0 into `PROC` (`wait_regs`).
+    pub proc_received: bool,
 }
 
 impl Threads {
@@ -148,6 +150,7 @@ impl Threads {
             configured: 0,
             status: false,
             published: 0,
+            proc_received: false,
         }
     }
 }
@@ -199,20 +202,45 @@ impl Keeper {
         if t == self.th.cur {
             return true;
         }
-        let c = self.th.cur;
-        self.th.t[c].sigmask = self.sigmask;
-        self.th.t[c].pending = core::mem::take(&mut self.tpending);
         if self.space.dir_get(DOMAINS + t as u16, PROC).is_err() {
             // Its domain is gone (cannot be: the keeper made it); serve the
             // one before.
-            let _ = self.space.dir_get(DOMAINS + c as u16, PROC);
-            self.tpending = self.th.t[c].pending;
+            self.restore_proc();
             return false;
         }
+        self.make_current(t);
+        true
+    }
+
+    /// Serves thread `t`, whose fault just put its domain key in `PROC`
+    /// (`wait_regs`) → false if `t` is no thread (`PROC` is then the
+    /// current one's again).
+    pub fn took_fault(&mut self, t: usize) -> bool {
+        if t >= MAX_THREADS || self.th.t[t].tid == 0 {
+            self.restore_proc();
+            return false;
+        }
+        if t != self.th.cur {
+            self.make_current(t);
+        }
+        true
+    }
+
+    /// The current thread's domain key into `PROC` again (a message
+    /// other than its fault filled it).
+    pub fn restore_proc(&mut self) {
+        let _ = self.space.dir_get(DOMAINS + self.th.cur as u16, PROC);
+    }
+
+    /// Thread `t`'s mask and pending signals become the keeper's; the
+    /// current one's are kept with it.
+    fn make_current(&mut self, t: usize) {
+        let c = self.th.cur;
+        self.th.t[c].sigmask = self.sigmask;
+        self.th.t[c].pending = core::mem::take(&mut self.tpending);
         self.th.cur = t;
         self.sigmask = self.th.t[t].sigmask;
         self.tpending = self.th.t[t].pending;
-        true
     }
 
     /// `clone` of a thread (`CLONE_VM | CLONE_THREAD | …`, as glibc's and
