@@ -38,6 +38,8 @@ pub struct Waiter {
 /// The queue.
 #[derive(Clone, Debug)]
 pub struct Queue {
+    /// By thread: a thread waits on one word at a time, so its entry is
+    /// found without a search.
     w: [Option<Waiter>; MAX_WAITERS],
     /// Which entries of `w` hold a waiter: every search visits only those
     /// (a process has a waiter or two; a scan of all 64 was 400
@@ -86,41 +88,39 @@ impl Queue {
     }
 
     /// Thread `thread` waits on `addr` (its word already compared) →
-    /// `EINVAL` for an empty bitset; a thread waits on one word at a time
-    /// (a second wait replaces its first).
+    /// `EINVAL` for an empty bitset or a thread number past
+    /// [`MAX_WAITERS`]; a thread waits on one word at a time (a second
+    /// wait replaces its first).
     pub fn wait(&mut self, thread: u16, addr: u64, bitset: u32, deadline: u64) -> Result<(), i64> {
-        if bitset == 0 {
-            return Err(EINVAL);
-        }
-        self.cancel(thread);
-        let free = (!self.used).trailing_zeros() as usize;
-        if free >= MAX_WAITERS {
+        let t = thread as usize;
+        if bitset == 0 || t >= MAX_WAITERS {
             return Err(EINVAL);
         }
         self.seq += 1;
-        self.w[free] = Some(Waiter {
+        self.w[t] = Some(Waiter {
             thread,
             addr,
             bitset,
             deadline,
             seq: self.seq,
         });
-        self.used |= 1u64 << free;
+        self.used |= 1u64 << t;
         Ok(())
     }
 
     /// Takes thread `thread` out (it was woken otherwise: a signal, a
     /// timeout, its end) → whether it was waiting.
     pub fn cancel(&mut self, thread: u16) -> bool {
-        let found = self.waiters().find(|(_, w)| w.thread == thread);
-        found.is_some_and(|(i, _)| self.take(i).is_some())
+        self.of(thread).is_some() && self.take(thread as usize).is_some()
     }
 
     /// Thread `thread`'s wait, if it waits.
     pub fn of(&self, thread: u16) -> Option<Waiter> {
-        self.waiters()
-            .find(|(_, w)| w.thread == thread)
-            .map(|(_, w)| w)
+        let t = thread as usize;
+        if t >= MAX_WAITERS || self.used & 1 << t == 0 {
+            return None;
+        }
+        self.w[t]
     }
 
     /// How many wait.

@@ -107,6 +107,10 @@ pub struct Map {
     pub brk_start: u64,
     /// The program break.
     pub brk: u64,
+    /// The entry `find` found last: a run of faults and futex calls on one
+    /// range looks it up once (any entry that holds the address is the
+    /// one, the ranges being disjoint, so it needs no invalidation).
+    last: core::cell::Cell<usize>,
 }
 
 const NONE: Vma = Vma {
@@ -137,6 +141,7 @@ impl Map {
             n: 0,
             brk_start: 0,
             brk: 0,
+            last: core::cell::Cell::new(0),
         }
     }
 
@@ -156,8 +161,16 @@ impl Map {
 
     /// The range holding `addr`.
     pub fn find(&self, addr: u64) -> Option<&Vma> {
-        let i = self.vmas().partition_point(|v| v.end <= addr);
-        self.vmas().get(i).filter(|v| v.start <= addr)
+        let vmas = self.vmas();
+        if let Some(v) = vmas.get(self.last.get()) {
+            if v.start <= addr && addr < v.end {
+                return Some(v);
+            }
+        }
+        let i = vmas.partition_point(|v| v.end <= addr);
+        let v = vmas.get(i).filter(|v| v.start <= addr)?;
+        self.last.set(i);
+        Some(v)
     }
 
     /// Whether any of `[a, b)` is mapped.

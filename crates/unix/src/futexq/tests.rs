@@ -72,7 +72,7 @@ fn timeouts_and_cancel() {
 }
 
 #[test]
-fn full_queue_refuses() {
+fn a_thread_past_the_slots_is_refused() {
     let mut q = Queue::new();
     for t in 0..MAX_WAITERS as u16 {
         q.wait(t, 1, MATCH_ANY, u64::MAX).unwrap();
@@ -111,7 +111,8 @@ struct Model {
 
 impl Model {
     fn wait(&mut self, thread: u16, addr: u64, bitset: u32, deadline: u64) -> Result<(), i64> {
-        if bitset == 0 {
+        // A thread is one of a process's slots (fewer than MAX_WAITERS).
+        if bitset == 0 || thread as usize >= MAX_WAITERS {
             return Err(EINVAL);
         }
         self.w.retain(|w| w.thread != thread);
