@@ -220,20 +220,7 @@ pub fn segment_frame(
     addr: u64,
     access: Access,
 ) -> Result<(FrameNumber, bool), u64> {
-    let mut w = Walker {
-        objs: &mut k.objs,
-        pool: &mut k.pool,
-        store: &mut k.store,
-        ctx: None,
-        top: 0,
-        va: 0,
-        root_oid: None,
-        depth: 0,
-        root_below: false,
-        last: 0,
-        from: None,
-    };
-    let found = stet_segment::walk(&mut w, entry, addr, access, &mut |_| {}).map_err(|i| i.why)?;
+    let found = segment_walk(k, entry, addr, access)?;
     let page = k
         .page_of(found.page)
         .map_err(|_| stet_abi::fault::why::NOT_PRESENT)?;
@@ -248,6 +235,31 @@ pub fn segment_frame(
         .frame(page)
         .ok_or(stet_abi::fault::why::NOT_PRESENT)?;
     Ok((f, found.writable))
+}
+
+/// Walks the segment `entry` designates to the page holding byte `addr`
+/// for `access`, no context's tables involved and no keeper invoked
+/// (`Err`: why it is invalid).
+pub fn segment_walk(
+    k: &mut Kernel,
+    entry: Key,
+    addr: u64,
+    access: Access,
+) -> Result<stet_segment::Found, u64> {
+    let mut w = Walker {
+        objs: &mut k.objs,
+        pool: &mut k.pool,
+        store: &mut k.store,
+        ctx: None,
+        top: 0,
+        va: 0,
+        root_oid: None,
+        depth: 0,
+        root_below: false,
+        last: 0,
+        from: None,
+    };
+    stet_segment::walk(&mut w, entry, addr, access, &mut |_| {}).map_err(|i| i.why)
 }
 
 /// Makes sure context `ci` has a page-table root, and returns it.

@@ -90,6 +90,11 @@ pub mod segment {
     /// so it conveys no more than reading the segment does. What a
     /// factory needs to share a program's read-only pages.
     pub const FETCH: u64 = 6;
+    /// `w0` byte offset → key 0: a read-only key to the page holding that
+    /// byte, as the `FETCH`es down to it would give, in one call (a loader
+    /// mapping a file's page). `INVALID_ADDRESS` if no page is there; no
+    /// keeper is invoked.
+    pub const PAGE_KEY: u64 = 7;
 }
 
 /// Domain keys.

@@ -1,6 +1,6 @@
 //! Segment keys: reading and writing a segment's memory by offset (what a
 //! file system or a loader needs without mapping it), its size, weaker
-//! keys, and its slots (always diminished). No keeper is invoked from
+//! keys, its slots (always diminished) and the page at an offset. No keeper is invoked from
 //! here: an invalid offset is the invoker's error (`INVALID_ADDRESS`).
 
 use super::{node, Reply};
@@ -81,6 +81,12 @@ fn run(
             r.keys[0] = k.objs.node_entry(i).keys[m.w[0] as usize]
                 .canonical()
                 .diminish();
+        }
+        o::PAGE_KEY => {
+            let found = memory::segment_walk(k, key, m.w[0], Access::Read)
+                .map_err(|_| Code::InvalidAddress)?;
+            // Read-only, as FETCH's diminished keys down the tree give it.
+            r.keys[0] = found.page.canonical().diminish();
         }
         _ => return Err(Code::NoSuchOrder),
     }

@@ -1538,6 +1538,38 @@ fn segments(t: &mut T) {
         (a.code, call(Q, 0, [0; 4]).w[0]),
         (Code::Ok.into(), NUMBER),
     );
+    // PAGE_KEY: the page at an offset, read-only, in one call.
+    let page_key = |seg: Slot, off: u64| make(seg, order::segment::PAGE_KEY, [off, 0, 0, 0], P);
+    t.code(
+        "segment PAGE_KEY 65536+4196 (page 3 through slot 1)",
+        page_key(X, 65536 + 4196),
+        Code::Ok,
+    );
+    t.same("…a read-only page key", classify(P), [ty::PAGE, RO, 0]);
+    make(G, order::segment::FETCH, [1, 0, 0, 0], Q);
+    t.same("…the page FETCH gives", compare(P, Q), 1);
+    t.code(
+        "segment PAGE_KEY of the read-only page through a read-write key",
+        page_key(G, 12288 + 5),
+        Code::Ok,
+    );
+    make(G, order::segment::FETCH, [3, 0, 0, 0], Q);
+    t.same("…is that page", compare(P, Q), 1);
+    t.code(
+        "segment PAGE_KEY at a void slot",
+        page_key(G, 8192),
+        Code::InvalidAddress,
+    );
+    t.code(
+        "segment PAGE_KEY at 1 MiB (beyond)",
+        page_key(X, 1 << 20),
+        Code::InvalidAddress,
+    );
+    t.code(
+        "segment PAGE_KEY at offset 2^64-1",
+        page_key(X, u64::MAX),
+        Code::InvalidAddress,
+    );
     make(TN, order::node::MAKE_SEGMENT, [2, KEEPER, 0, 0], P);
     t.same(
         "segment FETCH of a keeper's slot 15: void",

@@ -7,8 +7,8 @@ use stet_rt::key::Slot;
 
 /// The kernel's sleep key (clocks).
 pub const SLEEP: Slot = 2;
-/// Discrim (key types while walking a file's tree).
-pub const DISCRIM: Slot = 3;
+// Slot 3: the images give the keeper discrim here; nothing uses it since
+// a file's page is one segment `PAGE_KEY` call, not a walk by key types.
 /// The file-system domain (`unixd`).
 pub const UNIXD: Slot = 4;
 /// A node of keys used rarely (at `execve` and `fork`): see [`keys`].

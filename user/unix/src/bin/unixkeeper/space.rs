@@ -13,10 +13,9 @@
 //! kept in slot `LEAF`, so sequential touches cost one bank call and one
 //! swap per page.
 
-use crate::slots::{DIR, DISCRIM, EXEC, LEAF, MEMBANK, PBANK, T, T2, UNIXD};
-use stet_keys::KeyType;
+use crate::slots::{DIR, EXEC, LEAF, MEMBANK, PBANK, T, T2, UNIXD};
 use stet_rt::abi::code;
-use stet_rt::abi::order::{discrim, node, page, segment};
+use stet_rt::abi::order::{node, page, segment};
 use stet_rt::bank;
 use stet_rt::key::{Msg, Slot};
 use stet_rt::window::Window;
@@ -37,14 +36,6 @@ fn ok(a: stet_rt::key::Answer) -> Result<stet_rt::key::Answer, Code> {
     } else {
         Err(a.code)
     }
-}
-
-/// The key type in slot `s`.
-fn key_type(s: Slot) -> u64 {
-    Msg::new(DISCRIM, discrim::CLASSIFY)
-        .keys([s, 0, 0, 0])
-        .call()
-        .w[0]
 }
 
 /// The directory of the tree's node keys: what makes shadow nodes real.
@@ -724,33 +715,13 @@ impl Space {
     }
 
     /// The executable's page at file offset `fo` (page-aligned) into `T`,
-    /// by walking the file's tree from its segment key in `EXEC`.
+    /// from its segment key in `EXEC` (one `PAGE_KEY` call).
     fn file_page(&self, fo: u64) -> Result<(), Code> {
-        let mut lss = ok(Msg::new(EXEC, segment::INFO).call())?.w[0];
-        let mut from = EXEC;
-        let mut q = fo / PAGE;
-        if lss == 0 || q >= 1 << (4 * lss) {
-            return Err(code::Code::InvalidAddress.into());
-        }
-        loop {
-            let span = 1u64 << (4 * (lss - 1));
-            ok(Msg::new(from, segment::FETCH)
-                .w0(q / span)
-                .recv([T, 0, 0, 0])
-                .call())?;
-            from = T;
-            q %= span;
-            match key_type(T) {
-                t if t == KeyType::Page as u64 && q == 0 => return Ok(()),
-                t if t == KeyType::Segment as u64 => {
-                    lss = ok(Msg::new(T, segment::INFO).call())?.w[0];
-                    if lss == 0 || q >= 1 << (4 * lss) {
-                        return Err(code::Code::InvalidAddress.into());
-                    }
-                }
-                _ => return Err(code::Code::InvalidAddress.into()),
-            }
-        }
+        ok(Msg::new(EXEC, segment::PAGE_KEY)
+            .w0(fo & !(PAGE - 1))
+            .recv([T, 0, 0, 0])
+            .call())
+        .map(|_| ())
     }
 
     /// Makes every page of `[a, a + len)` exist, writable if `write`, for a
