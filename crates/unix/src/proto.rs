@@ -1053,8 +1053,18 @@ pub const NAMES_FILES: [u64; 20] = [
     INOTIFY_ADD,
 ];
 
-/// The orders of [`NAMES_FILES`] that only look one path up.
-pub const LOOKS_UP: [u64; 7] = [STAT, ACCESS, READLINK, EXEC, STATFS, CHROOT, INOTIFY_ADD];
+/// The orders of [`NAMES_FILES`] that look one path up first (`OPEN`
+/// then may make a file where it ends, never in `/proc`).
+pub const LOOKS_UP: [u64; 8] = [
+    OPEN,
+    STAT,
+    ACCESS,
+    READLINK,
+    EXEC,
+    STATFS,
+    CHROOT,
+    INOTIFY_ADD,
+];
 
 /// `open` flags the domain understands.
 #[allow(missing_docs)]

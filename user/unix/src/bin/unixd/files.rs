@@ -119,7 +119,7 @@ impl Unixd<'_> {
         let follow = flags & o::NOFOLLOW == 0;
         let now = self.time();
         let mut made = false;
-        let ino = match self.fs.resolve(dir, path, follow) {
+        let ino = match self.resolve_seeing_proc(dir, path, follow) {
             Ok(ino) => {
                 if flags & o::CREAT != 0 && flags & o::EXCL != 0 {
                     return Err(EEXIST);
