@@ -378,6 +378,14 @@ impl Space {
                     pf::OWNED | pf::WRITABLE
                 }
             }
+            _ if writable => {
+                // An anonymous page, writable: the bank puts it straight
+                // into its leaf slot (one call, not an allocation and a
+                // swap).
+                bank::alloc_pages_into(MEMBANK, LEAF, p & 15, 1).map_err(|_| Touch::NoMemory)?;
+                self.tree.set_page(p, Entry::Page(pf::OWNED | pf::WRITABLE));
+                return Ok(());
+            }
             _ => {
                 bank::alloc_page(MEMBANK, T).map_err(|_| Touch::NoMemory)?;
                 pf::OWNED | pf::WRITABLE
