@@ -57,9 +57,12 @@ pub fn try_fast(k: &mut Kernel, ci: usize) {
     }
     let general = k.ctxs[ci].general as usize;
     let mut key = k.objs.node_entry(general as u32).keys[slot];
-    if key.key_type() == KeyType::Start && hinted_node(k, key, false).is_none() {
+    if matches!(key.key_type(), KeyType::Start | KeyType::Resume)
+        && hinted_node(k, key, false).is_none()
+    {
         // Refresh the hint once (a cache in the key itself; the next call
-        // finds the object without the index).
+        // finds the object without the index). A resume key fetched from
+        // a node (a keeper's kept waiter) comes without one.
         if let Ok(i) = k.node_of(key) {
             key = key.with_hint(i);
             k.objs.set_hint(general as u32, slot, key);
@@ -68,6 +71,9 @@ pub fn try_fast(k: &mut Kernel, ci: usize) {
     match key.key_type() {
         KeyType::Start if call => fast_call(k, ci, key),
         KeyType::Resume if fast::kind_is(ctl, Kind::Return) => fast_return(k, ci, key),
+        KeyType::Resume if fast::kind_is(ctl, Kind::Send) && !fast::receives_keys(ctl) => {
+            send_syscall_answer(k, ci, key)
+        }
         KeyType::Node if call && fast::first_keys_only(ctl) => node_call(k, ci, ctl),
         _ => {}
     }
@@ -435,6 +441,34 @@ pub fn try_syscall_fault(k: &mut Kernel, ci: usize) {
     f.r8 = 0;
     f.r9 = REGS_SIZE as u64;
     sched::switch_fast(k, t)
+}
+
+/// A keeper's `RESUME_SYSCALL` *sent* (not returned) through the fault
+/// resume key of another thread's system call — a futex wake answering a
+/// waiter: rax is its result, it is made ready, and the keeper runs on
+/// with `OK`, as the general path does it.
+#[inline(always)]
+fn send_syscall_answer(k: &mut Kernel, ci: usize, key: Key) {
+    let Some((count, resume_kind::FAULT)) = key.resume_parts() else {
+        return;
+    };
+    if k.ctxs[ci].frame.rdi != RESUME_SYSCALL {
+        return;
+    }
+    let Some((t, me, tc)) = waiting(k, ci, key, count, fault_code::SYSCALL) else {
+        return;
+    };
+    tc.frame.rax = me.frame.rsi;
+    tc.fault_code = 0;
+    tc.state = RunState::Running;
+    kernel_answer(&mut me.frame, Code::Ok);
+    if tc.stalled() != 0 {
+        domain::wake_stalled(k, t);
+    }
+    if domain::runnable(&k.ctxs[t]) {
+        domain::ready_push(k, t);
+    }
+    sched::run(k, ci)
 }
 
 /// A keeper's `RESUME_SYSCALL` (a words-only return through the fault
