@@ -2,7 +2,8 @@
 //! checks every condition the general path would and falls back to it
 //! (by returning) when any differs, so behaviour is identical.
 //!
-//! * the void key (slot 0): a call answers `VOID` at once (`null_invoke`);
+//! * the void key (slot 0): a call answers `VOID` at once (`null_invoke`),
+//!   a return waits for the next message;
 //! * a words-only **call** through a start key to a prepared, available
 //!   domain that receives no keys but the resume key;
 //! * a words-only **return** through a resume key to a domain waiting on
@@ -52,6 +53,12 @@ pub fn try_fast(k: &mut Kernel, ci: usize) {
                 crate::arch::entry::enter_user(f)
             }
             sched::run(k, ci)
+        }
+        if fast::kind_is(ctl, Kind::Return) {
+            // A return to nobody: wait for the next message (a keeper with
+            // no answer to give), as `message::to_void` does it.
+            crate::invoke::message::become_available(k, ci);
+            sched::schedule(k)
         }
         return;
     }
