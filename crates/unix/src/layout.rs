@@ -44,5 +44,9 @@ pub const EXEC_WINDOW: u64 = EXEC_SLOT << 44;
 /// In the keeper's space: root slot 4 holds the page the keeper writes
 /// its process's sleepers in (`proto::STATUS_PAGE`), once it has threads.
 pub const STATUS_SLOT: u64 = 4;
+/// In the keeper's space: root slot 5 holds discrim, which `fork` needs
+/// to walk the keeper's own tree; general slot 3, where the image puts it,
+/// takes resume keys (`unixkeeper`'s `slots::RESUME2`).
+pub const DISCRIM_SLOT: u64 = 5;
 /// Size code of a file's segment (16^7 pages: files up to 1 TiB).
 pub const FILE_LSS: u8 = 7;

@@ -118,6 +118,8 @@ pub fn start(k: &mut Keeper) -> Result<(), &'static str> {
     // slot 13), kept in its space's root for its threads' keeper keys.
     if fetch(KEYS, keys::SELF_SPACE, T).is_ok() {
         let _ = swap(T, crate::threads::SELF_DOMAIN_SLOT, 13, 0);
+        // Discrim (general slot 3, which resume keys take from now on).
+        let _ = swap(T, stet_unix::layout::DISCRIM_SLOT, crate::slots::RESUME2, 0);
     }
     k.open_terminal().map_err(|_| "no terminal")?;
     let end = line.iter().position(|&b| b == 0).unwrap_or(line.len());

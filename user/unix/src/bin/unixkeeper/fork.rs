@@ -567,10 +567,16 @@ impl Keeper {
         fetch(KEYS, keys::CHECKPOINT, T2)?;
         swap(CCACHE, keys::CHECKPOINT, T2, 0)?;
         swap(CDIR, KEYS as u64, CCACHE, 0)?;
-        for (i, s) in [1u64, 2, 3].into_iter().enumerate() {
+        for (i, s) in [1u64, 2].into_iter().enumerate() {
             fetch(KEYS, STASH + i as u64, T)?;
             swap(CDIR, s, T, 0)?;
         }
+        // Discrim, from this keeper's space root (its general slot 3 may
+        // hold a resume key): the child's slot 3 and its root's.
+        fetch(KEYS, keys::SELF_SPACE, T)?;
+        fetch(T, stet_unix::layout::DISCRIM_SLOT, T)?;
+        swap(CDIR, crate::slots::RESUME2 as u64, T, 0)?;
+        swap(X, stet_unix::layout::DISCRIM_SLOT, T, 0)?;
         fetch(KEYS, CHILD_UNIXD, T)?;
         swap(CDIR, UNIXD as u64, T, 0)?;
         swap(CDIR, EXEC as u64, EXEC, 0)?;
@@ -832,7 +838,8 @@ fn own_page(addr: u64, into: Slot, d: Slot, at: &mut OwnWalk) -> Result<(), Code
             .call())?;
         return make(into, page::MAKE_RO, [0; 4], into);
     }
-    fetch(KEYS, STASH + 2, d)?;
+    fetch(KEYS, keys::SELF_SPACE, d)?;
+    fetch(d, stet_unix::layout::DISCRIM_SLOT, d)?;
     // From the last walk's 256-page node if it covers the page, else from
     // the root.
     let (mut lss, mut q, mut order) = match at.parent {

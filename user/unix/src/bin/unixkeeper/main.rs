@@ -51,7 +51,7 @@ mod vfork;
 mod xattrs;
 
 use calls::Next;
-use slots::{DIR, KEYS, PBANK, PROC, RESUME, T, UNIXD};
+use slots::{DIR, KEYS, PBANK, PROC, T, UNIXD};
 use space::{Space, Touch};
 use stet_prng::XorShift64Star;
 use stet_rt::abi::domain::{Reg, NREGS, REGS_SIZE};
@@ -177,6 +177,10 @@ pub struct Keeper {
     pub fork_parked: bool,
     /// The process's threads (`threads`).
     pub th: threads::Threads,
+    /// The slot holding the resume key of the call being served, and
+    /// where the next one arrives: `slots::RESUME` or `slots::RESUME2`
+    /// (the other may hold a blocked thread's, `Threads::parked`).
+    pub rs: stet_rt::key::Slot,
     /// Signals sent to the thread being served alone (`tgkill`).
     pub tpending: u64,
     /// What `rt_sigqueueinfo` to this process said with each signal
@@ -240,6 +244,7 @@ impl Keeper {
             fault_si: (0, 0, 0),
             fork_parked: false,
             th: threads::Threads::one(pid as u32),
+            rs: slots::RESUME,
             tpending: 0,
             queued_si: [[0; 3]; 64],
             queued_si_mask: 0,
@@ -586,7 +591,7 @@ fn next_event(k: &mut Keeper, regs: &mut [u64; NREGS], reply: Option<Msg<'_>>) -
 /// nothing to the void key at first) and waits for the next fault: its
 /// register block into `regs` (the kernel writes it as little-endian
 /// words, which these are: no copy on the way in), its resume key into
-/// `RESUME` and, in a threaded process, its key 0 into `PROC`: a fault's
+/// `k.rs` and, in a threaded process, its key 0 into `PROC`: a fault's
 /// is the faulting thread's domain key, so serving another thread costs
 /// no directory lookup (`Keeper::took_fault`; any other message leaves
 /// `PROC` to be filled again, `Keeper::restore_proc`). The status page is
@@ -597,7 +602,7 @@ fn wait_regs(k: &mut Keeper, regs: &mut [u64; NREGS], m: Msg<'_>) -> Answer {
     let proc_in = if k.threaded() { PROC } else { 0 };
     k.th.proc_received = proc_in != 0;
     m.recv([proc_in, 0, 0, 0])
-        .resume_into(RESUME)
+        .resume_into(k.rs)
         .ret_to(Recv::words(regs))
 }
 
@@ -828,7 +833,7 @@ fn main(arg: u64) -> i64 {
                     // Its resume key and registers wait for its `READY`.
                     if !k.block() {
                         println!("unix: pid {pid}: a thread cannot wait; it is answered EAGAIN");
-                        let m = Msg::new(RESUME, fault::RESUME_SYSCALL).w0((-EAGAIN_) as u64);
+                        let m = Msg::new(k.rs, fault::RESUME_SYSCALL).w0((-EAGAIN_) as u64);
                         a = next_event(k, &mut regs, Some(m));
                         continue;
                     }
@@ -915,7 +920,7 @@ fn main(arg: u64) -> i64 {
                 // again, is a return and a wait in one: no `Msg` kept.)
                 k.wake_for_signals();
                 if only_rax && k.th.retry == 0 {
-                    let m = Msg::new(RESUME, fault::RESUME_SYSCALL).w0(regs[rax]);
+                    let m = Msg::new(k.rs, fault::RESUME_SYSCALL).w0(regs[rax]);
                     a = wait_regs(k, &mut regs, m);
                     continue;
                 }
@@ -925,11 +930,11 @@ fn main(arg: u64) -> i64 {
                     [0; REGS_SIZE]
                 };
                 let m = if only_rax {
-                    Msg::new(RESUME, fault::RESUME_SYSCALL).w0(regs[rax])
+                    Msg::new(k.rs, fault::RESUME_SYSCALL).w0(regs[rax])
                 } else if with_regs {
-                    Msg::new(RESUME, fault::RESUME_WITH_REGS).string(&out)
+                    Msg::new(k.rs, fault::RESUME_WITH_REGS).string(&out)
                 } else {
-                    Msg::new(RESUME, fault::RESUME)
+                    Msg::new(k.rs, fault::RESUME)
                 };
                 a = next_event(k, &mut regs, Some(m));
             }

@@ -7,8 +7,13 @@ use stet_rt::key::Slot;
 
 /// The kernel's sleep key (clocks).
 pub const SLEEP: Slot = 2;
-// Slot 3: the images give the keeper discrim here; nothing uses it since
-// a file's page is one segment `PAGE_KEY` call, not a walk by key types.
+/// The other slot a fault's resume key may arrive in (`Keeper::rs` says
+/// which of the two the call being served has; the images put discrim
+/// here at start, which nothing needs): a thread that blocks leaves its
+/// key where it is and the next fault arrives in the other
+/// (`Threads::parked`), so a futex wait and the wake that ends it need no
+/// directory calls.
+pub const RESUME2: Slot = 3;
 /// The file-system domain (`unixd`).
 pub const UNIXD: Slot = 4;
 /// A node of keys used rarely (at `execve` and `fork`): see [`keys`].
@@ -32,7 +37,7 @@ pub const PROC: Slot = 10;
 pub const DIR: Slot = 11;
 /// The node key of the shadow's cached leaf.
 pub const LEAF: Slot = 12;
-/// The resume key of the fault being served.
+/// A fault's resume key (or in [`RESUME2`]: `Keeper::rs`).
 pub const RESUME: Slot = 13;
 /// Scratch.
 pub const T: Slot = 14;

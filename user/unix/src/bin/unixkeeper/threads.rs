@@ -29,7 +29,7 @@
 
 use crate::calls::Next;
 use crate::fds::ux;
-use crate::slots::{keys, KEYS, LEAF, PBANK, PROC, RESUME, T, T2, T3, UNIXD};
+use crate::slots::{keys, KEYS, LEAF, PBANK, PROC, RESUME, RESUME2, T, T2, T3, UNIXD};
 use crate::space::Touch;
 use crate::Keeper;
 use stet_rt::abi::domain::{state, Reg, NREGS};
@@ -122,6 +122,11 @@ pub struct Threads {
     pub published: u32,
     /// The message just taken put its key 0 into `PROC` (`wait_regs`).
     pub proc_received: bool,
+    /// A blocked thread whose resume key stayed in the general slot it
+    /// arrived in (slot, thread, its id) instead of going to the
+    /// directory: the next fault arrives in the other slot. Stale once
+    /// that thread is no longer blocked (checked at each use).
+    pub parked: Option<(stet_rt::key::Slot, usize, u32)>,
 }
 
 impl Threads {
@@ -151,6 +156,7 @@ impl Threads {
             status: false,
             published: 0,
             proc_received: false,
+            parked: None,
         }
     }
 }
@@ -451,19 +457,32 @@ impl Keeper {
     }
 
     /// The current thread's call must wait (`ERESTARTSYS` from unixd, or
-    /// a private futex): its resume key (in `RESUME`) and registers are
-    /// kept until its wait may have ended.
+    /// a private futex): its resume key (in `rs`) and registers are kept
+    /// until its wait may have ended — the key where it is if no other
+    /// blocked thread's is parked (the next fault then arrives in the
+    /// other slot), else in the directory.
     pub fn block(&mut self) -> bool {
         let c = self.th.cur;
-        if self.space.dir_put(RESUMES + c as u16, RESUME).is_err() {
+        if self.parked_slot_of(None).is_none() {
+            self.th.parked = Some((self.rs, c, self.th.t[c].tid));
+            self.rs = if self.rs == RESUME { RESUME2 } else { RESUME };
+        } else if self.space.dir_put(RESUMES + c as u16, self.rs).is_err() {
             return false;
         }
         self.th.t[c].blocked = true;
         true
     }
 
+    /// The slot of the parked resume key, if it is still a blocked
+    /// thread's (`Some(t)`: only if it is thread `t`'s).
+    fn parked_slot_of(&self, t: Option<usize>) -> Option<stet_rt::key::Slot> {
+        let (s, p, tid) = self.th.parked?;
+        let th = self.th.t.get(p)?;
+        (th.tid == tid && tid != 0 && th.blocked && t.is_none_or(|t| t == p)).then_some(s)
+    }
+
     /// The next blocked thread to run again, now the current one: its
-    /// resume key in `RESUME`, its registers → `None` if none.
+    /// resume key in `rs`, its registers → `None` if none.
     pub fn take_retry(&mut self) -> Option<[u64; NREGS]> {
         while self.th.retry != 0 {
             let t = self.th.retry.trailing_zeros() as usize;
@@ -471,13 +490,18 @@ impl Keeper {
             if t >= MAX_THREADS || !self.th.t[t].blocked || !self.switch_to(t) {
                 continue;
             }
-            if self.space.dir_get(RESUMES + t as u16, RESUME).is_err() {
-                continue;
-            }
             // Its registers: its domain's, as at its call (it waits for
             // this keeper's answer).
             let mut b = [0u8; stet_rt::abi::domain::REGS_SIZE];
             if !Msg::new(PROC, domain::GET_REGS).call_into(&mut b).ok() {
+                continue;
+            }
+            // Its resume key becomes the one answered (the call before
+            // was answered: `rs` is free).
+            if let Some(s) = self.parked_slot_of(Some(t)) {
+                self.th.parked = None;
+                self.rs = s;
+            } else if self.space.dir_get(RESUMES + t as u16, self.rs).is_err() {
                 continue;
             }
             self.th.t[t].blocked = false;
@@ -505,13 +529,20 @@ impl Keeper {
         if !self.th.t[t].blocked {
             return;
         }
+        let parked = self.parked_slot_of(Some(t));
         self.th.t[t].blocked = false;
         self.th.t[t].has_deadline = false;
-        if self.space.dir_get(RESUMES + t as u16, T3).is_ok() {
-            Msg::new(T3, stet_rt::abi::fault::RESUME_SYSCALL)
-                .w0(rax)
-                .send();
-        }
+        let from = match parked {
+            Some(s) => {
+                self.th.parked = None;
+                s
+            }
+            None if self.space.dir_get(RESUMES + t as u16, T3).is_ok() => T3,
+            None => return,
+        };
+        Msg::new(from, stet_rt::abi::fault::RESUME_SYSCALL)
+            .w0(rax)
+            .send();
     }
 
     /// Wakes up to `n` waiters of the private futex at `addr` (any
