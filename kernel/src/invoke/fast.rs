@@ -450,6 +450,28 @@ pub fn try_syscall_fault(k: &mut Kernel, ci: usize) {
     sched::switch_fast(k, t)
 }
 
+/// `RESUME_SYSCALL` (order in the invoker's `rdi`, `rax` in its `rsi`)
+/// through the fault resume key `key` (call count `count`) of a domain
+/// waiting on its system call: the answer is in its `rax` and it runs
+/// again → it, the invoker's context and its; `None` (nothing changed)
+/// for anything else.
+#[inline(always)]
+fn answer_syscall(
+    k: &mut Kernel,
+    ci: usize,
+    key: Key,
+    count: u64,
+) -> Option<(usize, &mut Context, &mut Context)> {
+    if k.ctxs[ci].frame.rdi != RESUME_SYSCALL {
+        return None;
+    }
+    let (t, me, tc) = waiting(k, ci, key, count, fault_code::SYSCALL)?;
+    tc.frame.rax = me.frame.rsi;
+    tc.fault_code = 0;
+    tc.state = RunState::Running;
+    Some((t, me, tc))
+}
+
 /// A keeper's `RESUME_SYSCALL` *sent* (not returned) through the fault
 /// resume key of another thread's system call — a futex wake answering a
 /// waiter: rax is its result, it is made ready, and the keeper runs on
@@ -459,15 +481,9 @@ fn send_syscall_answer(k: &mut Kernel, ci: usize, key: Key) {
     let Some((count, resume_kind::FAULT)) = key.resume_parts() else {
         return;
     };
-    if k.ctxs[ci].frame.rdi != RESUME_SYSCALL {
-        return;
-    }
-    let Some((t, me, tc)) = waiting(k, ci, key, count, fault_code::SYSCALL) else {
+    let Some((t, me, tc)) = answer_syscall(k, ci, key, count) else {
         return;
     };
-    tc.frame.rax = me.frame.rsi;
-    tc.fault_code = 0;
-    tc.state = RunState::Running;
     kernel_answer(&mut me.frame, Code::Ok);
     if tc.stalled() != 0 {
         domain::wake_stalled(k, t);
@@ -482,15 +498,9 @@ fn send_syscall_answer(k: &mut Kernel, ci: usize, key: Key) {
 /// resume key of a system call): rax is the result; the domain runs on.
 #[inline(always)]
 fn resume_syscall(k: &mut Kernel, ci: usize, key: Key, count: u64) {
-    if k.ctxs[ci].frame.rdi != RESUME_SYSCALL {
-        return;
-    }
-    let Some((t, me, tc)) = waiting(k, ci, key, count, fault_code::SYSCALL) else {
+    let Some((t, me, tc)) = answer_syscall(k, ci, key, count) else {
         return;
     };
-    tc.frame.rax = me.frame.rsi;
-    tc.fault_code = 0;
-    tc.state = RunState::Running;
     me.state = RunState::Available;
     let (me_stalled, t_stalled) = (me.stalled() != 0, tc.stalled() != 0);
     if me_stalled {

@@ -93,6 +93,39 @@ fn slot_arg(w: u64) -> Result<usize, Code> {
     }
 }
 
+/// The first `levels - 1` fetches of a `FETCH_PATH` (`path`: 4-bit slots,
+/// the first lowest) from node `i` reached through `key` → the node they
+/// reach, the key that reached it (diminished after a weak one) and the
+/// last slot of the path.
+fn walk_path(
+    k: &mut Kernel,
+    i: u32,
+    key: Key,
+    path: u64,
+    levels: u64,
+) -> Result<(u32, Key, usize), Code> {
+    if levels == 0 || levels > o::PATH_MAX {
+        return Err(Code::BadValue);
+    }
+    let slot = |level: u64| ((path >> (4 * level)) & 15) as usize;
+    let (mut at, mut through) = (i, key);
+    for level in 0..levels - 1 {
+        before_read(k, at);
+        let got = k.objs.node_entry(at).keys[slot(level)].canonical();
+        let got = if through.rights() & rights::WEAK != 0 {
+            got.diminish()
+        } else {
+            got
+        };
+        if got.key_type() != KeyType::Node {
+            return Err(Code::WrongType);
+        }
+        at = target(k, got)?;
+        through = got;
+    }
+    Ok((at, through, slot(levels - 1)))
+}
+
 /// Carries out a node order.
 pub fn order(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) {
     if let Err(c) = run(k, key, m, r) {
@@ -117,56 +150,20 @@ fn run(k: &mut Kernel, key: Key, m: &Msg, r: &mut Reply) -> Result<(), Code> {
             r.keys[0] = if weak { got.diminish() } else { got };
         }
         o::FETCH_PATH => {
-            let n = m.w[1];
-            if n == 0 || n > o::PATH_MAX {
-                return Err(Code::BadValue);
-            }
-            let (mut at, mut through) = (i, key);
-            for level in 0..n {
-                let s = ((m.w[0] >> (4 * level)) & 15) as usize;
-                before_read(k, at);
-                let got = k.objs.node_entry(at).keys[s].canonical();
-                let got = if through.rights() & rights::WEAK != 0 {
-                    got.diminish()
-                } else {
-                    got
-                };
-                if level + 1 == n {
-                    r.keys[0] = got;
-                    break;
-                }
-                if got.key_type() != KeyType::Node {
-                    return Err(Code::WrongType);
-                }
-                at = target(k, got)?;
-                through = got;
-            }
+            let (at, through, s) = walk_path(k, i, key, m.w[0], m.w[1])?;
+            before_read(k, at);
+            let got = k.objs.node_entry(at).keys[s].canonical();
+            r.keys[0] = if through.rights() & rights::WEAK != 0 {
+                got.diminish()
+            } else {
+                got
+            };
         }
         o::SWAP_PATH => {
-            let n = m.w[1];
-            if n == 0 || n > o::PATH_MAX {
-                return Err(Code::BadValue);
-            }
-            let (mut at, mut through) = (i, key);
-            for level in 0..n - 1 {
-                let s = ((m.w[0] >> (4 * level)) & 15) as usize;
-                before_read(k, at);
-                let got = k.objs.node_entry(at).keys[s].canonical();
-                let got = if through.rights() & rights::WEAK != 0 {
-                    got.diminish()
-                } else {
-                    got
-                };
-                if got.key_type() != KeyType::Node {
-                    return Err(Code::WrongType);
-                }
-                at = target(k, got)?;
-                through = got;
-            }
+            let (at, through, s) = walk_path(k, i, key, m.w[0], m.w[1])?;
             if through.rights() & rights::RO != 0 {
                 return Err(Code::NoRights);
             }
-            let s = ((m.w[0] >> (4 * (n - 1))) & 15) as usize;
             before_read(k, at);
             r.keys[0] = k.objs.node_entry(at).keys[s].canonical();
             let new = m.keys[0].canonical();
